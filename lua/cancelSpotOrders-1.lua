@@ -1,0 +1,29 @@
+--[[
+  Cancels every open spot order the caller holds on one pair, however it was entered
+  (SPEC 4.7 rule 5). One atomic step, one event entry.
+
+  Input:
+    KEYS[1] the user's open orders on the pair (set of ids)
+    ARGV[1] engine key prefix   ARGV[4] timestamp, ms
+    ARGV[2] user id             ARGV[5] stream MAXLEN
+    ARGV[3] pair code
+  Output:
+    {'OK', {id, ...}} the cancelled order ids, ascending
+  Events: one entry on the market stream: done (cancelled) per order, book.
+]]
+local rcall = redis.call
+--- @include "includes/spotCancel"
+
+local openKey = KEYS[1]
+local P, user, pair, ts, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+
+local ids = rcall('SMEMBERS', openKey)
+table.sort(ids, function(a, b) return tonumber(a) < tonumber(b) end)
+local ctx = spotContextFor(P, pair, ts, maxlen)
+local cancelled = {}
+for _, id in ipairs(ids) do
+  if not cancelSpot(ctx, tonumber(id), user) then cancelled[#cancelled + 1] = id end
+end
+flushDeltas(ctx)
+publishEvents(ctx)
+return { 'OK', cancelled }

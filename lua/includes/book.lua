@@ -1,0 +1,66 @@
+--[[
+  The order book of one market. Per side: a sorted set of resting orders (score = price in ticks,
+  negated for bids so the best comes first on both sides; member = the order id zero-padded to 16
+  digits, so equal prices keep arrival order exactly), and the aggregated levels (a sorted set of
+  prices plus a hash price -> total lots). Level changes are remembered in ctx.changed and published
+  as one diff per command.
+]]
+--- @include "includes/fmt"
+
+local function bookScore(side, ticks)
+  if side == 'bids' then return -ticks end
+  return ticks
+end
+
+local function bookMember(id)
+  return string.format('%016d', id)
+end
+
+local function changeLevel(ctx, side, ticks, delta)
+  local p = fmt(ticks)
+  local qty = redis.call('HINCRBY', ctx.keys.lvlqty[side], p, fmt(delta))
+  if qty <= 0 then
+    redis.call('HDEL', ctx.keys.lvlqty[side], p)
+    redis.call('ZREM', ctx.keys.levels[side], p)
+  elseif qty == delta then
+    redis.call('ZADD', ctx.keys.levels[side], bookScore(side, ticks), p)
+  end
+  ctx.changed[side][p] = true
+  ctx.bookChanged = true
+end
+
+local function restOrder(ctx, side, id, ticks, lots)
+  redis.call('ZADD', ctx.keys.book[side], bookScore(side, ticks), bookMember(id))
+  changeLevel(ctx, side, ticks, lots)
+end
+
+local function unrestOrder(ctx, side, id, ticks, lots)
+  redis.call('ZREM', ctx.keys.book[side], bookMember(id))
+  if lots > 0 then changeLevel(ctx, side, ticks, -lots) end
+end
+
+-- The best resting order of a side: id, price in ticks; nil when the side is empty.
+local function bestOrder(ctx, side)
+  local top = redis.call('ZRANGE', ctx.keys.book[side], 0, 0, 'WITHSCORES')
+  if #top == 0 then return nil end
+  local score = tonumber(top[2])
+  if side == 'bids' then score = -score end
+  return tonumber(top[1]), score
+end
+
+local function oppositeSide(orderSide)
+  if orderSide == 'buy' then return 'asks' end
+  return 'bids'
+end
+
+local function ownSide(orderSide)
+  if orderSide == 'buy' then return 'bids' end
+  return 'asks'
+end
+
+-- Would an order at `limit` ticks on `orderSide` meet the given opposite price?
+local function crosses(orderSide, limit, ticks)
+  if limit == nil then return true end
+  if orderSide == 'buy' then return ticks <= limit end
+  return ticks >= limit
+end

@@ -1,0 +1,57 @@
+--[[
+  Price-time matching of an incoming order against the opposite side (SPEC 4.7 rules 1, 2, 4),
+  shared by every market kind. The kind supplies its settlement as callbacks:
+    settle.loadMaker(ctx, id)                 -> { id, user, remaining, stp, ... } from the order hash
+    settle.maxQty(ctx, taker, ticks, qty)     -> lots the taker can still pay for at `ticks` (<= qty)
+    settle.fill(ctx, taker, maker, ticks, qty, tradeId) -> table of extra fields for the trade event
+    settle.finishMaker(ctx, maker, status)    -> a maker leaving the book: 'filled' or 'expired'
+  taker: { id, user, side = 'buy'|'sell', limit = ticks or nil (market), remaining = lots, stp }.
+
+  Self-trade prevention modes are bit flags, NONE 0, EXPIRE_TAKER 1, EXPIRE_MAKER 2, EXPIRE_BOTH 3,
+  so the stricter intent of the two orders is their bitwise OR (TAKER against MAKER gives BOTH).
+
+  Returns 'done' (taker filled), 'expired' (self-trade prevention ended the taker) or 'stopped'
+  (the book ran out, the limit was reached, or the taker's budget cannot buy one more lot).
+]]
+--- @include "includes/book"
+--- @include "includes/fmt"
+
+local STP_EXPIRE_TAKER = 1
+local STP_EXPIRE_MAKER = 2
+
+local function matchOrder(ctx, taker, settle)
+  local opp = oppositeSide(taker.side)
+  while taker.remaining > 0 do
+    local makerId, ticks = bestOrder(ctx, opp)
+    if not makerId or not crosses(taker.side, taker.limit, ticks) then return 'stopped' end
+    local maker = settle.loadMaker(ctx, makerId)
+    local mode = 0
+    if maker.user == taker.user then mode = bit.bor(taker.stp, maker.stp) end
+    if mode ~= 0 then
+      if bit.band(mode, STP_EXPIRE_MAKER) ~= 0 then
+        unrestOrder(ctx, opp, makerId, ticks, maker.remaining)
+        settle.finishMaker(ctx, maker, 'expired')
+      end
+      if bit.band(mode, STP_EXPIRE_TAKER) ~= 0 then return 'expired' end
+    else
+      local qty = settle.maxQty(ctx, taker, ticks, math.min(taker.remaining, maker.remaining))
+      if qty <= 0 then return 'stopped' end
+      local tradeId = redis.call('INCR', ctx.keys.tradeIds)
+      local extra = settle.fill(ctx, taker, maker, ticks, qty, tradeId)
+      taker.remaining = taker.remaining - qty
+      maker.remaining = maker.remaining - qty
+      if maker.remaining == 0 then
+        unrestOrder(ctx, opp, makerId, ticks, qty)
+        settle.finishMaker(ctx, maker, 'filled')
+      else
+        changeLevel(ctx, opp, ticks, -qty)
+      end
+      ctx.lastTicks = ticks
+      local ev = { e = 'trade', id = fmt(tradeId), p = fmt(ticks), q = fmt(qty), side = taker.side,
+        tk = fmt(taker.id), mk = fmt(maker.id), tu = taker.user, mu = maker.user }
+      for k, v in pairs(extra or {}) do ev[k] = v end
+      ctx.events[#ctx.events + 1] = ev
+    end
+  end
+  return 'done'
+end

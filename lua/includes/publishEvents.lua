@@ -1,0 +1,36 @@
+--[[
+  The transactional outbox: one stream entry per command, written by the script that made the
+  change. Fields: `ts`, `ev` (JSON array of events, integers as decimal strings because cjson
+  prints large numbers in exponent form), and `seq` when the book changed: the market's book
+  sequence, rising by exactly one per changed book, with the new total of every changed level as
+  a `book` event ({side, p, q}; q "0" removes the level).
+]]
+--- @include "includes/fmt"
+
+local function publishEvents(ctx)
+  local fields = { 'ts', ctx.ts }
+  if ctx.bookChanged then
+    local seq = redis.call('INCR', ctx.keys.seq)
+    for _, side in ipairs({ 'bids', 'asks' }) do
+      for p in pairs(ctx.changed[side]) do
+        local q = redis.call('HGET', ctx.keys.lvlqty[side], p) or '0'
+        ctx.events[#ctx.events + 1] = { e = 'book', side = side, p = p, q = q }
+      end
+    end
+    fields[#fields + 1] = 'seq'
+    fields[#fields + 1] = fmt(seq)
+  end
+  if ctx.lastTicks then redis.call('SET', ctx.keys.last, fmt(ctx.lastTicks)) end
+  if #ctx.events == 0 then return end
+  fields[#fields + 1] = 'ev'
+  fields[#fields + 1] = cjson.encode(ctx.events)
+  redis.call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', unpack(fields))
+end
+
+local function newContext(P, keys, ts, maxlen)
+  return {
+    P = P, keys = keys, ts = ts, maxlen = maxlen,
+    changed = { bids = {}, asks = {} }, bookChanged = false,
+    events = {}, deltas = {}, deltaOrder = {},
+  }
+end

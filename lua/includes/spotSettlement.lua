@@ -1,0 +1,104 @@
+--[[
+  Settlement of spot fills: base and quote move between wallets, each side pays its fee in the
+  currency it receives (rounded up, the exchange collects it), reservations shrink as they are used.
+  A buy order reserves price x amount of quote (a market buy its quoteAmount), a sell the amount of
+  base; `rsv` on the order hash is what it still holds. ctx.spot carries the pair's parameters.
+]]
+--- @include "includes/keys"
+--- @include "includes/mulDiv"
+--- @include "includes/deltas"
+--- @include "includes/fmt"
+
+local function spotReserveCurrency(ctx, side)
+  if side == 'buy' then return ctx.spot.quote end
+  return ctx.spot.base
+end
+
+local function spotLoadMaker(ctx, id)
+  local f = redis.call('HMGET', orderKey(ctx.P, id), 'user', 'side', 'price', 'amount', 'filled',
+    'filledQuote', 'fee', 'rsv', 'stp')
+  local amount = tonumber(f[4])
+  local filled = tonumber(f[5])
+  return { id = id, user = f[1], side = f[2], price = tonumber(f[3]), amount = amount, filled = filled,
+    filledQuote = tonumber(f[6]), fee = tonumber(f[7]), rsv = tonumber(f[8]), stp = tonumber(f[9]),
+    remaining = amount - filled, isMaker = true }
+end
+
+-- Lots a taker can still pay for: a market buy is bounded by its quote budget.
+local function spotMaxQty(ctx, taker, ticks, qty)
+  if taker.budget then
+    local affordable = math.floor(taker.rsv / (ticks * ctx.spot.quoteScale))
+    if affordable < qty then
+      if affordable == 0 then taker.budgetSpent = true end
+      return affordable
+    end
+  end
+  return qty
+end
+
+-- Quote a buyer's reservation gives up for `qty` lots filled at `ticks`: a limit buy reserved at
+-- its own price, so price improvement goes back to the available balance.
+local function spotBuyerReserveUsed(ctx, buyer, ticks, qty)
+  if buyer.budget then return ticks * qty * ctx.spot.quoteScale end
+  return buyer.price * qty * ctx.spot.quoteScale
+end
+
+local function spotFill(ctx, taker, maker, ticks, qty, tradeId)
+  local s = ctx.spot
+  local quote = ticks * qty * s.quoteScale
+  local base = qty * s.baseScale
+  local buyer, seller = taker, maker
+  if taker.side == 'sell' then buyer, seller = maker, taker end
+  local buyerRate, sellerRate = s.takerFee, s.makerFee
+  if buyer.isMaker then buyerRate, sellerRate = s.makerFee, s.takerFee end
+  local buyerFee = mulDivCeil(base, buyerRate, 1000000)
+  local sellerFee = mulDivCeil(quote, sellerRate, 1000000)
+  local used = spotBuyerReserveUsed(ctx, buyer, ticks, qty)
+
+  addDelta(ctx, walletRsvKey(ctx.P, buyer.user), s.quote, -used)
+  addDelta(ctx, walletAvailKey(ctx.P, buyer.user), s.quote, used - quote)
+  addDelta(ctx, walletAvailKey(ctx.P, buyer.user), s.base, base - buyerFee)
+  addDelta(ctx, walletRsvKey(ctx.P, seller.user), s.base, -base)
+  addDelta(ctx, walletAvailKey(ctx.P, seller.user), s.quote, quote - sellerFee)
+  addDelta(ctx, ctx.keys.fees, s.base, buyerFee)
+  addDelta(ctx, ctx.keys.fees, s.quote, sellerFee)
+
+  buyer.rsv = buyer.rsv - used
+  seller.rsv = seller.rsv - base
+  for _, o in ipairs({ buyer, seller }) do
+    o.filled = o.filled + qty
+    o.filledQuote = o.filledQuote + quote
+  end
+  buyer.fee = buyer.fee + buyerFee
+  seller.fee = seller.fee + sellerFee
+
+  -- a maker that this fill empties is written once, by spotFinishMaker
+  if maker.remaining > qty then
+    redis.call('HSET', orderKey(ctx.P, maker.id), 'filled', fmt(maker.filled), 'filledQuote',
+      fmt(maker.filledQuote), 'fee', fmt(maker.fee), 'rsv', fmt(maker.rsv), 'status', 'partiallyFilled',
+      'uts', ctx.ts)
+  end
+  local takerFee, makerFee = buyerFee, sellerFee
+  if taker.side == 'sell' then takerFee, makerFee = sellerFee, buyerFee end
+  return { tf = fmt(takerFee), mf = fmt(makerFee) }
+end
+
+-- A maker leaves the book: what it still reserves goes back to its owner's available balance.
+local function spotFinishMaker(ctx, maker, status)
+  local cur = spotReserveCurrency(ctx, maker.side)
+  if maker.rsv > 0 then
+    addDelta(ctx, walletRsvKey(ctx.P, maker.user), cur, -maker.rsv)
+    addDelta(ctx, walletAvailKey(ctx.P, maker.user), cur, maker.rsv)
+  end
+  redis.call('HSET', orderKey(ctx.P, maker.id), 'filled', fmt(maker.filled), 'filledQuote',
+    fmt(maker.filledQuote), 'fee', fmt(maker.fee), 'rsv', '0', 'status', status, 'uts', ctx.ts)
+  redis.call('SREM', userOpenKey(ctx.P, 'spot', ctx.pair, maker.user), maker.id)
+  ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(maker.id), u = maker.user, status = status }
+end
+
+local SPOT_SETTLEMENT = {
+  loadMaker = spotLoadMaker,
+  maxQty = spotMaxQty,
+  fill = spotFill,
+  finishMaker = spotFinishMaker,
+}

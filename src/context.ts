@@ -1,0 +1,56 @@
+import type { AppConfig } from './config/env';
+import { createLogger, type Logger } from './config/logger';
+import { BookReader } from './engine/book-reader';
+import { MarketStore } from './engine/market-store';
+import { SpotEngine } from './engine/spot-engine';
+import { createRedis, type RedisClient } from './redis/connection';
+import { Keys } from './redis/keys';
+import { Scripts } from './redis/scripts';
+import { MarketDataService } from './services/market-data.service';
+import { MarketService } from './services/market.service';
+import { SpotOrderService } from './services/spot-order.service';
+import { WalletService } from './services/wallet.service';
+
+/** Everything a role needs, built once: the composition root. No role keeps state of its own. */
+export interface AppContext {
+  config: AppConfig;
+  log: Logger;
+  redis: RedisClient;
+  keys: Keys;
+  scripts: Scripts;
+  marketStore: MarketStore;
+  books: BookReader;
+  spotEngine: SpotEngine;
+  markets: MarketService;
+  marketData: MarketDataService;
+  wallets: WalletService;
+  spotOrders: SpotOrderService;
+  close(): Promise<void>;
+}
+
+export async function createContext(config: AppConfig, log: Logger = createLogger(config.logLevel)): Promise<AppContext> {
+  const redis = createRedis({ url: config.redisUrl, cluster: config.redisCluster, name: 'engine' });
+  const keys = new Keys(config.keyPrefix);
+  const scripts = new Scripts(redis);
+  await scripts.preload();
+  const marketStore = new MarketStore(redis, keys, scripts);
+  const books = new BookReader(keys, scripts);
+  const spotEngine = new SpotEngine(keys, scripts, config.streamMaxLen);
+  return {
+    config,
+    log,
+    redis,
+    keys,
+    scripts,
+    marketStore,
+    books,
+    spotEngine,
+    markets: new MarketService(marketStore),
+    marketData: new MarketDataService(redis, keys, marketStore, books),
+    wallets: new WalletService(redis, keys, scripts, marketStore),
+    spotOrders: new SpotOrderService(redis, keys, marketStore, spotEngine),
+    async close() {
+      await redis.quit().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import BigNumber from 'bignumber.js';
+
+/**
+ * Conversions between the decimal numbers of the API and the integer minor units Redis holds.
+ * Lua does integer math in doubles, exact below 2^53; every value handed to a script is checked
+ * against that bound here, and the scripts check the products they form.
+ */
+export const MAX_SAFE = new BigNumber(Number.MAX_SAFE_INTEGER);
+
+const D = BigNumber.clone({ EXPONENTIAL_AT: [-40, 40], DECIMAL_PLACES: 40 });
+
+/** The exact decimal a JSON number stands for (its shortest round-trip form). */
+export function decimal(value: number | string): BigNumber {
+  return new D(typeof value === 'number' ? String(value) : value);
+}
+
+/** Rounds down to `digits` decimals and returns the integer count of 10^-digits units. */
+export function toMinorDown(value: number | string, digits: number): BigNumber {
+  return decimal(value).shiftedBy(digits).integerValue(BigNumber.ROUND_DOWN);
+}
+
+/** Integer minor units as a decimal string, for ARGV. */
+export function minorString(v: BigNumber): string {
+  return v.toFixed(0);
+}
+
+/** Minor units (a decimal integer string from Redis) back to a JSON number. */
+export function fromMinor(minor: string | number | null | undefined, digits: number): number {
+  if (minor === null || minor === undefined || minor === '') return 0;
+  return new D(minor).shiftedBy(-digits).toNumber();
+}
+
+export function fitsEngine(v: BigNumber): boolean {
+  return v.isFinite() && v.abs().lte(MAX_SAFE);
+}
+
+/** Fee rate as parts per million (the scripts' fee unit); rates must be whole ppm. */
+export function feeRatePpm(rate: number): number {
+  return decimal(rate).shiftedBy(6).integerValue(BigNumber.ROUND_HALF_UP).toNumber();
+}
+
+export function ppmToRate(ppm: string | number): number {
+  return new D(ppm).shiftedBy(-6).toNumber();
+}

@@ -1,0 +1,51 @@
+/** A failure with a stable code that the HTTP layer renders as DESIGN's error body. */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (code: string, message: string, details: ErrorDetail[] = []) =>
+  new AppError(400, code, message, details);
+export const notFound = (code: string, message: string) => new AppError(404, code, message);
+export const conflict = (code: string, message: string) => new AppError(409, code, message);
+export const rejected = (code: string, message: string) => new AppError(422, code, message);
+export const forbidden = (code: string, message: string) => new AppError(403, code, message);
+
+/**
+ * Codes the Lua scripts return as `{'ERR', code, detail}`, with the HTTP status each maps to.
+ * One table, so a script's rejection reaches the client the same way from every caller.
+ */
+export const ENGINE_ERRORS: Record<string, { status: number; message: string }> = {
+  INSUFFICIENT_BALANCE: { status: 422, message: 'Not enough available balance' },
+  INSUFFICIENT_MARGIN: { status: 422, message: 'Not enough available margin' },
+  ORDER_POST_ONLY_WOULD_TAKE: { status: 422, message: 'Post-only order would take liquidity' },
+  NOTIONAL_TOO_LARGE: { status: 422, message: 'Order value exceeds what the engine can hold exactly' },
+  BALANCE_TOO_LARGE: { status: 422, message: 'Balance would exceed what the engine can hold exactly' },
+  ORDER_NOT_FOUND: { status: 404, message: 'Order not found' },
+  ORDER_NOT_OPEN: { status: 409, message: 'Order is not open' },
+  ORDER_NOT_ACTIVE: { status: 409, message: 'Order is neither waiting nor in position' },
+  POSITION_CLOSING: { status: 409, message: 'Position already has a close order working' },
+  ACCOUNT_NOT_FOUND: { status: 404, message: 'Futures account not found' },
+  MARGIN_IN_USE: { status: 422, message: 'Amount exceeds the margin that is free to move' },
+  NO_LIQUIDITY: { status: 422, message: 'No liquidity to fill a market order' },
+  INVALID_TRIGGER: { status: 422, message: 'Trigger price is on the wrong side' },
+  SUBSCRIPTION_NOT_FOUND: { status: 404, message: 'Subscription not found' },
+};
+
+export function engineError(code: string, detail?: string): AppError {
+  const known = ENGINE_ERRORS[code];
+  if (!known) return new AppError(500, 'ENGINE_ERROR', `Engine returned unknown code ${code}`);
+  return new AppError(known.status, code, detail ? `${known.message}: ${detail}` : known.message);
+}

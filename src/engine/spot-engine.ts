@@ -1,0 +1,104 @@
+import type { ChainableCommander } from 'ioredis';
+import type { Pair } from '../domain/market';
+import { scales } from '../domain/market';
+import { feeRatePpm } from '../domain/decimal';
+import type { Keys } from '../redis/keys';
+import type { Scripts } from '../redis/scripts';
+import { hashOf, unwrap, type ScriptReply } from './reply';
+
+export type Side = 'buy' | 'sell';
+export type OrderType = 'limit' | 'market';
+
+/** Self-trade prevention modes as the scripts' bit flags (their OR is the stricter intent). */
+export const STP_FLAGS = { NONE: 0, EXPIRE_TAKER: 1, EXPIRE_MAKER: 2, EXPIRE_BOTH: 3 } as const;
+export type StpMode = keyof typeof STP_FLAGS;
+export const STP_MODES = Object.keys(STP_FLAGS) as StpMode[];
+
+/** A spot order in engine units: prices in ticks, amounts in lots, money in minor units (strings). */
+export interface PlaceSpotInput {
+  userId: string;
+  pair: Pair;
+  side: Side;
+  type: OrderType;
+  priceTicks?: string;
+  amountLots?: string;
+  quoteBudget?: string;
+  postOnly: boolean;
+  stp: StpMode;
+  clientOrderId?: string | null;
+  timestamp: number;
+}
+
+export interface PlaceResult {
+  duplicate: boolean;
+  order: Record<string, string>;
+}
+
+/** Typed calls into the spot Lua scripts: argument builders in KEYS/ARGV order, reply decoders. */
+export class SpotEngine {
+  constructor(
+    private readonly keys: Keys,
+    private readonly scripts: Scripts,
+    private readonly streamMaxLen: number,
+  ) {}
+
+  placeArgs(o: PlaceSpotInput): { keys: string[]; args: (string | number)[] } {
+    const k = this.keys;
+    const code = o.pair.code;
+    const { quoteScale, baseScale } = scales(o.pair);
+    return {
+      keys: [
+        k.orderIds(), k.tradeIds(),
+        k.book('spot', code, 'bids'), k.book('spot', code, 'asks'),
+        k.levels('spot', code, 'bids'), k.levels('spot', code, 'asks'),
+        k.levelQty('spot', code, 'bids'), k.levelQty('spot', code, 'asks'),
+        k.bookSeq('spot', code), k.events('spot', code), k.lastPrice('spot', code),
+        k.userOrders(o.userId, 'spot'), k.userOpenOrders(o.userId, 'spot', code),
+        k.clientOrderIds(o.userId), k.walletAvailable(o.userId), k.walletReserved(o.userId),
+        k.feesCollected(),
+      ],
+      args: [
+        k.engine, o.userId, code, o.side, o.type,
+        o.priceTicks ?? '', o.amountLots ?? '', o.quoteBudget ?? '',
+        o.postOnly ? '1' : '0', STP_FLAGS[o.stp], o.clientOrderId ?? '', o.timestamp,
+        o.pair.baseCurrencyCode, o.pair.quoteCurrencyCode, quoteScale, baseScale,
+        feeRatePpm(o.pair.makerFee), feeRatePpm(o.pair.takerFee), this.streamMaxLen,
+      ],
+    };
+  }
+
+  async place(o: PlaceSpotInput): Promise<PlaceResult> {
+    const { keys, args } = this.placeArgs(o);
+    return decodePlace(await this.scripts.run<ScriptReply>('placeSpotOrder', keys, args));
+  }
+
+  queuePlace(pipeline: ChainableCommander, o: PlaceSpotInput): void {
+    const { keys, args } = this.placeArgs(o);
+    this.scripts.queue(pipeline, 'placeSpotOrder', keys, args);
+  }
+
+  async cancel(userId: string, orderId: string, timestamp: number): Promise<Record<string, string>> {
+    const reply = unwrap(
+      await this.scripts.run<ScriptReply>('cancelSpotOrder', [this.keys.order(orderId)], [
+        this.keys.engine, userId, timestamp, this.streamMaxLen,
+      ]),
+    );
+    return hashOf(reply[1]);
+  }
+
+  async cancelAll(userId: string, pairCode: string, timestamp: number): Promise<string[]> {
+    const reply = unwrap(
+      await this.scripts.run<ScriptReply>(
+        'cancelSpotOrders',
+        [this.keys.userOpenOrders(userId, 'spot', pairCode)],
+        [this.keys.engine, userId, pairCode, timestamp, this.streamMaxLen],
+      ),
+    );
+    return reply[1] as string[];
+  }
+}
+
+export function decodePlace(reply: ScriptReply): PlaceResult {
+  const r = unwrap(reply);
+  return { duplicate: r[0] === 'DUP', order: hashOf(r[1]) };
+}

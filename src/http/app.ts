@@ -1,0 +1,36 @@
+import express, { type Express } from 'express';
+import type { AppContext } from '../context';
+import { authenticate } from './middleware/auth';
+import { errorHandler, notFoundHandler } from './middleware/errors';
+import { requestMetrics } from './middleware/metrics';
+import { orderRateLimit } from './middleware/rate-limit';
+import { adminRoutes } from './routes/admin.routes';
+import { marketRoutes } from './routes/market.routes';
+import { spotOrderRoutes } from './routes/spot-order.routes';
+import { systemRoutes } from './routes/system.routes';
+import { walletRoutes } from './routes/wallet.routes';
+
+/** The REST application, without a listening socket (bin/ and tests decide how it is served). */
+export function createApp(ctx: AppContext): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(requestMetrics);
+  app.use(express.json({ limit: '64kb' }));
+  const auth = authenticate(ctx.config);
+  const limit = orderRateLimit(ctx.redis, ctx.config.keyPrefix, ctx.config.rateLimitPoints, ctx.config.rateLimitBurst);
+  for (const routes of appRouters(ctx, auth, limit)) app.use(routes);
+  app.use(notFoundHandler);
+  app.use(errorHandler(ctx.log));
+  return app;
+}
+
+function appRouters(ctx: AppContext, auth: express.RequestHandler, limit: express.RequestHandler) {
+  return [
+    systemRoutes(ctx),
+    adminRoutes(ctx, auth),
+    marketRoutes(ctx),
+    walletRoutes(ctx, auth),
+    spotOrderRoutes(ctx, auth, limit),
+  ];
+}

@@ -1,0 +1,56 @@
+import type { NextFunction, Request, Response } from 'express';
+import type Joi from 'joi';
+import { badRequest } from '../../domain/errors';
+
+export interface Validated {
+  body?: unknown;
+  query?: Record<string, unknown>;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * Query names match case-insensitively (SPEC mixes `Page` and `page`): each incoming name is mapped
+ * onto the schema's spelling before validation. Unknown names are refused like unknown body fields.
+ */
+function canonicalQuery(schema: Joi.ObjectSchema, raw: Record<string, unknown>): Record<string, unknown> {
+  const described = schema.describe() as { keys?: Record<string, unknown> };
+  const byLower = new Map(Object.keys(described.keys ?? {}).map((k) => [k.toLowerCase(), k]));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) out[byLower.get(k.toLowerCase()) ?? k] = v;
+  return out;
+}
+
+function check(schema: Joi.ObjectSchema, value: unknown, where: string, convert: boolean): unknown {
+  const { value: out, error } = schema.validate(value ?? {}, { abortEarly: false, convert, stripUnknown: false });
+  if (error) {
+    throw badRequest(
+      'VALIDATION_FAILED',
+      `Invalid ${where}`,
+      error.details.map((d) => ({ path: d.path.join('.') || where, message: d.message })),
+    );
+  }
+  return out;
+}
+
+/** Validates body (JSON types as sent, no coercion), query and params; results land in res.locals.valid. */
+export function validate(schemas: { body?: Joi.ObjectSchema; query?: Joi.ObjectSchema; params?: Joi.ObjectSchema }) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const valid: Validated = {};
+    if (schemas.params) valid.params = check(schemas.params, req.params, 'path', true) as Record<string, unknown>;
+    if (schemas.query) {
+      valid.query = check(
+        schemas.query,
+        canonicalQuery(schemas.query, req.query as Record<string, unknown>),
+        'query',
+        true,
+      ) as Record<string, unknown>;
+    }
+    if (schemas.body) valid.body = check(schemas.body, req.body, 'body', false);
+    res.locals.valid = valid;
+    next();
+  };
+}
+
+export function valid<T>(res: Response, part: keyof Validated): T {
+  return (res.locals.valid as Validated)[part] as T;
+}

@@ -1,0 +1,92 @@
+/**
+ * The one place that names Redis keys. Engine state (books, orders, wallets, accounts, positions and
+ * the market event streams) lives under one hash tag per engine shard, so each engine script stays in
+ * one cluster slot. Derived data (candles, deal history, tickers) carries its own tags.
+ *
+ * Lua builds the few keys it can only learn while running (a maker's order and wallet) with
+ * lua/includes/keys.lua from the same engine prefix; test/unit/keys.test.ts holds the two together.
+ */
+export type MarketKind = 'spot' | 'futures';
+export type BookSide = 'bids' | 'asks';
+
+export class Keys {
+  /** Prefix of every engine key, hash tag included: `ex:{e0}:`. Passed to scripts as ARGV[1]. */
+  readonly engine: string;
+
+  constructor(
+    readonly prefix: string,
+    readonly shard = 0,
+  ) {
+    this.engine = `${prefix}:{e${shard}}:`;
+  }
+
+  // reference data
+  currencies(): string {
+    return `${this.engine}currencies`;
+  }
+  currency(code: string): string {
+    return `${this.engine}currency:${code}`;
+  }
+  pairs(kind: MarketKind): string {
+    return `${this.engine}pairs:${kind}`;
+  }
+  pair(kind: MarketKind, code: string): string {
+    return `${this.engine}pair:${kind}:${code}`;
+  }
+  pairIds(): string {
+    return `${this.engine}ids:pair`;
+  }
+
+  // id counters
+  orderIds(): string {
+    return `${this.engine}ids:order`;
+  }
+  tradeIds(): string {
+    return `${this.engine}ids:trade`;
+  }
+
+  // order book
+  book(kind: MarketKind, pair: string, side: BookSide): string {
+    return `${this.engine}book:${kind}:${pair}:${side}`;
+  }
+  levels(kind: MarketKind, pair: string, side: BookSide): string {
+    return `${this.engine}levels:${kind}:${pair}:${side}`;
+  }
+  levelQty(kind: MarketKind, pair: string, side: BookSide): string {
+    return `${this.engine}lvlqty:${kind}:${pair}:${side}`;
+  }
+  bookSeq(kind: MarketKind, pair: string): string {
+    return `${this.engine}bookseq:${kind}:${pair}`;
+  }
+  events(kind: MarketKind, pair: string): string {
+    return `${this.engine}events:${kind}:${pair}`;
+  }
+  lastPrice(kind: MarketKind, pair: string): string {
+    return `${this.engine}last:${kind}:${pair}`;
+  }
+
+  // orders
+  order(id: string | number): string {
+    return `${this.engine}order:${id}`;
+  }
+  userOrders(userId: string, kind: MarketKind): string {
+    return `${this.engine}uorders:${kind}:${userId}`;
+  }
+  userOpenOrders(userId: string, kind: MarketKind, pair: string): string {
+    return `${this.engine}uopen:${kind}:${pair}:${userId}`;
+  }
+  clientOrderIds(userId: string): string {
+    return `${this.engine}clid:${userId}`;
+  }
+
+  // money
+  walletAvailable(userId: string): string {
+    return `${this.engine}wallet:${userId}:avail`;
+  }
+  walletReserved(userId: string): string {
+    return `${this.engine}wallet:${userId}:rsv`;
+  }
+  feesCollected(): string {
+    return `${this.engine}fees`;
+  }
+}

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import jwt from 'jsonwebtoken';
+import { loadConfig, type AppConfig } from '../../src/config/env';
+import { createLogger } from '../../src/config/logger';
+import { createContext, type AppContext } from '../../src/context';
+import { createApp } from '../../src/http/app';
+import { seedMarkets } from '../../src/services/market-seeder';
+
+export const TEST_SECRET = 'test-secret-0123456789abcdef';
+
+/**
+ * A context against the test Redis with a key prefix of its own, so test files never see each
+ * other's data; `cleanup` removes every key under that prefix.
+ */
+export async function testContext(overrides: Record<string, string> = {}): Promise<AppContext & { cleanup(): Promise<void> }> {
+  const prefix = `t${randomBytes(4).toString('hex')}`;
+  const config: AppConfig = loadConfig({
+    REDIS_URL: process.env.REDIS_URL,
+    JWT_SECRET: TEST_SECRET,
+    KEY_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    MARKETS_FILE: resolve(__dirname, '../../config/markets.json'),
+    RATE_LIMIT_PER_SECOND: '100000',
+    RATE_LIMIT_BURST: '200000',
+    ...overrides,
+  });
+  const ctx = await createContext(config, createLogger('silent'));
+  await seedMarkets(config.marketsFile, ctx.markets, ctx.log);
+  return Object.assign(ctx, {
+    async cleanup() {
+      let cursor = '0';
+      do {
+        const [next, keys] = await ctx.redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await ctx.redis.unlink(...keys);
+      } while (cursor !== '0');
+      await ctx.close();
+    },
+  });
+}
+
+export function tokenFor(userId: string, admin = false): string {
+  return jwt.sign({ sub: userId, ...(admin ? { role: 'admin' } : {}) }, TEST_SECRET, { algorithm: 'HS256' });
+}
+
+export const bearer = (userId: string, admin = false) => `Bearer ${tokenFor(userId, admin)}`;
+
+export { createApp };
