@@ -1,0 +1,16 @@
+import Redis from 'ioredis';
+import { loadConfig } from '../src/config/env';
+import { createLogger } from '../src/config/logger';
+import type { AppContext } from '../src/context';
+import { createApp } from '../src/http/app';
+import { listRoutes } from '../src/http/route-list';
+
+/** `npm run routes`: prints every route as `METHOD /path`, one a line, without touching Redis. */
+const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
+const redis = new Redis(config.redisUrl, { lazyConnect: true });
+const ctx = new Proxy({ config, log: createLogger('silent'), redis } as Partial<AppContext>, {
+  // Routers only capture services in closures; nothing is called while the routes are listed.
+  get: (target, prop: string) => (prop in target ? target[prop as keyof AppContext] : {}),
+}) as AppContext;
+for (const r of listRoutes(createApp(ctx))) console.log(r);
+redis.disconnect();

@@ -1,0 +1,56 @@
+import type { ChildProcess } from 'node:child_process';
+import { loadConfig, type AppConfig } from '../config/env';
+import { createLogger } from '../config/logger';
+import { createContext } from '../context';
+import { seedMarkets } from '../services/market-seeder';
+import { ensureRedis } from './local-redis';
+import { startRole, type StartedRole } from './roles';
+
+/**
+ * `npm start`: the roles named in ROLES (default api, ws and worker) in one process, against
+ * REDIS_URL. Logs one line per role with its address once it is ready.
+ */
+async function main(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+  const log = createLogger(config.logLevel);
+  let redisChild: ChildProcess | undefined;
+  try {
+    redisChild = await ensureRedis(config.redisUrl, config.dataDir, log);
+  } catch (err) {
+    log.fatal((err as Error).message);
+    process.exit(1);
+  }
+  const ctx = await createContext(config, log);
+  await seedMarkets(config.marketsFile, ctx.markets, log);
+
+  const started: StartedRole[] = [];
+  for (const role of config.roles) {
+    const r = await startRole(role, ctx);
+    started.push(r);
+    log.info({ role: r.role, address: r.address }, `${r.role} ready at ${r.address}`);
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    for (const r of started.reverse()) await r.close().catch((err) => log.error({ err, role: r.role }, 'close failed'));
+    await ctx.close();
+    redisChild?.kill('SIGTERM');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
