@@ -1,0 +1,49 @@
+import request from 'supertest';
+import { bearer, createApp, testContext } from '../../support/harness';
+
+describe('order rate limit', () => {
+  it('answers 429 with Retry-After once a user passes the limit, and other users are unaffected', async () => {
+    const ctx = await testContext({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '8' });
+    try {
+      const app = createApp(ctx);
+      const body = { currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price: 100, amount: 1 };
+      const replies = [];
+      for (let i = 0; i < 20; i++) replies.push(await request(app).post('/api/orders').set('Authorization', bearer('alice')).send(body));
+      const limited = replies.filter((r) => r.status === 429);
+      expect(limited.length).toBeGreaterThan(0);
+      // 5 a second plus a burst bucket of 3: at most 8 in one window, 13 if the loop straddles two
+      expect(replies.filter((r) => r.status !== 429).length).toBeLessThanOrEqual(13);
+      expect(Number(limited[0].headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(limited[0].body.error.code).toBe('RATE_LIMITED');
+      const bob = await request(app).post('/api/orders').set('Authorization', bearer('bob')).send(body);
+      expect(bob.status).not.toBe(429);
+    } finally {
+      await ctx.cleanup();
+    }
+  });
+});
+
+describe('system endpoints', () => {
+  it('health, readiness with scripts loaded, and metrics by route and by script', async () => {
+    const ctx = await testContext();
+    try {
+      const app = createApp(ctx);
+      expect((await request(app).get('/health')).body).toEqual({ status: 'ok' });
+      const ready = await request(app).get('/ready');
+      expect(ready.status).toBe(200);
+      expect(ready.body.scripts).toBe('loaded');
+      await ctx.redis.script('FLUSH');
+      expect(await ctx.scripts.loaded()).toBe(false);
+      // a flushed script cache is reloaded, and calls keep working through NOSCRIPT
+      expect((await request(app).get('/ready')).status).toBe(200);
+      expect(await ctx.scripts.loaded()).toBe(true);
+      await request(app).get('/api/orderbook/BTC_USDT');
+      const metrics = await request(app).get('/metrics');
+      expect(metrics.text).toContain('http_request_duration_seconds_bucket');
+      expect(metrics.text).toMatch(/route="\/api\/orderbook\/:pair"/);
+      expect(metrics.text).toMatch(/lua_script_duration_seconds_count\{script="getBookSnapshot"\}/);
+    } finally {
+      await ctx.cleanup();
+    }
+  });
+});

@@ -1,0 +1,52 @@
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadLuaScripts, resolveIncludes } from '../../src/redis/lua-loader';
+
+function dirWith(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lua-loader-'));
+  mkdirSync(join(dir, 'includes'));
+  for (const [name, body] of Object.entries(files)) writeFileSync(join(dir, name), body);
+  return dir;
+}
+
+describe('Lua loader', () => {
+  it('emits each include once, before the body, following nested includes', () => {
+    const dir = dirWith({
+      'includes/a.lua': '--- @include "includes/b"\nlocal function a() return b() end',
+      'includes/b.lua': 'local function b() return 1 end',
+    });
+    const out = resolveIncludes(dir, '--- @include "includes/a"\n--- @include "includes/b"\nreturn a()', 'main.lua');
+    expect(out.match(/local function b\(\)/g)).toHaveLength(1);
+    expect(out.indexOf('function b')).toBeLessThan(out.indexOf('function a'));
+    expect(out.indexOf('function a')).toBeLessThan(out.indexOf('return a()'));
+  });
+
+  it('fails on a missing include, naming it', () => {
+    const dir = dirWith({});
+    expect(() => resolveIncludes(dir, '--- @include "includes/nope"', 'main.lua')).toThrow(/missing Lua include "includes\/nope"/);
+  });
+
+  it('fails on a circular include, naming the chain', () => {
+    const dir = dirWith({
+      'includes/a.lua': '--- @include "includes/b"',
+      'includes/b.lua': '--- @include "includes/a"',
+    });
+    expect(() => resolveIncludes(dir, '--- @include "includes/a"', 'main.lua')).toThrow(
+      /circular Lua include: main.lua -> includes\/a.lua -> includes\/b.lua -> includes\/a.lua/,
+    );
+  });
+
+  it('reads the key count from the file name and refuses other names', () => {
+    const ok = dirWith({ 'doThing-3.lua': 'return 1' });
+    expect(loadLuaScripts(ok)).toEqual([expect.objectContaining({ name: 'doThing', numberOfKeys: 3 })]);
+    const bad = dirWith({ 'do_thing.lua': 'return 1' });
+    expect(() => loadLuaScripts(bad)).toThrow(/<camelVerb>-<numKeys>.lua/);
+  });
+
+  it('every script of the project loads, and each opens with its contract', () => {
+    const scripts = loadLuaScripts();
+    expect(scripts.length).toBeGreaterThan(5);
+    for (const s of scripts) expect(s.lua).toMatch(/Input:[\s\S]*Output:/);
+  });
+});
