@@ -1,3 +1,4 @@
+import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import type { Express } from 'express';
 import { bearer, createApp, testContext } from '../../support/harness';
@@ -80,7 +81,7 @@ describe('authentication and authorisation', () => {
     ['no token', undefined],
     ['malformed token', 'Bearer not.a.jwt'],
     ['wrong scheme', 'Basic abc'],
-    ['token signed with another secret', `Bearer ${require('jsonwebtoken').sign({ sub: 'alice' }, 'another-secret-0123456789')}`],
+    ['token signed with another secret', `Bearer ${jwt.sign({ sub: 'alice' }, 'another-secret-0123456789')}`],
   ])('%s gets 401 with WWW-Authenticate', async (_name, header) => {
     const req = request(app).post('/api/orders');
     const r = header ? await req.set('Authorization', header).send(good) : await req.send(good);
