@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { MAX_SAFE, decimal, fitsEngine, minorString, toMinorDown } from '../domain/decimal';
 import { badRequest, notFound, rejected } from '../domain/errors';
 import { scales, type Pair } from '../domain/market';
-import { paged, type PageRequest, type PagedResult } from '../domain/paging';
+import { pageOf, paged, type PageRequest, type PagedResult } from '../domain/paging';
 import type { MarketStore } from '../engine/market-store';
 import type { OrderType, PlaceSpotInput, Side, SpotEngine, StpMode } from '../engine/spot-engine';
 import type { RedisClient } from '../redis/connection';
@@ -113,16 +113,32 @@ export class SpotOrderService {
 
   /** The caller's orders, newest first, filtered by pair and status. */
   async list(userId: string, q: SpotOrderQuery): Promise<PagedResult<SpotOrderDto>> {
-    const ids = await this.redis.zrevrange(this.keys.userOrders(userId, 'spot'), 0, -1);
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.order(id));
-    const rows = ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
-    const matching = rows.filter(
-      (h) => (!q.currencyPairCode || h.pair === q.currencyPairCode) && (!q.status || h.status === q.status),
-    );
-    const page = paged(matching, q);
+    const key = this.keys.userOrders(userId, 'spot');
+    let page: PagedResult<Record<string, string>>;
+    if (!q.currencyPairCode && !q.status) {
+      // unfiltered: page straight off the sorted set
+      const start = (q.page - 1) * q.pageSize;
+      const [ids, total] = await Promise.all([
+        this.redis.zrevrange(key, start, start + q.pageSize - 1),
+        this.redis.zcard(key),
+      ]);
+      page = pageOf(await this.orderHashes(ids), total, q);
+    } else {
+      const rows = await this.orderHashes(await this.redis.zrevrange(key, 0, -1));
+      page = paged(
+        rows.filter((h) => (!q.currencyPairCode || h.pair === q.currencyPairCode) && (!q.status || h.status === q.status)),
+        q,
+      );
+    }
     const items = await Promise.all(page.items.map(async (h) => spotOrderDto(h, await this.spotPair(h.pair))));
     return { ...page, items };
+  }
+
+  private async orderHashes(ids: string[]): Promise<Record<string, string>[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.order(id));
+    return ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
   }
 }
 

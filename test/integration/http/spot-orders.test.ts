@@ -266,3 +266,15 @@ describe('listing and reading', () => {
     expect(r.body[0]).toMatchObject({ side: 'buy', amount: 1, currencyPairCode: 'BTC_USDT' });
   });
 });
+
+describe('unfiltered listing', () => {
+  it('pages straight through all the caller orders, newest first', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await place('alice', limit('buy', 100 + i, 1))).body.id);
+    const r = await request(app).get('/api/orders?page=1&pageSize=3').set('Authorization', bearer('alice'));
+    expect(r.body).toMatchObject({ page: 1, pageSize: 3, totalCount: 5, totalPages: 2 });
+    expect(r.body.items.map((o: { id: number }) => o.id)).toEqual(ids.slice().reverse().slice(0, 3));
+    const bob = await request(app).get('/api/orders').set('Authorization', bearer('bob'));
+    expect(bob.body.totalCount).toBe(0);
+  });
+});
