@@ -6,6 +6,7 @@ import { SpotEngine } from './engine/spot-engine';
 import { createRedis, type RedisClient } from './redis/connection';
 import { Keys } from './redis/keys';
 import { Scripts } from './redis/scripts';
+import { CandleService } from './services/candle.service';
 import { MarketDataService } from './services/market-data.service';
 import { MarketService } from './services/market.service';
 import { SpotOrderService } from './services/spot-order.service';
@@ -23,6 +24,7 @@ export interface AppContext {
   spotEngine: SpotEngine;
   markets: MarketService;
   marketData: MarketDataService;
+  candles: CandleService;
   wallets: WalletService;
   spotOrders: SpotOrderService;
   close(): Promise<void>;
@@ -47,6 +49,7 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
     spotEngine,
     markets: new MarketService(marketStore),
     marketData: new MarketDataService(redis, keys, marketStore, books),
+    candles: new CandleService(redis, keys, scripts, marketStore),
     wallets: new WalletService(redis, keys, scripts, marketStore),
     spotOrders: new SpotOrderService(redis, keys, marketStore, spotEngine),
     async close() {

@@ -5,6 +5,7 @@ import { errorHandler, notFoundHandler } from './middleware/errors';
 import { requestMetrics } from './middleware/metrics';
 import { orderRateLimit } from './middleware/rate-limit';
 import { adminRoutes } from './routes/admin.routes';
+import { exchangeDataRoutes } from './routes/exchange-data.routes';
 import { marketRoutes } from './routes/market.routes';
 import { spotOrderRoutes } from './routes/spot-order.routes';
 import { systemRoutes } from './routes/system.routes';
@@ -30,6 +31,7 @@ function appRouters(ctx: AppContext, auth: express.RequestHandler, limit: expres
     systemRoutes(ctx),
     adminRoutes(ctx, auth),
     marketRoutes(ctx),
+    exchangeDataRoutes(ctx),
     walletRoutes(ctx, auth),
     spotOrderRoutes(ctx, auth, limit),
   ];

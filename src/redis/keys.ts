@@ -89,4 +89,26 @@ export class Keys {
   feesCollected(): string {
     return `${this.engine}fees`;
   }
+
+  // derived market data: one hash tag per market, apart from the engine's
+  private marketData(kind: MarketKind, pair: string): string {
+    return `${this.prefix}:{md:${kind}:${pair}}:`;
+  }
+  /** Hash of every candle of a market: field `<period>:<open ms>`. */
+  candles(kind: MarketKind, pair: string): string {
+    return `${this.marketData(kind, pair)}candles`;
+  }
+  /** Stream entries already folded into the candles (zset, score = entry ms): replays change nothing. */
+  candlesApplied(kind: MarketKind, pair: string): string {
+    return `${this.marketData(kind, pair)}candles:applied`;
+  }
+  /** Stream of candles as each update left them, read by the websocket gateways. */
+  candleEvents(kind: MarketKind, pair: string): string {
+    return `${this.marketData(kind, pair)}candles:events`;
+  }
+
+  /** BullMQ's own prefix; each queue name carries its hash tag, as BullMQ advises for cluster. */
+  bullPrefix(): string {
+    return `${this.prefix}:bull`;
+  }
 }

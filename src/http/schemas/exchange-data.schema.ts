@@ -1,0 +1,14 @@
+import Joi from 'joi';
+import { CANDLE_PERIODS } from '../../domain/candle';
+
+/** SPEC 4.5 candles; every parameter optional (defaults in docs/market-data.md). */
+export const candlesQuery = Joi.object({
+  DateFrom: Joi.date().iso(),
+  DateTo: Joi.date().iso(),
+  CurrencyPair: Joi.string().max(80),
+  CandleTimePeriod: Joi.number()
+    .integer()
+    .valid(...CANDLE_PERIODS)
+    .default(60),
+  Kind: Joi.string().valid('spot', 'futures'),
+});
