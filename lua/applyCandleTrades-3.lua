@@ -1,6 +1,8 @@
 --[[
   Folds the trades of one market stream entry into the market's candles of every period, once:
   an entry already applied changes nothing, so a replayed job or a re-dispatched entry is harmless.
+  Applied entries are remembered for a window behind the newest one; an entry older than that
+  window is taken as applied (queues run close to stream order, so only a replay can be that late).
   Open and close are the prices of the lowest and highest trade id in the candle, so entries
   applied out of order (several workers) still give the right candle.
 
@@ -10,11 +12,11 @@
     KEYS[3] candle update stream
     ARGV[1] stream entry id         ARGV[4] candle update stream MAXLEN
     ARGV[2] entry timestamp, ms     ARGV[5] number of periods, P
-    ARGV[3] forget applied markers older than this, ms
+    ARGV[3] window of remembered entries, ms
     ARGV[6 .. 5+P] periods, seconds
     then per trade, four values: trade id, price ticks, quantity lots, ticks x lots (decimal string)
   Output:
-    0  the entry was applied before: nothing changed
+    0  the entry was applied before, or is older than the window: nothing changed
     1  applied
   Events: one entry on KEYS[3], field `ev`: JSON array of the candles this changed, each
     {period, t (open ms), o, c, h, l, v, q, n}, integers as decimal strings.
@@ -24,10 +26,16 @@ local rcall = redis.call
 --- @include "includes/fmt"
 
 local appliedKey, candlesKey, updatesKey = KEYS[1], KEYS[2], KEYS[3]
-local entryId, ts, forgetBefore, maxlen = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local entryId, ts, window, maxlen = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local nPeriods = tonumber(ARGV[5])
 
 if rcall('ZSCORE', appliedKey, entryId) then return 0 end
+local newest = rcall('ZRANGE', appliedKey, -1, -1, 'WITHSCORES')
+local forgetBefore = ts - window
+if #newest > 0 then
+  forgetBefore = math.max(forgetBefore, tonumber(newest[2]) - window)
+  if ts < forgetBefore then return 0 end
+end
 
 local updates = {}
 for pi = 1, nPeriods do
@@ -58,6 +66,6 @@ for pi = 1, nPeriods do
 end
 
 rcall('ZADD', appliedKey, ts, entryId)
-rcall('ZREMRANGEBYSCORE', appliedKey, '-inf', '(' .. forgetBefore)
+rcall('ZREMRANGEBYSCORE', appliedKey, '-inf', '(' .. fmt(forgetBefore))
 rcall('XADD', updatesKey, 'MAXLEN', '~', maxlen, '*', 'ts', fmt(ts), 'ev', cjson.encode(updates))
 return 1

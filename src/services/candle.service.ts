@@ -22,7 +22,7 @@ export interface CandleQuery {
 export const MAX_CANDLES = 1000;
 /** Candles one request returns when DateFrom is not given: the latest this many periods. */
 export const DEFAULT_CANDLES = 500;
-/** How long an applied stream entry is remembered, so that replaying it changes nothing. */
+/** How far behind the newest applied entry an applied one is remembered, so replaying it changes nothing. */
 const APPLIED_MEMORY_MS = 7 * 24 * 3600 * 1000;
 const UPDATE_STREAM_MAXLEN = 10000;
 
@@ -48,7 +48,7 @@ export class CandleService {
       'applyCandleTrades',
       [k.candlesApplied(kind, pairCode), k.candles(kind, pairCode), k.candleEvents(kind, pairCode)],
       [
-        entry.id, entry.ts, Date.now() - APPLIED_MEMORY_MS, UPDATE_STREAM_MAXLEN,
+        entry.id, entry.ts, APPLIED_MEMORY_MS, UPDATE_STREAM_MAXLEN,
         CANDLE_PERIODS.length, ...CANDLE_PERIODS, ...trades,
       ],
     );
