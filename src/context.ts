@@ -7,13 +7,14 @@ import { createRedis, type RedisClient } from './redis/connection';
 import { Keys } from './redis/keys';
 import { Scripts } from './redis/scripts';
 import { CandleService } from './services/candle.service';
+import { createFuturesServices, type FuturesServices } from './services/futures-services';
 import { MarketDataService } from './services/market-data.service';
 import { MarketService } from './services/market.service';
 import { SpotOrderService } from './services/spot-order.service';
 import { WalletService } from './services/wallet.service';
 
 /** Everything a role needs, built once: the composition root. No role keeps state of its own. */
-export interface AppContext {
+export interface AppContext extends FuturesServices {
   config: AppConfig;
   log: Logger;
   redis: RedisClient;
@@ -52,6 +53,7 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
     candles: new CandleService(redis, keys, scripts, marketStore),
     wallets: new WalletService(redis, keys, scripts, marketStore),
     spotOrders: new SpotOrderService(redis, keys, marketStore, spotEngine),
+    ...createFuturesServices({ config, log, redis, keys, scripts, marketStore, books }),
     async close() {
       await redis.quit().catch(() => undefined);
     },

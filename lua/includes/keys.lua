@@ -30,3 +30,18 @@ local function bookKeys(P, kind, pair)
     last = P .. 'last:' .. kind .. ':' .. pair,
   }
 end
+
+-- Futures: accounts, and per pair the trigger indices (sorted sets, score = trigger price in
+-- ticks, member = position id) and the set of positions in force.
+local function futuresAccountKey(P, id)
+  return P .. 'facct:' .. id
+end
+
+local function futuresKeys(P, pair)
+  local t = P .. 'ftrig:' .. pair .. ':'
+  return {
+    tpL = t .. 'tpL', tpS = t .. 'tpS', slL = t .. 'slL', slS = t .. 'slS',
+    liqL = t .. 'liqL', liqS = t .. 'liqS',
+    active = P .. 'factive:' .. pair,
+  }
+end

@@ -42,6 +42,9 @@ export const ENGINE_ERRORS: Record<string, { status: number; message: string }> 
   NO_LIQUIDITY: { status: 422, message: 'No liquidity to fill a market order' },
   INVALID_TRIGGER: { status: 422, message: 'Trigger price is on the wrong side' },
   SUBSCRIPTION_NOT_FOUND: { status: 404, message: 'Subscription not found' },
+  PAIR_NOT_FOUND: { status: 404, message: 'Unknown currency pair' },
+  CURRENCY_MISMATCH: { status: 422, message: 'The account holds another margin currency' },
+  LEVERAGE_ABOVE_MAX: { status: 422, message: 'Account leverage is above the maximum of the pair' },
 };
 
 export function engineError(code: string, detail?: string): AppError {

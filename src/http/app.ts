@@ -6,6 +6,9 @@ import { requestMetrics } from './middleware/metrics';
 import { orderRateLimit } from './middleware/rate-limit';
 import { adminRoutes } from './routes/admin.routes';
 import { exchangeDataRoutes } from './routes/exchange-data.routes';
+import { futuresAccountRoutes } from './routes/futures-account.routes';
+import { futuresMarketRoutes } from './routes/futures-market.routes';
+import { futuresTradeRoutes } from './routes/futures-trade.routes';
 import { marketRoutes } from './routes/market.routes';
 import { spotOrderRoutes } from './routes/spot-order.routes';
 import { systemRoutes } from './routes/system.routes';
@@ -34,5 +37,8 @@ function appRouters(ctx: AppContext, auth: express.RequestHandler, limit: expres
     exchangeDataRoutes(ctx),
     walletRoutes(ctx, auth),
     spotOrderRoutes(ctx, auth, limit),
+    futuresAccountRoutes(ctx, auth),
+    futuresTradeRoutes(ctx, auth, limit),
+    futuresMarketRoutes(ctx, auth),
   ];
 }

@@ -8,6 +8,7 @@
  */
 export type MarketKind = 'spot' | 'futures';
 export type BookSide = 'bids' | 'asks';
+export type FuturesTriggerIndex = 'tpL' | 'tpS' | 'slL' | 'slS' | 'liqL' | 'liqS';
 
 export class Keys {
   /** Prefix of every engine key, hash tag included: `ex:{e0}:`. Passed to scripts as ARGV[1]. */
@@ -88,6 +89,45 @@ export class Keys {
   }
   feesCollected(): string {
     return `${this.engine}fees`;
+  }
+
+  // futures (lua/includes/keys.lua builds the same names)
+  futuresAccountIds(): string {
+    return `${this.engine}ids:facct`;
+  }
+  futuresAccount(id: string | number): string {
+    return `${this.engine}facct:${id}`;
+  }
+  userFuturesAccounts(userId: string): string {
+    return `${this.engine}ufaccts:${userId}`;
+  }
+  /** clientOrderId -> order id of the user's futures orders (spot keeps its own). */
+  futuresClientOrderIds(userId: string): string {
+    return `${this.engine}fclid:${userId}`;
+  }
+  /** Trigger indices of a futures market: score = price in ticks, member = position id. */
+  futuresTrigger(pair: string, index: FuturesTriggerIndex): string {
+    return `${this.engine}ftrig:${pair}:${index}`;
+  }
+  /** Positions in force on a futures market (funding iterates it). */
+  futuresActive(pair: string): string {
+    return `${this.engine}factive:${pair}`;
+  }
+  /** Insurance fund, hash by currency. */
+  insuranceFund(): string {
+    return `${this.engine}finsurance`;
+  }
+  /** Counterparty of realized futures pnl, hash by currency (docs/futures.md). */
+  futuresPnlPool(): string {
+    return `${this.engine}fpool`;
+  }
+  /** Admin index price of a futures market, in its ticks. */
+  indexPrice(pair: string): string {
+    return `${this.engine}index:futures:${pair}`;
+  }
+  /** Last funding round of a futures market (hash: round, rate, mark, ts). */
+  fundingState(pair: string): string {
+    return `${this.engine}funding:${pair}`;
   }
 
   // derived market data: one hash tag per market, apart from the engine's

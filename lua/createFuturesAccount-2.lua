@@ -1,0 +1,19 @@
+--[[
+  Opens a futures account (DESIGN 5) with a margin currency and a leverage; it starts empty.
+
+  Input:
+    KEYS[1] futures account id counter   KEYS[2] the user's futures accounts (set)
+    ARGV[1] engine key prefix   ARGV[3] name       ARGV[5] leverage
+    ARGV[2] user id             ARGV[4] currency   ARGV[6] timestamp, ms
+  Output:
+    {'OK', account hash as a flat list}
+]]
+--- @include "includes/keys"
+--- @include "includes/fmt"
+local rcall = redis.call
+local id = fmt(rcall('INCR', KEYS[1]))
+local key = futuresAccountKey(ARGV[1], id)
+rcall('HSET', key, 'id', id, 'user', ARGV[2], 'name', ARGV[3], 'currency', ARGV[4], 'lev', ARGV[5],
+  'balance', '0', 'locked', '0', 'cts', ARGV[6])
+rcall('SADD', KEYS[2], id)
+return { 'OK', rcall('HGETALL', key) }

@@ -1,0 +1,43 @@
+--[[
+  Liquidation of one market at a mark price: every position whose liquidation price the mark has
+  crossed (long: mark <= liq, short: mark >= liq; range queries on the liquidation indices) is
+  closed at market against the book; its fills are trade type 3. The account gets nothing back
+  from the position: what is left of its margin after pnl and fees goes to the insurance fund, and
+  a deficit is taken from it, so no account ends below zero. A position the book cannot absorb is
+  closed in part and stays indexed for the next sweep.
+
+  Input:
+    KEYS[1] the market's long liquidation index
+    ARGV[1] engine key prefix   ARGV[4] timestamp, ms   ARGV[6] most positions per call
+    ARGV[2] pair code           ARGV[5] stream MAXLEN
+    ARGV[3] mark price, ticks
+  Output:
+    {'OK', liquidated count, {id, ...}}
+  Events: one entry on the futures market stream: trade* (tt 3), done*, book*.
+]]
+local rcall = redis.call
+--- @include "includes/futuresSettlement"
+
+local P, pair, mark, ts, maxlen, limit = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], tonumber(ARGV[6])
+local ctx = futuresContextFor(P, pair, ts, maxlen)
+local k = ctx.fkeys
+
+local found = {}
+for _, id in ipairs(rcall('ZRANGEBYSCORE', KEYS[1], mark, '+inf', 'LIMIT', 0, limit)) do found[#found + 1] = tonumber(id) end
+for _, id in ipairs(rcall('ZRANGEBYSCORE', k.liqS, '-inf', mark, 'LIMIT', 0, limit)) do found[#found + 1] = tonumber(id) end
+table.sort(found)
+
+local out = {}
+for _, id in ipairs(found) do
+  local pos = fLoad(ctx, id)
+  if pos and pos.status == FST.IN_POSITION and pos.openQty > 0 then
+    fCancelWorking(ctx, pos)
+    if not bestOrder(ctx, oppositeSide(pos.side)) then break end
+    ctx.liquidating = pos.id
+    local c = fClose(ctx, pos, nil, 'liquidation')
+    ctx.liquidating = nil
+    if c.filled > 0 then out[#out + 1] = fmt(id) end
+  end
+end
+fCommit(ctx)
+return { 'OK', fmt(#out), out }

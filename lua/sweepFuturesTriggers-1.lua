@@ -1,0 +1,55 @@
+--[[
+  Take profit and stop loss of one market: every position whose trigger the last price has crossed
+  is closed at market (a long's TP when last >= TP, its SL when last <= SL; a short the other way
+  round). Found by range queries on the trigger indices, never by a scan. A position that finds no
+  liquidity stays in the index for the next sweep.
+
+  Input:
+    KEYS[1] the market's last price
+    ARGV[1] engine key prefix   ARGV[3] timestamp, ms   ARGV[5] most positions per call
+    ARGV[2] pair code           ARGV[4] stream MAXLEN
+  Output:
+    {'OK', closed count, {id, reason, ...}}
+  Events: one entry on the futures market stream: trade*, done*, book*.
+]]
+local rcall = redis.call
+--- @include "includes/futuresSettlement"
+
+local P, pair, ts, maxlen, limit = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
+local last = tonumber(rcall('GET', KEYS[1]) or '')
+if not last then return { 'OK', '0', {} } end
+local ctx = futuresContextFor(P, pair, ts, maxlen)
+local k = ctx.fkeys
+
+local found, reasons = {}, {}
+local function collect(key, min, max, reason)
+  for _, id in ipairs(rcall('ZRANGEBYSCORE', key, min, max, 'LIMIT', 0, limit)) do
+    local n = tonumber(id)
+    if not reasons[n] then
+      reasons[n] = reason
+      found[#found + 1] = n
+    end
+  end
+end
+collect(k.tpL, '-inf', last, 'tp')
+collect(k.tpS, last, '+inf', 'tp')
+collect(k.slL, last, '+inf', 'sl')
+collect(k.slS, '-inf', last, 'sl')
+table.sort(found)
+
+local out, closed = {}, 0
+for _, id in ipairs(found) do
+  local pos = fLoad(ctx, id)
+  if pos and pos.status == FST.IN_POSITION and pos.openQty > 0 then
+    fCancelWorking(ctx, pos)
+    if not bestOrder(ctx, oppositeSide(pos.side)) then break end
+    local c = fClose(ctx, pos, nil, reasons[id])
+    if c.filled > 0 then
+      closed = closed + 1
+      out[#out + 1] = fmt(id)
+      out[#out + 1] = reasons[id]
+    end
+  end
+end
+fCommit(ctx)
+return { 'OK', fmt(closed), out }

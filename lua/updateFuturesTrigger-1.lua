@@ -1,0 +1,41 @@
+--[[
+  Sets or clears the take profit or stop loss of an order or position (SPEC 4.3). Checked against
+  the side: a long's take profit above its entry (the limit price while unfilled), its stop loss
+  below; a short the other way round. The trigger indices follow at once.
+
+  Input:
+    KEYS[1] the order hash
+    ARGV[1] engine key prefix   ARGV[4] trigger price, ticks ('' clears it)
+    ARGV[2] user id             ARGV[5] timestamp, ms
+    ARGV[3] which: tp | sl
+  Output:
+    {'OK', order hash as a flat list}
+    {'ERR', 'ORDER_NOT_FOUND' | 'ORDER_NOT_ACTIVE' | 'INVALID_TRIGGER', detail}   nothing changed
+  Events: none.
+]]
+local rcall = redis.call
+--- @include "includes/futuresSettlement"
+
+local orderHash = KEYS[1]
+local P, user, which, ticks, ts = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
+
+local f = rcall('HMGET', orderHash, 'pair', 'kind', 'role', 'user', 'id')
+if not f[1] or f[2] ~= 'futures' or f[3] ~= 'open' or f[4] ~= user then return { 'ERR', 'ORDER_NOT_FOUND', '' } end
+local ctx = futuresContextFor(P, f[1], ts, '1000')
+local pos = fLoad(ctx, f[5])
+if pos.status ~= FST.CREATED and pos.status ~= FST.IN_POSITION then return { 'ERR', 'ORDER_NOT_ACTIVE', pos.status } end
+
+if ticks then
+  local ref = fEntry(pos)
+  local long = pos.side == 'buy'
+  local above = (which == 'tp') == long
+  if (above and ticks <= ref) or (not above and ticks >= ref) then
+    local name = 'takeProfit'
+    if which == 'sl' then name = 'stopLoss' end
+    return { 'ERR', 'INVALID_TRIGGER', name }
+  end
+end
+pos[which] = ticks
+fDirty(ctx, pos)
+fCommit(ctx)
+return { 'OK', rcall('HGETALL', orderHash) }
