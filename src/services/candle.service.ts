@@ -85,6 +85,13 @@ export class CandleService {
     return out;
   }
 
+  /** The candle of `period` open now, if it has trades: what a websocket subscriber starts from. */
+  async current(kind: MarketKind, pair: Pair, period: number): Promise<CandleDto | null> {
+    const open = candleOpen(Date.now(), period);
+    const json = await this.redis.hget(this.keys.candles(kind, pair.code), `${period}:${open}`);
+    return json ? candleDto(pair, period, open, JSON.parse(json) as StoredCandle) : null;
+  }
+
   private async pairsFor(code?: string, only?: MarketKind): Promise<{ kind: MarketKind; pair: Pair }[]> {
     if (!code) {
       const kind = only ?? 'futures';

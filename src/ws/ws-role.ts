@@ -1,0 +1,15 @@
+import type { AppContext } from '../context';
+import { GATEWAY_DEFAULTS, WsGateway, type GatewayOptions } from './ws-gateway';
+
+/**
+ * The websocket role: one gateway on `config.wsPort` (0 picks a free port, reported back). Any
+ * number may run; each tails the streams itself and keeps only what it can rebuild from Redis.
+ */
+export async function startWsRole(
+  ctx: AppContext,
+  overrides: Partial<GatewayOptions> = {},
+): Promise<{ port: number; close(): Promise<void> }> {
+  const gateway = new WsGateway(ctx, { ...GATEWAY_DEFAULTS, port: ctx.config.wsPort, ...overrides });
+  const port = await gateway.start();
+  return { port, close: () => gateway.stop() };
+}

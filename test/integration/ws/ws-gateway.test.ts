@@ -1,0 +1,151 @@
+import request from 'supertest';
+import type { Express } from 'express';
+import { startWsRole } from '../../../src/ws/ws-role';
+import { createApp, testContext } from '../../support/harness';
+import { fundTraders, randomTrading, rng } from '../../support/random-trading';
+import { bookFrom, WsClient, type Msg } from '../../support/ws-client';
+
+type Ctx = Awaited<ReturnType<typeof testContext>>;
+let ctx: Ctx;
+let app: Express;
+let gw1: { port: number; close(): Promise<void> };
+let gw2: { port: number; close(): Promise<void> };
+const clients: WsClient[] = [];
+
+async function client(port: number): Promise<WsClient> {
+  const c = await WsClient.connect(port);
+  clients.push(c);
+  return c;
+}
+
+async function restBook(pair: string) {
+  const r = await request(app).get(`/api/orderbook/${pair}`).query({ depth: 1000 });
+  expect(r.status).toBe(200);
+  return r.body as { seq: number; bids: unknown[]; asks: unknown[] };
+}
+
+/** Every trade id in the market's stream, in stream order: what deal subscribers must see. */
+async function streamTradeIds(pair: string): Promise<number[]> {
+  const entries = await ctx.redis.xrange(ctx.keys.events('spot', pair), '-', '+');
+  return entries.flatMap(([, f]) => {
+    const ev = JSON.parse(f[f.indexOf('ev') + 1]) as { e: string; id: string }[];
+    return ev.filter((e) => e.e === 'trade').map((e) => Number(e.id));
+  });
+}
+
+const data = (messages: Msg[], channel: string) => messages.filter((m) => !m.op && m.channel === channel);
+
+const dealIds = (messages: Msg[]) =>
+  data(messages, 'deals').flatMap((m) => (m.deals as { id: number }[]).map((d) => d.id));
+
+const updates = (messages: Msg[]) => data(messages, 'orderbook').filter((m) => m.type === 'update');
+
+beforeAll(async () => {
+  ctx = await testContext();
+  app = createApp(ctx);
+  await fundTraders(ctx, 'BTC', 'USDT');
+  await fundTraders(ctx, 'ETH', 'USDT');
+  gw1 = await startWsRole(ctx, { port: 0 });
+  gw2 = await startWsRole(ctx, { port: 0 });
+});
+afterAll(async () => {
+  for (const c of clients) c.close();
+  await gw1.close();
+  await gw2.close();
+  await ctx.cleanup();
+});
+
+describe('websocket gateway', () => {
+  it('a client that subscribes mid-stream and applies every diff holds the book GET returns', async () => {
+    const random = rng(20261122);
+    await randomTrading(ctx, 'BTC_USDT', 150, random);
+    const c = await client(gw1.port);
+    c.send({ op: 'subscribe', channel: 'orderbook', market: 'BTC_USDT', kind: 'spot' });
+    const snap = await c.waitFor((m) => m.type === 'snapshot');
+    expect(snap.seq).toBeGreaterThan(0);
+    await randomTrading(ctx, 'BTC_USDT', 350, random);
+
+    const rest = await restBook('BTC_USDT');
+    await c.waitFor((m) => !m.op && m.channel === 'orderbook' && m.seq === rest.seq);
+    const book = bookFrom(c.messages, 'BTC_USDT');
+    expect(book.seq).toBe(rest.seq);
+    // seq rose by exactly one per update (bookFrom throws on a gap), through hundreds of them
+    expect(book.seqs.length).toBeGreaterThan(200);
+    expect({ bids: book.bids, asks: book.asks }).toEqual({ bids: rest.bids, asks: rest.asks });
+    expect(rest.bids.length + rest.asks.length).toBeGreaterThan(5);
+  });
+
+  it('a deals subscriber receives every deal once, in order, and two gateways deliver the same sequence', async () => {
+    const a = await client(gw1.port);
+    const b = await client(gw2.port);
+    for (const c of [a, b]) {
+      c.send({ op: 'subscribe', channel: 'deals', market: 'ETH_USDT', kind: 'spot' });
+      c.send({ op: 'subscribe', channel: 'orderbook', market: 'ETH_USDT', kind: 'spot' });
+      await c.waitFor((m) => m.type === 'snapshot');
+    }
+    await randomTrading(ctx, 'ETH_USDT', 300, rng(7));
+    const expected = await streamTradeIds('ETH_USDT');
+    expect(expected.length).toBeGreaterThan(50);
+    const lastId = expected[expected.length - 1];
+    const rest = await restBook('ETH_USDT');
+    for (const c of [a, b]) {
+      await c.waitFor((m) => !m.op && m.channel === 'deals' && (m.deals as { id: number }[]).some((d) => d.id === lastId));
+      await c.waitFor((m) => !m.op && m.channel === 'orderbook' && m.seq === rest.seq);
+      expect(dealIds(c.messages)).toEqual(expected);
+    }
+    expect(updates(a.messages)).toEqual(updates(b.messages));
+    expect(data(a.messages, 'deals')).toEqual(data(b.messages, 'deals'));
+    expect(bookFrom(b.messages, 'ETH_USDT')).toMatchObject({ seq: rest.seq, bids: rest.bids, asks: rest.asks });
+  });
+
+  it('answers bad requests with a clear error and keeps the connection', async () => {
+    const c = await client(gw1.port);
+    const cases: [unknown, RegExp][] = [
+      ['not json', /not JSON/],
+      [{ op: 'buy', channel: 'deals', market: 'BTC_USDT' }, /"op" must be one of \[subscribe, unsubscribe\]/],
+      [{ op: 'subscribe', channel: 'orders', market: 'BTC_USDT' }, /"channel" must be one of/],
+      [{ op: 'subscribe', channel: 'deals', market: 'DOGE_USDT' }, /unknown spot market DOGE_USDT/],
+      [{ op: 'subscribe', channel: 'deals', market: 'BTC_USDT', kind: 'margin' }, /"kind" must be one of \[spot, futures\]/],
+      [{ op: 'subscribe', channel: 'candles', market: 'BTC_USDT', period: 61 }, /"period" must be one of/],
+      [{ op: 'subscribe', channel: 'deals', market: 'BTC_USDT', period: 60 }, /"period" is not allowed/],
+      [{ op: 'unsubscribe', channel: 'ticker', market: 'BTC_USDT' }, /not subscribed to ticker of spot BTC_USDT/],
+    ];
+    for (const [body, message] of cases) {
+      const from = c.messages.length;
+      c.send(body);
+      const m = await c.waitFor(() => true, 5000, from);
+      expect(m.op).toBe('error');
+      expect(String(m.message)).toMatch(message);
+    }
+    c.send({ op: 'subscribe', channel: 'ticker', market: 'BTC_USDT', kind: 'spot' });
+    const ticker = await c.waitFor((m) => !m.op && m.channel === 'ticker');
+    const rest = await restBook('BTC_USDT');
+    const best = (l: unknown) => { const { price, quantity } = l as { price: number; quantity: number }; return [price, quantity]; };
+    expect(ticker).toMatchObject({ market: 'BTC_USDT', kind: 'spot', bestBid: best(rest.bids[0]), bestAsk: best(rest.asks[0]) });
+    expect(c.closed).toBe(false);
+  });
+
+  it('pushes candle updates of the subscribed period, and unsubscribe stops them', async () => {
+    const c = await client(gw2.port);
+    c.send({ op: 'subscribe', channel: 'candles', market: 'BTC_USDT.TRC20', kind: 'spot', period: 300 });
+    await c.waitFor((m) => m.op === 'subscribed');
+    const ts = Date.now();
+    await ctx.candles.apply('spot', 'BTC_USDT.TRC20', {
+      id: `${ts}-0`, ts, events: [{ e: 'trade', id: '999999', p: '12345', q: '2000000', side: 'buy' }],
+    });
+    const m = await c.waitFor((x) => !x.op && x.channel === 'candles');
+    expect(m).toMatchObject({ market: 'BTC_USDT.TRC20', period: 300, candle: { openPrice: 123.45, volumeBase: 2, candleTimePeriod: 300 } });
+    c.send({ op: 'unsubscribe', channel: 'candles', market: 'BTC_USDT.TRC20', kind: 'spot', period: 300 });
+    await c.waitFor((x) => x.op === 'unsubscribed');
+  });
+
+  it('a disconnect leaves the client\'s orders alone', async () => {
+    const { order } = await ctx.spotOrders.place('t1', { currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price: 50, amount: 1 });
+    const c = await client(gw1.port);
+    c.send({ op: 'subscribe', channel: 'orderbook', market: 'BTC_USDT', kind: 'spot' });
+    await c.waitFor((m) => m.type === 'snapshot');
+    c.close();
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await ctx.spotOrders.get('t1', String(order.id))).status).toBe('open');
+  });
+});
