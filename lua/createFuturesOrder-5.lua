@@ -95,7 +95,7 @@ if free < need then return { 'ERR', 'INSUFFICIENT_MARGIN', '' } end
 -- Accepted: from here on nothing rejects.
 local id = rcall('INCR', orderIdsKey)
 local o = { id = id, role = 'open', kind = 'futures', user = user, acct = acctId, side = side, pair = pair,
-  price = price, amount = amount, filled = 0, remaining = amount, rsv = 0, lev = lev, cost = 0, ecost = 0, openQty = 0,
+  price = price, limit = price, amount = amount, filled = 0, remaining = amount, rsv = 0, lev = lev, cost = 0, ecost = 0, openQty = 0,
   margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED, tp = tp, sl = sl,
   closeOrd = '', isMarket = isMarket, resting = '0', wasActive = false }
 ctx.objs[id] = o

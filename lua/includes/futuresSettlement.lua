@@ -301,7 +301,7 @@ local function fClose(ctx, pos, limit, reason)
   local id = redis.call('INCR', ctx.keys.orderIds)
   local side = 'sell'
   if pos.side == 'sell' then side = 'buy' end
-  local c = { id = id, role = 'close', user = pos.user, acct = pos.acct, side = side, price = limit,
+  local c = { id = id, role = 'close', user = pos.user, acct = pos.acct, side = side, price = limit, limit = limit,
     amount = pos.openQty, filled = 0, remaining = pos.openQty, stp = 0, pos = fmt(pos.id), posObj = pos,
     pair = ctx.pair, kind = 'futures', isMarket = limit == nil, resting = '0', closeReason = reason }
   ctx.objs[id] = c

@@ -36,7 +36,10 @@ const paging = {
   Page: Joi.number().integer().min(1).max(1_000_000).default(1),
   PageSize: Joi.number().integer().min(1).max(500).default(100),
 };
-const dates = { DateFrom: Joi.date().iso(), DateTo: Joi.date().iso().min(Joi.ref('DateFrom')) };
+const dates = {
+  DateFrom: Joi.date().iso(),
+  DateTo: Joi.date().iso().when('DateFrom', { is: Joi.exist(), then: Joi.date().min(Joi.ref('DateFrom')) }),
+};
 
 export const ordersHistoryQuery = Joi.object({
   CurrencyPair: Joi.string().max(80),
