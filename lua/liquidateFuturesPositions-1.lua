@@ -32,7 +32,7 @@ for _, id in ipairs(found) do
   local pos = fLoad(ctx, id)
   if pos and pos.status == FST.IN_POSITION and pos.openQty > 0 then
     fCancelWorking(ctx, pos)
-    if not bestOrder(ctx, oppositeSide(pos.side)) then break end
+    if not bestOrder(ctx, ownSide(pos.side)) then break end
     ctx.liquidating = pos.id
     local c = fClose(ctx, pos, nil, 'liquidation')
     ctx.liquidating = nil

@@ -13,4 +13,5 @@ export interface StreamRoute {
 
 export const STREAM_ROUTES: StreamRoute[] = [
   { queue: 'candles', kinds: ['spot', 'futures'], events: ['trade'] },
+  { queue: 'futures-triggers', kinds: ['spot', 'futures'], events: ['trade', 'index'] },
 ];

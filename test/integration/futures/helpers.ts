@@ -6,9 +6,12 @@ export type Ctx = Awaited<ReturnType<typeof testContext>>;
 export const admin = bearer('ops', true);
 
 /** A test bed: a context of its own, the app, and helpers that assert the happy path. */
-export async function futuresBed() {
-  const ctx = await testContext();
-  const app: Express = createApp(ctx);
+export async function futuresBed(overrides: Record<string, string> = {}) {
+  const ctx = await testContext(overrides);
+  return bedFor(ctx, createApp(ctx));
+}
+
+export function bedFor(ctx: Ctx, app: Express) {
 
   async function fundedAccount(user: string, amount = 100_000, leverage = 10): Promise<number> {
     const d = await request(app).post('/api/admin/deposits').set('Authorization', admin)

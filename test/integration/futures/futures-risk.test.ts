@@ -1,0 +1,201 @@
+import { Queue } from 'bullmq';
+import { createRedis } from '../../../src/redis/connection';
+import { queueName } from '../../../src/workers/queues';
+import { FUTURES_TRIGGERS_QUEUE } from '../../../src/workers/futures-triggers.worker';
+import { startFuturesWorkers } from '../../../src/workers/futures-workers';
+import { futuresBed } from './helpers';
+
+type Bed = Awaited<ReturnType<typeof futuresBed>>;
+let b: Bed;
+let alice: number;
+let bob: number;
+let carol: number;
+let dan: number;
+
+beforeEach(async () => {
+  b = await futuresBed();
+  alice = await b.fundedAccount('alice', 1000);
+  bob = await b.fundedAccount('bob', 1000);
+  carol = await b.fundedAccount('carol', 1000);
+  dan = await b.fundedAccount('dan', 1000);
+});
+afterEach(async () => b.ctx.cleanup());
+
+const TRADE = '/api/futures/trade';
+
+/** alice long 1 @ 100 against bob's short, with the triggers given. */
+async function aliceLong(extra: Record<string, unknown> = {}) {
+  const id = await b.order('alice', alice, true, 100, 1, extra);
+  await b.order('bob', bob, false, null, 1);
+  return id;
+}
+
+describe('TP/SL triggers', () => {
+  it('closes a long at market when the last price reaches its take profit', async () => {
+    const total = await b.usdtTotal();
+    const long = await aliceLong({ takeProfit: 110, stopLoss: 90 });
+    await b.order('carol', carol, true, 112, 2); // the bid the TP closes into
+    expect(await b.ctx.futuresRisk.sweepTriggers('BTC_USDT')).toEqual([]); // last is still 100
+    await b.order('dan', dan, false, null, 0.1); // trades at 112: last crosses the TP
+    const closed = await b.ctx.futuresRisk.sweepTriggers('BTC_USDT');
+    expect(closed).toEqual([{ id: String(long), reason: 'tp' }]);
+    const rec = await b.record('alice', long);
+    expect(rec).toMatchObject({ futuresOrderStatus: 20, amountInPosition: 0, realizedPnl: 12 });
+    expect(await b.account('alice', alice)).toMatchObject({ usedMargin: 0 });
+    expect(await b.ctx.futuresRisk.sweepTriggers('BTC_USDT')).toEqual([]);
+    expect(await b.usdtTotal()).toBe(total);
+  });
+
+  it('closes a short at market when the last price reaches its stop loss', async () => {
+    const short = await b.order('bob', bob, false, 100, 1, { stopLoss: 105, takeProfit: 80 });
+    await b.order('alice', alice, true, null, 1);
+    await b.order('carol', carol, false, 106, 2); // the ask the SL closes into
+    await b.order('dan', dan, true, null, 0.1); // trades at 106
+    expect(await b.ctx.futuresRisk.sweepTriggers('BTC_USDT')).toEqual([{ id: String(short), reason: 'sl' }]);
+    expect(await b.record('bob', short)).toMatchObject({ futuresOrderStatus: 20, realizedPnl: -6 });
+  });
+
+  it('a stop loss moved away no longer triggers; a TP set on an unfilled order starts with the position', async () => {
+    const long = await b.order('alice', alice, true, 100, 1, { stopLoss: 95 });
+    await b.put('alice', `${TRADE}/update-stop-loss`, { orderId: long, stopLoss: 80 });
+    await b.order('bob', bob, false, null, 1);
+    await b.order('carol', carol, true, 94, 1);
+    await b.order('dan', dan, false, null, 0.1); // last 94: above the moved SL
+    expect(await b.ctx.futuresRisk.sweepTriggers('BTC_USDT')).toEqual([]);
+    expect((await b.record('alice', long)).futuresOrderStatus).toBe(50);
+  });
+});
+
+describe('liquidation', () => {
+  it('closes a long against the book when the mark crosses its liquidation price; the insurance fund takes the deficit', async () => {
+    const total = await b.usdtTotal();
+    const long = await aliceLong();
+    expect((await b.record('alice', long)).liquidationPrice).toBe(90.5);
+    await b.order('carol', carol, true, 89, 1);
+    expect((await b.setIndex('BTC_USDT', 91)).status).toBe(200);
+    expect(await b.ctx.futuresRisk.sweepLiquidations('BTC_USDT')).toEqual([]);
+    const before = await b.account('alice', alice);
+    await b.setIndex('BTC_USDT', 90);
+    expect(await b.ctx.futuresRisk.sweepLiquidations('BTC_USDT')).toEqual([String(long)]);
+    const rec = await b.record('alice', long);
+    expect(rec).toMatchObject({ futuresOrderStatus: 20, amountInPosition: 0, realizedPnl: -11, currentMargin: 0 });
+    const after = await b.account('alice', alice);
+    // the account loses the position's margin and nothing more
+    expect(after.available).toBeCloseTo(before.available, 8);
+    expect(after.usedMargin).toBe(0);
+    expect(after.available).toBeGreaterThanOrEqual(0);
+    // deficit: margin 10 − loss 11 − taker fee 0.0445
+    const insurance = Number(await b.ctx.redis.hget(b.ctx.keys.insuranceFund(), 'USDT')) / 1e8;
+    expect(insurance).toBeCloseTo(-1.0445, 8);
+    expect(await b.usdtTotal()).toBe(total);
+    const deals = await b.get('alice', '/api/futures/deals/user');
+    expect(deals.body.items[0]).toMatchObject({ orderId: long, tradeType: 3, price: 89, orderSide: 2, isLong: true, realizedPnl: -11 });
+  });
+
+  it('sends what is left of the margin to the insurance fund when the close is above bankruptcy', async () => {
+    const short = await b.order('bob', bob, false, 100, 1);
+    await b.order('alice', alice, true, null, 1);
+    await b.order('carol', carol, false, 109, 1);
+    await b.setIndex('BTC_USDT', 110);
+    expect(await b.ctx.futuresRisk.sweepLiquidations('BTC_USDT')).toEqual([String(short)]);
+    expect((await b.record('bob', short)).realizedPnl).toBe(-9);
+    const insurance = Number(await b.ctx.redis.hget(b.ctx.keys.insuranceFund(), 'USDT')) / 1e8;
+    expect(insurance).toBeCloseTo(10 - 9 - 0.0545, 8);
+  });
+
+  it('takes the mark from the spot market of the same pair when it trades', async () => {
+    const long = await aliceLong();
+    await b.order('carol', carol, true, 89, 1);
+    await b.setIndex('BTC_USDT', 120); // the spot price wins over the admin index
+    const request = (await import('supertest')).default;
+    const { bearer } = await import('../../support/harness');
+    for (const u of ['s1', 's2']) {
+      await request(b.app).post('/api/admin/deposits').set('Authorization', (await import('./helpers')).admin)
+        .send({ userId: u, currencyCode: u === 's1' ? 'USDT' : 'BTC', amount: 1000 });
+    }
+    await request(b.app).post('/api/orders').set('Authorization', bearer('s1')).send({ currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price: 85.55, amount: 1 });
+    await request(b.app).post('/api/orders').set('Authorization', bearer('s2')).send({ currencyPairCode: 'BTC_USDT', side: 'sell', type: 'market', amount: 1 });
+    expect(await b.ctx.futuresPrices.markTicks((await b.ctx.marketStore.getPair('futures', 'BTC_USDT'))!)).toBe('855');
+    expect(await b.ctx.futuresRisk.sweepLiquidations('BTC_USDT')).toEqual([String(long)]);
+  });
+});
+
+describe('funding', () => {
+  it('longs pay shorts at a positive rate, once per round, zero-sum with the insurance fund', async () => {
+    const total = await b.usdtTotal();
+    const long = await aliceLong();
+    const short = (await b.get('bob', `${TRADE}/positions`)).body[0].id;
+    await b.setIndex('BTC_USDT', 100);
+    const now = Date.now();
+    expect(await b.ctx.futuresRisk.runFundingRound('BTC_USDT', now)).toBe(true);
+    expect(await b.ctx.futuresRisk.runFundingRound('BTC_USDT', now)).toBe(false);
+    // rate 0.01 %: 100 x 1 x 0.0001 = 0.01
+    expect(await b.record('alice', long)).toMatchObject({ fundingFee: 0.01, currentMargin: 9.99, initialMargin: 10 });
+    expect(await b.record('bob', short)).toMatchObject({ fundingFee: -0.01, currentMargin: 10.01 });
+    expect((await b.account('alice', alice)).usedMargin).toBe(9.99);
+    expect(await b.usdtTotal()).toBe(total);
+    // the next round settles again
+    expect(await b.ctx.futuresRisk.runFundingRound('BTC_USDT', now + 28_800_000)).toBe(true);
+    expect((await b.record('alice', long)).fundingFee).toBe(0.02);
+  });
+
+  it('a premium of the futures price over the index raises the rate', async () => {
+    await aliceLong();
+    await b.setIndex('BTC_USDT', 99);
+    const pair = (await b.ctx.marketStore.getPair('futures', 'BTC_USDT'))!;
+    // last 100 over index 99: premium 1.0101 % is clamped to 0.75 %
+    expect(await b.ctx.futuresPrices.fundingRatePpm(pair)).toBe(7500);
+    await b.setIndex('BTC_USDT', 99.9);
+    // (100 − 99.9) / 99.9 = 0.1001 % on top of the 0.01 % base
+    expect(await b.ctx.futuresPrices.fundingRatePpm(pair)).toBe(100 + 1001);
+    await b.setIndex('BTC_USDT', 100.1);
+    expect(await b.ctx.futuresPrices.fundingRatePpm(pair)).toBe(100 - 999);
+  });
+});
+
+describe('BullMQ wiring', () => {
+  it('a trigger job sweeps its market, and the funding scheduler settles a round', async () => {
+    const fast = await futuresBedWithInterval();
+    try {
+      const long = await fast.order('alice', fast.a, true, 100, 1, { takeProfit: 110 });
+      await fast.order('bob', fast.bobAcct, false, null, 1);
+      await fast.order('carol', fast.c, true, 112, 2);
+      await fast.order('dan', fast.d, false, null, 0.1);
+      const workers = await startFuturesWorkers(fast.ctx);
+      const conn = createRedis({ url: fast.ctx.config.redisUrl, blocking: true });
+      const q = new Queue(queueName(FUTURES_TRIGGERS_QUEUE), { connection: conn, prefix: fast.ctx.keys.bullPrefix() });
+      try {
+        await q.add('entry', { kind: 'futures', pair: 'BTC_USDT', entryId: '1-0', ts: Date.now(), events: [] });
+        await waitFor(async () => (await fast.record('alice', long)).futuresOrderStatus === 20);
+        await fast.setIndex('BTC_USDT', 100);
+        await fast.order('carol', fast.c, true, 100, 1);
+        await fast.order('dan', fast.d, false, null, 1);
+        await waitFor(async () => Boolean(await fast.ctx.redis.hget(fast.ctx.keys.fundingState('BTC_USDT'), 'round')));
+      } finally {
+        await q.close();
+        await workers.close();
+        conn.disconnect();
+      }
+    } finally {
+      await fast.ctx.cleanup();
+    }
+  });
+});
+
+async function futuresBedWithInterval() {
+  const h = await futuresBed({ FUNDING_INTERVAL_SECONDS: '1' });
+  const a = await h.fundedAccount('alice');
+  const bobAcct = await h.fundedAccount('bob');
+  const c = await h.fundedAccount('carol');
+  const d = await h.fundedAccount('dan');
+  return { ...h, a, bobAcct, c, d };
+}
+
+async function waitFor(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('condition not met in time');
+}
