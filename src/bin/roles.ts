@@ -1,6 +1,8 @@
 import type { Role } from '../config/env';
 import type { AppContext } from '../context';
 import { startApiRole } from '../http/server';
+import { startWorkerRole } from '../workers/worker-role';
+import { startWsRole } from '../ws/ws-role';
 
 export interface StartedRole {
   role: Role;
@@ -15,7 +17,13 @@ export async function startRole(role: Role, ctx: AppContext): Promise<StartedRol
       const api = await startApiRole(ctx);
       return { role, address: `http://0.0.0.0:${api.port}`, close: api.close };
     }
-    default:
-      throw new Error(`role ${role} is not available in this build`);
+    case 'ws': {
+      const ws = await startWsRole(ctx);
+      return { role, address: `ws://0.0.0.0:${ws.port}/ws`, close: ws.close };
+    }
+    case 'worker': {
+      const worker = await startWorkerRole(ctx);
+      return { role, address: `redis ${ctx.config.redisUrl}`, close: worker.close };
+    }
   }
 }
