@@ -1,0 +1,167 @@
+import fc from 'fast-check';
+import { AppError } from '../../src/domain/errors';
+import { testContext } from '../support/harness';
+
+/**
+ * Random sequences of futures opens (limit and market, long and short, with TP/SL), closes, TP/SL
+ * moves, index price moves (TP/SL and liquidation sweeps follow) and funding rounds across several
+ * accounts, through the services and the Lua engine. After every step: the book is not crossed,
+ * open long size equals open short size, no balance, margin or reservation is negative, and the
+ * margin currency neither appears nor vanishes (wallets + accounts + fees + insurance + pnl pool).
+ */
+
+type Ctx = Awaited<ReturnType<typeof testContext>>;
+const USERS = ['u0', 'u1', 'u2', 'u3'];
+const PAIR = 'BTC_USDT';
+
+type Step =
+  | { kind: 'open'; user: number; isLong: boolean; isMarket: boolean; price: number; amount: number; tp: number; sl: number }
+  | { kind: 'close'; user: number; pick: number; isMarket: boolean; price: number }
+  | { kind: 'trigger'; user: number; pick: number; which: 'tp' | 'sl'; price: number }
+  | { kind: 'index'; price: number }
+  | { kind: 'funding' };
+
+const price = fc.integer({ min: 850, max: 1150 }).map((t) => t / 10);
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({
+    kind: fc.constant('open' as const), user: fc.integer({ min: 0, max: USERS.length - 1 }), isLong: fc.boolean(),
+    isMarket: fc.boolean(), price, amount: fc.integer({ min: 1, max: 300 }).map((l) => l / 100),
+    tp: fc.oneof(fc.constant(0), price), sl: fc.oneof(fc.constant(0), price),
+  }) },
+  { weight: 3, arbitrary: fc.record({
+    kind: fc.constant('close' as const), user: fc.integer({ min: 0, max: USERS.length - 1 }), pick: fc.nat(),
+    isMarket: fc.boolean(), price,
+  }) },
+  { weight: 1, arbitrary: fc.record({
+    kind: fc.constant('trigger' as const), user: fc.integer({ min: 0, max: USERS.length - 1 }), pick: fc.nat(),
+    which: fc.constantFrom('tp' as const, 'sl' as const), price,
+  }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('index' as const), price: fc.integer({ min: 600, max: 1400 }).map((t) => t / 10) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('funding' as const) }) },
+);
+
+async function run(ctx: Ctx, steps: Step[], leverages: number[]): Promise<void> {
+  const accounts: string[] = [];
+  for (const [i, u] of USERS.entries()) {
+    await ctx.wallets.deposit(u, 'USDT', 500 + i * 137.12345678);
+    const a = await ctx.futuresAccounts.create(u, { name: 'p', currencyCode: 'USDT', leverage: leverages[i] });
+    await ctx.futuresAccounts.transfer(u, { fromFuturesAccountId: null, toFuturesAccountId: a.id, currencyCode: 'USDT', amount: 400 });
+    accounts.push(String(a.id));
+  }
+  const total = await usdtTotal(ctx, accounts);
+  let now = Date.now();
+  for (const step of steps) {
+    await expectBusiness(apply(ctx, step, accounts, (now += 28_800_000)));
+    await ctx.futuresRisk.sweep(PAIR);
+    await checkInvariants(ctx, accounts, total, step);
+  }
+}
+
+async function apply(ctx: Ctx, s: Step, accounts: string[], now: number): Promise<unknown> {
+  switch (s.kind) {
+    case 'open':
+      return ctx.futuresOrders.create(USERS[s.user], {
+        isMarket: s.isMarket, isLong: s.isLong, price: s.price, amount: s.amount, currencyPairCode: PAIR,
+        futuresAccountId: Number(accounts[s.user]), takeProfit: s.tp, stopLoss: s.sl,
+      });
+    case 'close': {
+      const id = await pickOrder(ctx, s.user, s.pick);
+      if (!id) return undefined;
+      return ctx.futuresOrders.close(USERS[s.user], { orderId: id, isMarket: s.isMarket, limitPrice: s.price });
+    }
+    case 'trigger': {
+      const id = await pickOrder(ctx, s.user, s.pick);
+      if (!id) return undefined;
+      return ctx.futuresOrders.updateTrigger(USERS[s.user], id, s.which, s.price);
+    }
+    case 'index':
+      return ctx.futuresMarket.setIndexPrice(PAIR, s.price);
+    case 'funding':
+      return ctx.futuresRisk.runFundingRound(PAIR, now);
+  }
+}
+
+async function pickOrder(ctx: Ctx, user: number, pick: number): Promise<number | undefined> {
+  const ids = await ctx.redis.zrange(ctx.keys.userOrders(USERS[user], 'futures'), 0, -1);
+  return ids.length ? Number(ids[pick % ids.length]) : undefined;
+}
+
+/** Business rejections (4xx) are part of the game; anything else fails the property. */
+async function expectBusiness(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) return;
+    throw err;
+  }
+}
+
+async function usdtTotal(ctx: Ctx, accounts: string[]): Promise<bigint> {
+  let t = 0n;
+  for (const u of USERS) {
+    t += BigInt((await ctx.redis.hget(ctx.keys.walletAvailable(u), 'USDT')) ?? '0');
+    t += BigInt((await ctx.redis.hget(ctx.keys.walletReserved(u), 'USDT')) ?? '0');
+  }
+  for (const a of accounts) {
+    const [b, l] = await ctx.redis.hmget(ctx.keys.futuresAccount(a), 'balance', 'locked');
+    t += BigInt(b ?? '0') + BigInt(l ?? '0');
+  }
+  for (const key of [ctx.keys.feesCollected(), ctx.keys.insuranceFund(), ctx.keys.futuresPnlPool()]) {
+    t += BigInt((await ctx.redis.hget(key, 'USDT')) ?? '0');
+  }
+  return t;
+}
+
+async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step: Step): Promise<void> {
+  const where = JSON.stringify(step);
+  const k = ctx.keys;
+  const bid = await ctx.redis.zrange(k.levels('futures', PAIR, 'bids'), 0, 0);
+  const ask = await ctx.redis.zrange(k.levels('futures', PAIR, 'asks'), 0, 0);
+  if (bid.length && ask.length) expect([where, Number(bid[0]) < Number(ask[0])]).toEqual([where, true]);
+
+  let long = 0;
+  let short = 0;
+  let lockedByOrders = 0;
+  for (const u of USERS) {
+    for (const id of await ctx.redis.zrange(k.userOrders(u, 'futures'), 0, -1)) {
+      const h = await ctx.redis.hgetall(k.order(id));
+      for (const f of ['rsv', 'margin', 'openQty', 'cost']) expect([where, id, f, Number(h[f]) >= 0]).toEqual([where, id, f, true]);
+      if (h.status === '50') {
+        if (h.side === 'buy') long += Number(h.openQty);
+        else short += Number(h.openQty);
+      } else {
+        expect([where, id, h.openQty]).toEqual([where, id, '0']);
+      }
+      lockedByOrders += Number(h.rsv) + Number(h.margin);
+    }
+  }
+  expect([where, long]).toEqual([where, short]);
+
+  let locked = 0;
+  for (const a of accounts) {
+    const [b, l] = await ctx.redis.hmget(k.futuresAccount(a), 'balance', 'locked');
+    expect([where, a, Number(b) >= 0, Number(l) >= 0]).toEqual([where, a, true, true]);
+    locked += Number(l);
+  }
+  // an account locks exactly the margins and reservations of its orders
+  expect([where, locked]).toEqual([where, lockedByOrders]);
+  expect([where, await usdtTotal(ctx, accounts)]).toEqual([where, total]);
+}
+
+it('keeps the futures book, positions and money consistent under random sequences', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(stepArb, { minLength: 5, maxLength: 40 }),
+      fc.array(fc.constantFrom(1, 3, 10, 25, 100), { minLength: USERS.length, maxLength: USERS.length }),
+      async (steps, leverages) => {
+        const ctx = await testContext();
+        try {
+          await run(ctx, steps, leverages);
+        } finally {
+          await ctx.cleanup();
+        }
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
