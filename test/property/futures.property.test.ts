@@ -82,7 +82,7 @@ async function apply(ctx: Ctx, s: Step, accounts: string[], now: number): Promis
 }
 
 async function pickOrder(ctx: Ctx, user: number, pick: number): Promise<number | undefined> {
-  const ids = await ctx.redis.zrange(ctx.keys.userOrders(USERS[user], 'futures'), 0, -1);
+  const ids = await ctx.redis.zrange(ctx.keys.userOrders(USERS[user], 'futures'), '0', '-1');
   return ids.length ? Number(ids[pick % ids.length]) : undefined;
 }
 
@@ -115,15 +115,15 @@ async function usdtTotal(ctx: Ctx, accounts: string[]): Promise<bigint> {
 async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step: Step): Promise<void> {
   const where = JSON.stringify(step);
   const k = ctx.keys;
-  const bid = await ctx.redis.zrange(k.levels('futures', PAIR, 'bids'), 0, 0);
-  const ask = await ctx.redis.zrange(k.levels('futures', PAIR, 'asks'), 0, 0);
+  const bid = await ctx.redis.zrange(k.levels('futures', PAIR, 'bids'), '0', '0');
+  const ask = await ctx.redis.zrange(k.levels('futures', PAIR, 'asks'), '0', '0');
   if (bid.length && ask.length) expect([where, Number(bid[0]) < Number(ask[0])]).toEqual([where, true]);
 
   let long = 0;
   let short = 0;
   let lockedByOrders = 0;
   for (const u of USERS) {
-    for (const id of await ctx.redis.zrange(k.userOrders(u, 'futures'), 0, -1)) {
+    for (const id of await ctx.redis.zrange(k.userOrders(u, 'futures'), '0', '-1')) {
       const h = await ctx.redis.hgetall(k.order(id));
       for (const f of ['rsv', 'margin', 'openQty', 'cost']) expect([where, id, f, Number(h[f]) >= 0]).toEqual([where, id, f, true]);
       if (h.status === '50') {
