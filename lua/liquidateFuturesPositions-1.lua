@@ -31,8 +31,8 @@ local out = {}
 for _, id in ipairs(found) do
   local pos = fLoad(ctx, id)
   if pos and pos.status == FST.IN_POSITION and pos.openQty > 0 then
-    fCancelWorking(ctx, pos)
     if not bestOrder(ctx, ownSide(pos.side)) then break end
+    fCancelWorking(ctx, pos)
     ctx.liquidating = pos.id
     local c = fClose(ctx, pos, nil, 'liquidation')
     ctx.liquidating = nil

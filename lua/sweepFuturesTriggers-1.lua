@@ -41,8 +41,8 @@ local out, closed = {}, 0
 for _, id in ipairs(found) do
   local pos = fLoad(ctx, id)
   if pos and pos.status == FST.IN_POSITION and pos.openQty > 0 then
-    fCancelWorking(ctx, pos)
     if not bestOrder(ctx, ownSide(pos.side)) then break end
+    fCancelWorking(ctx, pos)
     local c = fClose(ctx, pos, nil, reasons[id])
     if c.filled > 0 then
       closed = closed + 1

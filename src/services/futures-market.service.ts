@@ -167,7 +167,12 @@ export class FuturesMarketService {
     const to = q.DateTo?.getTime() ?? Number.MAX_SAFE_INTEGER;
     const found: { ts: number; seq: number; pair: Pair; t: Record<string, string> }[] = [];
     for (const pair of pairs) {
-      const entries = await this.redis.xrange(this.keys.events('futures', pair.code), '-', '+');
+      // entry ids are Redis's clock, the `ts` field the command's: a minute of slack each side
+      const entries = await this.redis.xrange(
+        this.keys.events('futures', pair.code),
+        q.DateFrom ? String(Math.max(0, from - 60_000)) : '-',
+        q.DateTo ? String(to + 60_000) : '+',
+      );
       for (const [id, fields] of entries) {
         const e = parseEntry(id, fields);
         if (e.ts < from || e.ts > to) continue;
