@@ -2,35 +2,15 @@ import { conflict, badRequest } from '../domain/errors';
 import { CURRENCY_CODE, pairCode, type Currency, type Pair } from '../domain/market';
 import { decimal, feeRatePpm } from '../domain/decimal';
 import type { MarketStore } from '../engine/market-store';
-import type { MarketKind } from '../redis/keys';
 
-export interface PairRequest {
-  kind: MarketKind;
-  baseCurrencyCode: string;
-  quoteCurrencyCode: string;
-  digitsPrice: number;
-  digitsAmount: number;
-  minBaseAmount: number;
-  minQuoteAmount: number;
-  makerFee: number;
-  takerFee: number;
-  contractValue?: number;
-  lotSize?: number;
-  maxLeverage?: number;
-  maintenanceMarginRate?: number;
-}
+/** What an operator gives for a new pair: everything but what the engine derives. */
+export type PairRequest = Omit<Pair, 'id' | 'code' | 'isActive' | 'baseDecimals' | 'quoteDecimals'>;
 
-export interface SpotPairDto {
-  currencyPairCode: string;
-  baseCurrencyCode: string;
-  quoteCurrencyCode: string;
-  digitsPrice: number;
-  digitsAmount: number;
-  minBaseAmount: number;
-  minQuoteAmount: number;
-  makerFee: number;
-  takerFee: number;
-}
+/** The spot pair listing of DESIGN 5 (`GET /api/currencies/pairs`). */
+export type SpotPairDto = Pick<
+  Pair,
+  'baseCurrencyCode' | 'quoteCurrencyCode' | 'digitsPrice' | 'digitsAmount' | 'minBaseAmount' | 'minQuoteAmount' | 'makerFee' | 'takerFee'
+> & { currencyPairCode: string };
 
 /** Currencies and pairs: validation of new ones (admin, seeding) and the public listings. */
 export class MarketService {
