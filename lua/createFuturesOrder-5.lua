@@ -17,8 +17,9 @@
     ARGV[7]  amount, lots                ARGV[15] stream MAXLEN
     ARGV[8]  take profit, ticks ('' none)
   Output:
-    {'OK', order hash as a flat list}    placed (matched, rested, or ended)
-    {'DUP', order hash as a flat list}   clientOrderId already used by this user: nothing done
+    {'OK', {'id', id, 'clid', clientOrderId, 'status', status}}    placed (matched, rested, or ended)
+    {'DUP', {'id', id, 'clid', clientOrderId, 'status', status}}   clientOrderId already used by this
+                                                                   user: nothing done
     {'ERR', code, detail}                rejected, nothing changed: PAIR_NOT_FOUND, ACCOUNT_NOT_FOUND,
       CURRENCY_MISMATCH, LEVERAGE_ABOVE_MAX, NO_LIQUIDITY, INVALID_TRIGGER, ORDER_POST_ONLY_WOULD_TAKE,
       NOTIONAL_TOO_LARGE, INSUFFICIENT_MARGIN
@@ -35,8 +36,10 @@ local tp, sl, acctId = tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10]
 local postOnly, stp, clid, ts = ARGV[11] == '1', tonumber(ARGV[12]), ARGV[13], ARGV[14]
 if isMarket then price = nil end
 
-local function orderReply(tag, id)
-  return { tag, rcall('HGETALL', orderKey(P, id)) }
+-- The caller answers {id, clientOrderId} (SPEC 4.3), so that is all the reply carries.
+local function orderReply(tag, id, status)
+  local f = rcall('HMGET', orderKey(P, id), 'clid', 'status')
+  return { tag, { 'id', fmt(tonumber(id)), 'clid', f[1] or '', 'status', status or f[2] } }
 end
 
 if clid ~= '' then
@@ -122,11 +125,11 @@ else
   ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(id), u = user, status = st }
 end
 
-rcall('HSET', orderKey(P, id), 'id', fmt(id), 'kind', 'futures', 'role', 'open', 'user', user, 'acct', acctId,
-  'pair', pair, 'side', side, 'isMarket', isMarket and '1' or '0', 'price', price and fmt(price) or '',
-  'amount', fmt(amount), 'lev', fmt(lev), 'stp', fmt(stp), 'postOnly', postOnly and '1' or '0', 'clid', clid,
-  'cts', ts)
+-- written with the order's first flush (fFlush), in one HSET
+o.static = { 'id', fmt(id), 'kind', 'futures', 'role', 'open', 'user', user, 'acct', acctId, 'pair', pair,
+  'side', side, 'isMarket', isMarket and '1' or '0', 'price', price and fmt(price) or '', 'amount', fmt(amount),
+  'lev', fmt(lev), 'stp', fmt(stp), 'postOnly', postOnly and '1' or '0', 'clid', clid, 'cts', ts }
 fCommit(ctx)
 rcall('ZADD', userOrdersKey, id, id)
 if clid ~= '' then rcall('HSET', clidKey, clid, id) end
-return orderReply('OK', id)
+return { 'OK', { 'id', fmt(id), 'clid', clid, 'status', o.status } }

@@ -351,11 +351,14 @@ local function fFlush(ctx)
         'filled', fmt(o.filled), 'pos', o.pos, 'resting', o.resting or '0', 'uts', ctx.ts)
     else
       fIndex(ctx, o)
-      redis.call('HSET', key, 'filled', fmt(o.filled), 'rsv', fmt(o.rsv), 'cost', fmt(o.cost), 'ecost', fmt(o.ecost),
+      local f = { 'filled', fmt(o.filled), 'rsv', fmt(o.rsv), 'cost', fmt(o.cost), 'ecost', fmt(o.ecost),
         'openQty', fmt(o.openQty), 'margin', fmt(o.margin), 'imargin', fmt(o.imargin), 'fee', fmt(o.fee),
         'rpnl', fmt(o.rpnl), 'funding', fmt(o.funding), 'status', o.status, 'tp', optTicks(o.tp),
         'sl', optTicks(o.sl), 'liq', optTicks(o.status == FST.IN_POSITION and o.liq or nil),
-        'closeOrd', o.closeOrd, 'closeReason', o.closeReason or '', 'resting', o.resting or '0', 'uts', ctx.ts)
+        'closeOrd', o.closeOrd, 'closeReason', o.closeReason or '', 'resting', o.resting or '0', 'uts', ctx.ts }
+      -- a new order's fixed fields go out in the same HSET
+      for _, v in ipairs(o.static or {}) do f[#f + 1] = v end
+      redis.call('HSET', key, unpack(f))
     end
   end
 end
