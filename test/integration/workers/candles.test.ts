@@ -2,6 +2,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { CANDLE_PERIODS, candleOpen } from '../../../src/domain/candle';
 import type { MarketEntry } from '../../../src/services/market-event';
+import { referenceCandles, type Fill } from '../../support/candle-reference';
 import { createApp, testContext } from '../../support/harness';
 
 type Ctx = Awaited<ReturnType<typeof testContext>>;
@@ -15,12 +16,6 @@ const MONTH_MS = 2_592_000_000;
 let nextTradeId = 1;
 let nextEntry = 1;
 
-interface Fill {
-  ts: number;
-  price: number;
-  qty: number;
-}
-
 function entry(fills: Fill[]): MarketEntry {
   return {
     id: `${fills[0].ts}-${nextEntry++}`,
@@ -32,28 +27,7 @@ function entry(fills: Fill[]): MarketEntry {
   };
 }
 
-/** The candles a plain reading of SPEC 2.12 gives for these fills (fills in trade-id order). */
-function expected(fills: Fill[], period: number) {
-  const byOpen = new Map<number, Fill[]>();
-  for (const f of fills) {
-    const t = candleOpen(f.ts, period);
-    byOpen.set(t, [...(byOpen.get(t) ?? []), f]);
-  }
-  return [...byOpen.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([t, fs]) => ({
-      currencyPairCode: 'BTC_USDT',
-      openPrice: fs[0].price,
-      closePrice: fs[fs.length - 1].price,
-      maxPrice: Math.max(...fs.map((f) => f.price)),
-      minPrice: Math.min(...fs.map((f) => f.price)),
-      candleTimePeriod: period,
-      volume: Number(fs.reduce((s, f) => s + f.price * f.qty, 0).toFixed(DP + DA)),
-      volumeBase: Number(fs.reduce((s, f) => s + f.qty, 0).toFixed(DA)),
-      openTimestamp: new Date(t).toISOString(),
-      closeTimestamp: new Date(t + period * 1000).toISOString(),
-    }));
-}
+const expected = (fills: Fill[], period: number) => referenceCandles('BTC_USDT', fills, period, { price: DP, amount: DA });
 
 async function candles(query: Record<string, string | number>) {
   const r = await request(app).get('/api/futures/exchange-data/candles').query(query);
