@@ -1,0 +1,39 @@
+import { futuresParams } from '../../../src/domain/futures';
+import { resolveIncludes, LUA_DIR } from '../../../src/redis/lua-loader';
+import { testContext } from '../../support/harness';
+
+/** The futures keys Lua builds while running (lua/includes/keys.lua, futuresSettlement) must match keys.ts. */
+it('Lua and TypeScript agree on the futures key names', async () => {
+  const ctx = await testContext();
+  try {
+    const lua = resolveIncludes(
+      LUA_DIR,
+      `--- @include "includes/futuresSettlement"
+local P, pair = ARGV[1], ARGV[2]
+local ctx = futuresContextFor(P, pair, '0', '1000')
+local f = ctx.fkeys
+return { futuresAccountKey(P, '7'), f.tpL, f.tpS, f.slL, f.slS, f.liqL, f.liqS, f.active, ctx.keys.tradeIds,
+  ctx.keys.orderIds, ctx.keys.fees, ctx.keys.insurance, ctx.keys.pool, ctx.keys.last, ctx.keys.events,
+  userOpenKey(P, 'futures', pair, 'u1'), tostring(ctx.fut.ns), tostring(ctx.fut.maker), tostring(ctx.fut.taker),
+  tostring(ctx.fut.mmr) }`,
+      'futures-keys-probe.lua',
+    );
+    const k = ctx.keys;
+    const pair = 'BTC_USDT';
+    expect(await ctx.redis.eval(lua, 0, k.engine, pair)).toEqual([
+      k.futuresAccount(7), k.futuresTrigger(pair, 'tpL'), k.futuresTrigger(pair, 'tpS'), k.futuresTrigger(pair, 'slL'),
+      k.futuresTrigger(pair, 'slS'), k.futuresTrigger(pair, 'liqL'), k.futuresTrigger(pair, 'liqS'), k.futuresActive(pair),
+      k.tradeIds(), k.orderIds(), k.feesCollected(), k.insuranceFund(), k.futuresPnlPool(), k.lastPrice('futures', pair),
+      k.events('futures', pair), k.userOpenOrders('u1', 'futures', pair),
+      // the parameters Lua derives from the pair hash agree with src/domain/futures.ts
+      '1000', '200', '500', '5000',
+    ]);
+    const params = futuresParams((await ctx.marketStore.getPair('futures', pair))!);
+    expect([params.ns, params.makerPpm, params.takerPpm, params.mmrPpm]).toEqual([1000, 200, 500, 5000]);
+    for (const key of [k.futuresAccount(1), k.futuresTrigger(pair, 'liqL'), k.insuranceFund(), k.indexPrice(pair), k.fundingState(pair)]) {
+      expect(key.startsWith(k.engine)).toBe(true);
+    }
+  } finally {
+    await ctx.cleanup();
+  }
+});
