@@ -120,6 +120,35 @@ describe('liquidation', () => {
   });
 });
 
+describe('admin index price', () => {
+  it('sets the index (the mark where no spot market trades) and refuses bad input without a change', async () => {
+    const request = (await import('supertest')).default;
+    const { bearer } = await import('../../support/harness');
+    const { admin } = await import('./helpers');
+    const pair = (await b.ctx.marketStore.getPair('futures', 'ETH_USDT'))!;
+    const ok = await b.setIndex('ETH_USDT', 2000.129);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ currencyPairCode: 'ETH_USDT', price: 2000.12 });
+    expect(await b.ctx.futuresPrices.markTicks(pair)).toBe('200012');
+    const post = (auth: string, body: Record<string, unknown>) =>
+      request(b.app).post('/api/admin/index-price').set('Authorization', auth).send(body);
+    const cases: [string, Record<string, unknown>, number, string][] = [
+      [bearer('alice'), { currencyPairCode: 'ETH_USDT', price: 1 }, 403, 'ADMIN_ONLY'],
+      [admin, { currencyPairCode: 'NOPE_USDT', price: 1 }, 404, 'PAIR_NOT_FOUND'],
+      [admin, { currencyPairCode: 'ETH_USDT', price: -1 }, 400, 'VALIDATION_FAILED'],
+      [admin, { currencyPairCode: 'ETH_USDT', price: 0.001 }, 422, 'PRICE_OUT_OF_RANGE'],
+      [admin, { currencyPairCode: 'ETH_USDT', price: 1, extra: true }, 400, 'VALIDATION_FAILED'],
+      [admin, { price: 1 }, 400, 'VALIDATION_FAILED'],
+    ];
+    for (const [auth, body, status, code] of cases) {
+      const r = await post(auth, body);
+      expect([JSON.stringify(body), r.status, r.body.error?.code]).toEqual([JSON.stringify(body), status, code]);
+    }
+    expect((await request(b.app).post('/api/admin/index-price').send({ currencyPairCode: 'ETH_USDT', price: 1 })).status).toBe(401);
+    expect(await b.ctx.futuresPrices.markTicks(pair)).toBe('200012');
+  });
+});
+
 describe('funding', () => {
   it('longs pay shorts at a positive rate, once per round, zero-sum with the insurance fund', async () => {
     const total = await b.usdtTotal();
