@@ -6,6 +6,7 @@ import { SpotEngine } from './engine/spot-engine';
 import { createRedis, type RedisClient } from './redis/connection';
 import { Keys } from './redis/keys';
 import { Scripts } from './redis/scripts';
+import { createAggregatorFeeds, type AggregatorFeeds } from './services/aggregator-feeds';
 import { CandleService } from './services/candle.service';
 import { createFuturesServices, type FuturesServices } from './services/futures-services';
 import { MarketDataService } from './services/market-data.service';
@@ -28,6 +29,7 @@ export interface AppContext extends FuturesServices {
   candles: CandleService;
   wallets: WalletService;
   spotOrders: SpotOrderService;
+  aggregators: AggregatorFeeds;
   close(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
     candles: new CandleService(redis, keys, scripts, marketStore),
     wallets: new WalletService(redis, keys, scripts, marketStore),
     spotOrders: new SpotOrderService(redis, keys, marketStore, spotEngine),
+    aggregators: createAggregatorFeeds({ config, redis, keys, marketStore, books }),
     ...createFuturesServices({ config, log, redis, keys, scripts, marketStore, books }),
     async close() {
       await redis.quit().catch(() => undefined);

@@ -327,9 +327,10 @@ local function fIndex(ctx, o)
     if long then redis.call('ZADD', k.liqL, o.liq, idx) else redis.call('ZADD', k.liqS, o.liq, idx) end
     local tpKey, slKey = k.tpS, k.slS
     if long then tpKey, slKey = k.tpL, k.slL end
-    if o.tp then redis.call('ZADD', tpKey, o.tp, idx) else redis.call('ZREM', tpKey, idx) end
-    if o.sl then redis.call('ZADD', slKey, o.sl, idx) else redis.call('ZREM', slKey, idx) end
-    redis.call('SADD', k.active, idx)
+    -- a position that was not in force yet has no entries to remove
+    if o.tp then redis.call('ZADD', tpKey, o.tp, idx) elseif o.wasActive then redis.call('ZREM', tpKey, idx) end
+    if o.sl then redis.call('ZADD', slKey, o.sl, idx) elseif o.wasActive then redis.call('ZREM', slKey, idx) end
+    if not o.wasActive then redis.call('SADD', k.active, idx) end
   elseif o.wasActive then
     for _, key in ipairs({ k.liqL, k.liqS, k.tpL, k.tpS, k.slL, k.slS }) do redis.call('ZREM', key, idx) end
     redis.call('SREM', k.active, idx)

@@ -5,6 +5,7 @@ import { errorHandler, notFoundHandler } from './middleware/errors';
 import { requestMetrics } from './middleware/metrics';
 import { orderRateLimit } from './middleware/rate-limit';
 import { adminRoutes } from './routes/admin.routes';
+import { aggregatorRoutes } from './routes/aggregator.routes';
 import { exchangeDataRoutes } from './routes/exchange-data.routes';
 import { futuresAccountRoutes } from './routes/futures-account.routes';
 import { futuresMarketRoutes } from './routes/futures-market.routes';
@@ -40,5 +41,6 @@ function appRouters(ctx: AppContext, auth: express.RequestHandler, limit: expres
     futuresAccountRoutes(ctx, auth),
     futuresTradeRoutes(ctx, auth, limit),
     futuresMarketRoutes(ctx, auth),
+    aggregatorRoutes(ctx),
   ];
 }
