@@ -128,12 +128,15 @@ else
 end
 
 flushDeltas(ctx)
-rcall('HSET', orderKey(P, id), 'id', fmt(id), 'kind', 'spot', 'user', user, 'pair', pair, 'side', side,
+-- The new order's hash, kept as a list: HSET writes it and the reply returns it as written, which is
+-- what HGETALL of this fresh key would give, without reading it back.
+local order = { 'id', fmt(id), 'kind', 'spot', 'user', user, 'pair', pair, 'side', side,
   'type', otype, 'price', price and fmt(price) or '', 'amount', amount and fmt(amount) or '',
   'quoteAmount', budget and fmt(budget) or '', 'filled', fmt(taker.filled),
   'filledQuote', fmt(taker.filledQuote), 'fee', fmt(taker.fee), 'rsv', fmt(taker.rsv), 'status', status,
-  'postOnly', postOnly and '1' or '0', 'stp', fmt(stp), 'clid', clid, 'cts', ts, 'uts', ts)
+  'postOnly', postOnly and '1' or '0', 'stp', fmt(stp), 'clid', clid, 'cts', ts, 'uts', ts }
+rcall('HSET', orderKey(P, id), unpack(order))
 rcall('ZADD', userOrdersKey, id, id)
 if clid ~= '' then rcall('HSET', clidKey, clid, id) end
 publishEvents(ctx)
-return orderReply('OK', id)
+return { 'OK', order }

@@ -2,8 +2,8 @@
   The order book of one market. Per side: a sorted set of resting orders (score = price in ticks,
   negated for bids so the best comes first on both sides; member = the order id zero-padded to 16
   digits, so equal prices keep arrival order exactly), and the aggregated levels (a sorted set of
-  prices plus a hash price -> total lots). Level changes are remembered in ctx.changed and published
-  as one diff per command.
+  prices plus a hash price -> total lots). Level changes are remembered in ctx.changed (price -> new
+  total) and published as one diff per command.
 ]]
 --- @include "includes/fmt"
 
@@ -16,16 +16,19 @@ local function bookMember(id)
   return string.format('%016d', id)
 end
 
+-- ctx.changed[side][p] keeps the level's new total as publishEvents prints it ('0' once removed),
+-- so publishing needs no HGET per changed level.
 local function changeLevel(ctx, side, ticks, delta)
   local p = fmt(ticks)
   local qty = redis.call('HINCRBY', ctx.keys.lvlqty[side], p, fmt(delta))
   if qty <= 0 then
     redis.call('HDEL', ctx.keys.lvlqty[side], p)
     redis.call('ZREM', ctx.keys.levels[side], p)
-  elseif qty == delta then
-    redis.call('ZADD', ctx.keys.levels[side], bookScore(side, ticks), p)
+    ctx.changed[side][p] = '0'
+  else
+    if qty == delta then redis.call('ZADD', ctx.keys.levels[side], bookScore(side, ticks), p) end
+    ctx.changed[side][p] = fmt(qty)
   end
-  ctx.changed[side][p] = true
   ctx.bookChanged = true
 end
 

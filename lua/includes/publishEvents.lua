@@ -12,8 +12,10 @@ local function publishEvents(ctx)
   if ctx.bookChanged then
     local seq = redis.call('INCR', ctx.keys.seq)
     for _, side in ipairs({ 'bids', 'asks' }) do
-      for p in pairs(ctx.changed[side]) do
-        local q = redis.call('HGET', ctx.keys.lvlqty[side], p) or '0'
+      for p, total in pairs(ctx.changed[side]) do
+        -- changeLevel records the total it just wrote; a bare `true` (older callers) still reads it
+        local q = total
+        if type(q) ~= 'string' then q = redis.call('HGET', ctx.keys.lvlqty[side], p) or '0' end
         ctx.events[#ctx.events + 1] = { e = 'book', side = side, p = p, q = q }
       end
     end

@@ -1,0 +1,21 @@
+/**
+ * A bench must end by itself: after `seconds` this prints why and exits non-zero (the exit hook of
+ * redis-server.ts still stops any private server). The timer is unref'd so it never keeps a
+ * finished bench alive.
+ */
+export function exitAfter(seconds: number, what: string): void {
+  const t = setTimeout(() => {
+    console.error(`${what}: still running after ${seconds} s, giving up`);
+    process.exit(3);
+  }, seconds * 1000);
+  t.unref();
+}
+
+/** Reads a positive integer from the environment, with a default. */
+export function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return n;
+}

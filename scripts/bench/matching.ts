@@ -1,0 +1,423 @@
+/**
+ * npm run bench:matching — the spot engine's Lua scripts, pipelined, against a no-op EVALSHA
+ * baseline and an in-memory order book (nodejs-order-book), in one run (DESIGN 7, issue 2).
+ *
+ * Per run, on a fresh key prefix: RESTING non-crossing limit orders build a book RESTING deep
+ * (both sides, 1,000 levels each), then CROSSING limit orders each take exactly one resting order
+ * (every order has the same size, so a taker with a far limit fills one maker and stops). The same
+ * flow goes through a trivial Lua script with the same KEYS/ARGV (what EVALSHA, the network and
+ * ioredis cost by themselves) and through nodejs-order-book (what matching costs without Redis).
+ *
+ * Env: BENCH_RUNS (5), BENCH_RESTING (100000), BENCH_CROSSING (50000), BENCH_BATCH (500),
+ * BENCH_IN_FLIGHT (2), BENCH_MAX_SECONDS (900), REDIS_URL (else a private redis-server),
+ * BENCH_LUA_DIR (another lua/ tree, e.g. an older commit's, to compare engine versions A/B).
+ */
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type Redis from 'ioredis';
+import { OrderBook, Side as ObSide } from 'nodejs-order-book';
+import { loadConfig } from '../../src/config/env';
+import { createLogger } from '../../src/config/logger';
+import { createContext } from '../../src/context';
+import type { Pair } from '../../src/domain/market';
+import { hashOf } from '../../src/engine/reply';
+import type { PlaceSpotInput } from '../../src/engine/spot-engine';
+import { createRedis } from '../../src/redis/connection';
+import { loadLuaScripts } from '../../src/redis/lua-loader';
+import { Scripts } from '../../src/redis/scripts';
+import { SpotEngine } from '../../src/engine/spot-engine';
+import { seedMarkets } from '../../src/services/market-seeder';
+import { envInt, exitAfter } from './lib/deadline';
+import { runPipelined, type PipelinedRun } from './lib/pipeline';
+import { deleteByPrefix, startBenchRedis, type BenchRedis } from './lib/redis-server';
+import {
+  commandStats,
+  histogramPercentile,
+  latencyHistogram,
+  resetStats,
+  serverCpuSeconds,
+  type CommandStat,
+} from './lib/redis-info';
+import { fmtNum, machineInfo, printTable, writeResults } from './lib/report';
+import { median, nowMs, summarize } from './lib/stats';
+
+const RUNS = envInt('BENCH_RUNS', 5);
+const RESTING = envInt('BENCH_RESTING', 100_000);
+const CROSSING = envInt('BENCH_CROSSING', 50_000);
+const BATCH = envInt('BENCH_BATCH', 500);
+const IN_FLIGHT = envInt('BENCH_IN_FLIGHT', 2);
+const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 900);
+const LUA_DIR = process.env.BENCH_LUA_DIR ? resolve(process.env.BENCH_LUA_DIR) : undefined;
+
+const PAIR = 'BTC_USDT';
+const MID = 5_000_000; // 50,000.00 USDT in ticks
+const LEVELS = 1_000; // price levels per side
+const LOTS = 1_000; // 0.001 BTC: above both pair minimums at every price used
+const USERS = 10; // makers m0..m9, takers t0..t9: no self-trades, balances spread over hashes
+
+interface FlowOrder {
+  side: 'buy' | 'sell';
+  priceTicks: number;
+  maker: boolean;
+  n: number;
+}
+
+/** Resting orders alternate sides, spread over LEVELS prices each; takers alternate sides too. */
+function orderFlow(): { resting: FlowOrder[]; crossing: FlowOrder[] } {
+  const resting: FlowOrder[] = [];
+  for (let i = 0; i < RESTING; i++) {
+    const k = Math.floor(i / 2) % LEVELS;
+    const sell = i % 2 === 0;
+    resting.push({
+      side: sell ? 'sell' : 'buy',
+      priceTicks: sell ? MID + 1 + k : MID - 1 - k,
+      maker: true,
+      n: i,
+    });
+  }
+  const crossing: FlowOrder[] = [];
+  for (let i = 0; i < CROSSING; i++) {
+    const buy = i % 2 === 0;
+    // a limit past every resting level: the fill is at the maker's price, one maker per taker
+    crossing.push({
+      side: buy ? 'buy' : 'sell',
+      priceTicks: buy ? MID + LEVELS + 10 : MID - LEVELS - 10,
+      maker: false,
+      n: i,
+    });
+  }
+  return { resting, crossing };
+}
+
+function toInput(pair: Pair, o: FlowOrder, ts: number): PlaceSpotInput {
+  return {
+    userId: `${o.maker ? 'm' : 't'}${o.n % USERS}`,
+    pair,
+    side: o.side,
+    type: 'limit',
+    priceTicks: String(o.priceTicks),
+    amountLots: String(LOTS),
+    postOnly: false,
+    stp: 'NONE',
+    clientOrderId: null,
+    timestamp: ts,
+  };
+}
+
+interface PhaseResult {
+  ordersPerSec: number;
+  /** Batch round trip, client side, ms. */
+  batchP50Ms: number;
+  batchP99Ms: number;
+  /** Redis-side time of one script call: mean from commandstats, p50/p99 as power-of-two bucket bounds. */
+  redisMeanUs: number;
+  redisP50Us: number;
+  redisP99Us: number;
+  /** CPU the server's main thread spent per order (INFO cpu), µs: robust to a busy shared box. */
+  redisCpuUs: number;
+  /** Commands a script call issued, on average (redis.call count per order). */
+  callsPerOrder: number;
+  errors: number;
+}
+
+interface RunResult {
+  engineResting: PhaseResult;
+  engineCrossing: PhaseResult;
+  noopResting: PhaseResult;
+  noopCrossing: PhaseResult;
+  memResting: number;
+  memCrossing: number;
+  commandsResting: Record<string, number>;
+  commandsCrossing: Record<string, number>;
+  check: { trades: number; bookDepthAfterResting: number; bookDepthAfterCrossing: number };
+}
+
+const NOOP_LUA = "-- no-op baseline: same KEYS/ARGV as placeSpotOrder, no work\nreturn 'OK'";
+
+async function measurePhase(
+  redis: Redis,
+  items: PlaceSpotInput[],
+  queue: Parameters<typeof runPipelined<PlaceSpotInput>>[1]['queue'],
+  isOk: (r: unknown) => boolean,
+): Promise<{ phase: PhaseResult; stats: Map<string, CommandStat>; run: PipelinedRun }> {
+  await resetStats(redis);
+  const cpu0 = await serverCpuSeconds(redis);
+  const run = await runPipelined(redis, { items, queue, batchSize: BATCH, inFlight: IN_FLIGHT, isOk });
+  const cpu1 = await serverCpuSeconds(redis);
+  const stats = await commandStats(redis);
+  const hist = await latencyHistogram(redis, 'evalsha');
+  const evalsha = stats.get('evalsha') ?? { calls: 0, usec: 0, usecPerCall: NaN };
+  let inner = 0;
+  for (const [name, s] of stats) if (isScriptCommand(name)) inner += s.calls;
+  const batches = summarize(run.batchMs);
+  return {
+    phase: {
+      ordersPerSec: (items.length / run.elapsedMs) * 1000,
+      batchP50Ms: batches.p50,
+      batchP99Ms: batches.p99,
+      redisMeanUs: evalsha.usecPerCall,
+      redisP50Us: hist ? histogramPercentile(hist, 50) : NaN,
+      redisP99Us: hist ? histogramPercentile(hist, 99) : NaN,
+      redisCpuUs: ((cpu1 - cpu0) * 1e6) / items.length,
+      callsPerOrder: evalsha.calls ? inner / evalsha.calls : 0,
+      errors: run.errors,
+    },
+    stats,
+    run,
+  };
+}
+
+/** Commands counted in commandstats that scripts issued (not the bench's own EVALSHA/INFO/CONFIG). */
+function isScriptCommand(name: string): boolean {
+  return !/^(evalsha|eval|info|config.*|script.*|zcard|get|flushall|ping|client.*)$/.test(name);
+}
+
+function perOrder(stats: Map<string, CommandStat>, orders: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, s] of stats) {
+    if (!isScriptCommand(name)) continue;
+    out[name] = Math.round((s.calls / orders) * 100) / 100;
+  }
+  return out;
+}
+
+function inMemory(flow: { resting: FlowOrder[]; crossing: FlowOrder[] }): {
+  resting: number;
+  crossing: number;
+} {
+  const ob = new OrderBook();
+  const place = (o: FlowOrder, id: string) =>
+    ob.limit({ id, side: o.side === 'buy' ? ObSide.BUY : ObSide.SELL, size: LOTS, price: o.priceTicks });
+  let t0 = nowMs();
+  flow.resting.forEach((o, i) => place(o, `r${i}`));
+  const restingMs = nowMs() - t0;
+  t0 = nowMs();
+  let fills = 0;
+  flow.crossing.forEach((o, i) => {
+    fills += place(o, `c${i}`).done.length;
+  });
+  const crossingMs = nowMs() - t0;
+  // each taker is done and takes one maker: two entries in `done`
+  if (fills !== 2 * flow.crossing.length)
+    throw new Error(`in-memory book: ${fills} done entries, expected ${2 * flow.crossing.length}`);
+  return {
+    resting: (flow.resting.length / restingMs) * 1000,
+    crossing: (flow.crossing.length / crossingMs) * 1000,
+  };
+}
+
+async function oneRun(server: BenchRedis, flow: ReturnType<typeof orderFlow>): Promise<RunResult> {
+  const prefix = `bench${randomBytes(3).toString('hex')}`;
+  const config = loadConfig({
+    REDIS_URL: server.url,
+    JWT_SECRET: 'bench-secret-0123456789abcdef',
+    KEY_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    MARKETS_FILE: resolve(__dirname, '../../config/markets.json'),
+  });
+  const ctx = await createContext(config, createLogger('silent'));
+  try {
+    await seedMarkets(config.marketsFile, ctx.markets, ctx.log);
+    const pair = await ctx.marketStore.getPair('spot', PAIR);
+    if (!pair) throw new Error(`pair ${PAIR} not seeded`);
+    for (let u = 0; u < USERS; u++) {
+      for (const who of ['m', 't']) {
+        await ctx.wallets.deposit(`${who}${u}`, 'USDT', 10_000_000);
+        await ctx.wallets.deposit(`${who}${u}`, 'BTC', 100_000);
+      }
+    }
+    const ts = Date.now();
+    const resting = flow.resting.map((o) => toInput(pair, o, ts));
+    const crossing = flow.crossing.map((o) => toInput(pair, o, ts));
+    const redis = ctx.redis as Redis;
+    // The timed phases get a connection of their own (no auto-pipelining, nothing else on it) and,
+    // with BENCH_LUA_DIR, the scripts of another tree under the same command names.
+    const bench = createRedis({ url: server.url, name: 'bench' }) as Redis;
+    const scripts = new Scripts(bench, LUA_DIR ? loadLuaScripts(LUA_DIR) : undefined);
+    await scripts.preload();
+    const engine = new SpotEngine(ctx.keys, scripts, config.streamMaxLen);
+    const noopSha = (await redis.script('LOAD', NOOP_LUA)) as string;
+    const queueNoop = (p: Parameters<PipelinedQueue>[0], o: PlaceSpotInput) => {
+      const { keys, args } = engine.placeArgs(o);
+      p.evalsha(noopSha, keys.length, ...keys, ...args);
+    };
+    const queueEngine = (p: Parameters<PipelinedQueue>[0], o: PlaceSpotInput) => engine.queuePlace(p, o);
+    const noopOk = (r: unknown) => r === 'OK';
+    const placedOk = (r: unknown) => Array.isArray(r) && r[0] === 'OK';
+    const filledOk = (r: unknown) => placedOk(r) && hashOf((r as [string, string[]])[1]).status === 'filled';
+
+    const noopResting = await measurePhase(bench, resting, queueNoop, noopOk);
+    const engineResting = await measurePhase(bench, resting, queueEngine, placedOk);
+    const depth = async () =>
+      (await redis.zcard(ctx.keys.book('spot', PAIR, 'bids'))) +
+      (await redis.zcard(ctx.keys.book('spot', PAIR, 'asks')));
+    const bookDepthAfterResting = await depth();
+    const noopCrossing = await measurePhase(bench, crossing, queueNoop, noopOk);
+    const engineCrossing = await measurePhase(bench, crossing, queueEngine, filledOk);
+    bench.disconnect();
+    const bookDepthAfterCrossing = await depth();
+    const trades = Number((await redis.get(ctx.keys.tradeIds())) ?? 0);
+    const mem = inMemory(flow);
+    return {
+      engineResting: engineResting.phase,
+      engineCrossing: engineCrossing.phase,
+      noopResting: noopResting.phase,
+      noopCrossing: noopCrossing.phase,
+      memResting: mem.resting,
+      memCrossing: mem.crossing,
+      commandsResting: perOrder(engineResting.stats, resting.length),
+      commandsCrossing: perOrder(engineCrossing.stats, crossing.length),
+      check: { trades, bookDepthAfterResting, bookDepthAfterCrossing },
+    };
+  } finally {
+    if (server.privateServer) await (ctx.redis as Redis).flushall('ASYNC');
+    else await deleteByPrefix(ctx.redis as Redis, prefix);
+    await ctx.close();
+  }
+}
+
+type PipelinedQueue = Parameters<typeof runPipelined<PlaceSpotInput>>[1]['queue'];
+
+function medianPhase(runs: RunResult[], pick: (r: RunResult) => PhaseResult): PhaseResult {
+  const phases = runs.map(pick);
+  const out = {} as Record<keyof PhaseResult, number>;
+  for (const k of Object.keys(phases[0]) as (keyof PhaseResult)[]) out[k] = median(phases.map((p) => p[k]));
+  return out;
+}
+
+async function main(): Promise<void> {
+  exitAfter(MAX_SECONDS, 'bench:matching');
+  const server = await startBenchRedis();
+  const started = new Date();
+  const redisVersion = await (async () => {
+    const { default: IORedis } = await import('ioredis');
+    const r = new IORedis(server.url);
+    const info = (await r.info('server')) as string;
+    r.disconnect();
+    return /redis_version:(\S+)/.exec(info)?.[1];
+  })();
+  console.log(
+    `bench:matching — ${RUNS} runs of ${fmtNum(RESTING)} resting + ${fmtNum(CROSSING)} crossing orders on ${PAIR}, ` +
+      `batches of ${BATCH}, ${IN_FLIGHT} in flight, Redis ${redisVersion} at ${server.url}${server.privateServer ? ' (private)' : ''}`,
+  );
+  const flow = orderFlow();
+  const runs: RunResult[] = [];
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      const r = await oneRun(server, flow);
+      runs.push(r);
+      console.log(
+        `run ${i + 1}/${RUNS}: resting ${fmtNum(r.engineResting.ordersPerSec)}/s (no-op ${fmtNum(r.noopResting.ordersPerSec)}/s), ` +
+          `crossing ${fmtNum(r.engineCrossing.ordersPerSec)}/s (no-op ${fmtNum(r.noopCrossing.ordersPerSec)}/s), ` +
+          `in-memory ${fmtNum(r.memResting)}/s / ${fmtNum(r.memCrossing)}/s; trades ${r.check.trades}, ` +
+          `book ${r.check.bookDepthAfterResting} -> ${r.check.bookDepthAfterCrossing}`,
+      );
+      const bad =
+        r.engineResting.errors + r.engineCrossing.errors + r.noopResting.errors + r.noopCrossing.errors;
+      if (bad || r.check.trades !== CROSSING || r.check.bookDepthAfterResting !== RESTING) {
+        throw new Error(
+          `run ${i + 1} did not do what it should: ${JSON.stringify(r.check)}, ${bad} error replies`,
+        );
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+
+  const er = medianPhase(runs, (r) => r.engineResting);
+  const ec = medianPhase(runs, (r) => r.engineCrossing);
+  const nr = medianPhase(runs, (r) => r.noopResting);
+  const nc = medianPhase(runs, (r) => r.noopCrossing);
+  const memR = median(runs.map((r) => r.memResting));
+  const memC = median(runs.map((r) => r.memCrossing));
+  const row = (name: string, p: PhaseResult, base: PhaseResult | null, mem: number | null) => [
+    name,
+    p.ordersPerSec,
+    p.batchP50Ms,
+    p.batchP99Ms,
+    p.redisMeanUs,
+    p.redisP50Us,
+    p.redisP99Us,
+    p.redisCpuUs,
+    p.callsPerOrder,
+    base ? `${fmtNum(p.ordersPerSec / base.ordersPerSec, 3)}` : '',
+    base ? `${fmtNum(p.redisMeanUs / base.redisMeanUs, 1)}x` : '',
+    mem ? fmtNum(p.ordersPerSec / mem, 4) : '',
+  ];
+  printTable(
+    `Medians of ${RUNS} runs (batch = ${BATCH} orders; redis µs = EVALSHA time inside the server, p50/p99 as LATENCY HISTOGRAM bucket upper bounds; redis cpu µs = server main-thread CPU per order)`,
+    [
+      'phase',
+      'orders/s',
+      'batch p50 ms',
+      'batch p99 ms',
+      'redis µs mean',
+      'redis µs p50≤',
+      'redis µs p99≤',
+      'redis cpu µs',
+      'cmds/order',
+      'thru / no-op',
+      'redis µs / no-op',
+      'thru / in-mem',
+    ],
+    [
+      row('engine resting', er, nr, memR),
+      row('no-op resting', nr, null, null),
+      row('engine crossing (1 fill)', ec, nc, memC),
+      row('no-op crossing', nc, null, null),
+      ['in-memory resting', memR, '', '', '', '', '', '', '', '', '', ''],
+      ['in-memory crossing', memC, '', '', '', '', '', '', '', '', '', ''],
+    ],
+  );
+  const target = (v: number, t: number) =>
+    `${fmtNum(v)}/s vs target ${fmtNum(t)}/s: ${v >= t ? 'met' : 'MISSED'}`;
+  console.log(`\nresting ${target(er.ordersPerSec, 30_000)}; crossing ${target(ec.ordersPerSec, 20_000)}`);
+  console.log(`commands per resting order:  ${JSON.stringify(runs[0].commandsResting)}`);
+  console.log(`commands per crossing order: ${JSON.stringify(runs[0].commandsCrossing)}`);
+
+  const file = writeResults('matching', {
+    bench: 'matching',
+    startedAt: started.toISOString(),
+    machine: machineInfo(redisVersion),
+    params: {
+      runs: RUNS,
+      resting: RESTING,
+      crossing: CROSSING,
+      batch: BATCH,
+      inFlight: IN_FLIGHT,
+      pair: PAIR,
+      levelsPerSide: LEVELS,
+      lots: LOTS,
+    },
+    medians: {
+      engineResting: er,
+      engineCrossing: ec,
+      noopResting: nr,
+      noopCrossing: nc,
+      inMemoryResting: memR,
+      inMemoryCrossing: memC,
+      ratios: {
+        restingVsNoop: er.ordersPerSec / nr.ordersPerSec,
+        crossingVsNoop: ec.ordersPerSec / nc.ordersPerSec,
+        restingVsInMemory: er.ordersPerSec / memR,
+        crossingVsInMemory: ec.ordersPerSec / memC,
+      },
+      targets: {
+        resting: 30_000,
+        crossing: 20_000,
+        restingMet: er.ordersPerSec >= 30_000,
+        crossingMet: ec.ordersPerSec >= 20_000,
+      },
+    },
+    runs,
+  });
+  console.log(`\nwrote ${file}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
