@@ -8,6 +8,7 @@ import { Keys } from './redis/keys';
 import { Scripts } from './redis/scripts';
 import { createAggregatorFeeds, type AggregatorFeeds } from './services/aggregator-feeds';
 import { CandleService } from './services/candle.service';
+import { createCopyServices, type CopyServices } from './services/copy-services';
 import { createFuturesServices, type FuturesServices } from './services/futures-services';
 import { MarketDataService } from './services/market-data.service';
 import { MarketService } from './services/market.service';
@@ -15,7 +16,7 @@ import { SpotOrderService } from './services/spot-order.service';
 import { WalletService } from './services/wallet.service';
 
 /** Everything a role needs, built once: the composition root. No role keeps state of its own. */
-export interface AppContext extends FuturesServices {
+export interface AppContext extends FuturesServices, CopyServices {
   config: AppConfig;
   log: Logger;
   redis: RedisClient;
@@ -41,6 +42,7 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
   const marketStore = new MarketStore(redis, keys, scripts);
   const books = new BookReader(keys, scripts);
   const spotEngine = new SpotEngine(keys, scripts, config.streamMaxLen);
+  const futures = createFuturesServices({ config, log, redis, keys, scripts, marketStore, books });
   return {
     config,
     log,
@@ -56,7 +58,8 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
     wallets: new WalletService(redis, keys, scripts, marketStore),
     spotOrders: new SpotOrderService(redis, keys, marketStore, spotEngine),
     aggregators: createAggregatorFeeds({ config, redis, keys, marketStore, books }),
-    ...createFuturesServices({ config, log, redis, keys, scripts, marketStore, books }),
+    ...futures,
+    ...createCopyServices({ log, redis, keys, scripts, marketStore, futures }),
     async close() {
       await redis.quit().catch(() => undefined);
     },

@@ -5,6 +5,8 @@ import { errorHandler, notFoundHandler } from './middleware/errors';
 import { requestMetrics } from './middleware/metrics';
 import { orderRateLimit } from './middleware/rate-limit';
 import { adminRoutes } from './routes/admin.routes';
+import { copyMasterRoutes } from './routes/copy-master.routes';
+import { copySlaveRoutes } from './routes/copy-slave.routes';
 import { aggregatorRoutes } from './routes/aggregator.routes';
 import { exchangeDataRoutes } from './routes/exchange-data.routes';
 import { futuresAccountRoutes } from './routes/futures-account.routes';
@@ -41,6 +43,8 @@ function appRouters(ctx: AppContext, auth: express.RequestHandler, limit: expres
     futuresAccountRoutes(ctx, auth),
     futuresTradeRoutes(ctx, auth, limit),
     futuresMarketRoutes(ctx, auth),
+    copyMasterRoutes(ctx, auth),
+    copySlaveRoutes(ctx, auth),
     aggregatorRoutes(ctx),
   ];
 }

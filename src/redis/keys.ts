@@ -130,6 +130,64 @@ export class Keys {
     return `${this.engine}funding:${pair}`;
   }
 
+  /**
+   * Money ledger of one copy subscription (netIn, commission, shared, hwm, feeTs), under the engine
+   * tag: the copy Lua scripts change it in the same step as the money it accounts for.
+   */
+  copyLedger(subscriptionId: string | number): string {
+    return `${this.engine}copyledger:${subscriptionId}`;
+  }
+
+  // copy trading records: a hash tag of their own (docs/copy-trading.md)
+  private copy(): string {
+    return `${this.prefix}:{copy}:`;
+  }
+  /** Id counter of copy subscriptions. */
+  copySubscriptionIds(): string {
+    return `${this.copy()}ids:sub`;
+  }
+  /** A master strategy, keyed by its futures account id (which is also the master's id). */
+  copyMaster(accountId: string | number): string {
+    return `${this.copy()}master:${accountId}`;
+  }
+  /** Every master ever created (zset, score = created ms). */
+  copyMasters(): string {
+    return `${this.copy()}masters`;
+  }
+  /** Users owning at least one active master: the mirror's cheap first test of an event. */
+  copyMasterUsers(): string {
+    return `${this.copy()}masterusers`;
+  }
+  userCopyMasters(userId: string): string {
+    return `${this.copy()}umasters:${userId}`;
+  }
+  /** A copy slave, keyed by its futures account id (which is also the slave's id). */
+  copySlave(accountId: string | number): string {
+    return `${this.copy()}slave:${accountId}`;
+  }
+  userCopySlaves(userId: string): string {
+    return `${this.copy()}uslaves:${userId}`;
+  }
+  copySubscription(id: string | number): string {
+    return `${this.copy()}sub:${id}`;
+  }
+  /** Subscription ids of a master (zset, score = opened ms). */
+  copyMasterSubscriptions(masterAccountId: string | number): string {
+    return `${this.copy()}msubs:${masterAccountId}`;
+  }
+  /** Subscription ids of a slave (zset, score = opened ms). */
+  copySlaveSubscriptions(slaveAccountId: string | number): string {
+    return `${this.copy()}ssubs:${slaveAccountId}`;
+  }
+  /** The active subscription of a slave to a master (string, the id): at most one. */
+  copyActiveSubscription(masterAccountId: string | number, slaveAccountId: string | number): string {
+    return `${this.copy()}active:${masterAccountId}:${slaveAccountId}`;
+  }
+  /** Master orders a subscription did not mirror (hash: master order id -> JSON with the reason). */
+  copySkips(subscriptionId: string | number): string {
+    return `${this.copy()}skips:${subscriptionId}`;
+  }
+
   // derived market data: one hash tag per market, apart from the engine's
   private marketData(kind: MarketKind, pair: string): string {
     return `${this.prefix}:{md:${kind}:${pair}}:`;

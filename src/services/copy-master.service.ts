@@ -1,0 +1,167 @@
+import BigNumber from 'bignumber.js';
+import { minorString, toMinorDown } from '../domain/decimal';
+import { conflict, forbidden, notFound, rejected } from '../domain/errors';
+import { paged, type PagedResult, type PageRequest } from '../domain/paging';
+import type { CopyDeps } from './copy-deps';
+import { FinishReason } from './copy-deps';
+import type { CopySettlementService } from './copy-settlement.service';
+import type { MasterRecord } from './copy-store';
+import type { CopyMasterAccountDto, CopySlaveAccountDto, CopyViews } from './copy-views';
+
+/** SPEC 2.3 */
+export interface CreateMasterRequest {
+  name: string;
+  strategyName: string;
+  strategyDescription?: string;
+  leverage: number;
+  currencyCode: string;
+  slaveIncomePercentage: number;
+  commissionRate: number;
+  amount: number;
+  socialAUrl?: string | null;
+  socialBUrl?: string | null;
+  socialCUrl?: string | null;
+  socialDUrl?: string | null;
+}
+
+export const SORT_PRESETS = ['roi', 'pnl', 'followers', 'aum', 'drawdown', 'tradingDays', 'newest'] as const;
+export type SortPreset = (typeof SORT_PRESETS)[number];
+
+/** Filters of the master lists (SPEC 4.1); ranges are inclusive. */
+export interface MasterFilter {
+  onlyClosed?: boolean;
+  roiFrom?: number;
+  roiTo?: number;
+  followersFrom?: number;
+  followersTo?: number;
+  daysFrom?: number;
+  daysTo?: number;
+  aumFrom?: number;
+  aumTo?: number;
+  drawdownFrom?: number;
+  drawdownTo?: number;
+  sortPreset: SortPreset;
+}
+
+type Dto = CopyMasterAccountDto;
+const SORTS: Record<SortPreset, (a: Dto, b: Dto) => number> = {
+  roi: (a, b) => b.totalPnlPercent - a.totalPnlPercent,
+  pnl: (a, b) => b.totalPnl - a.totalPnl,
+  followers: (a, b) => b.subscribersCount - a.subscribersCount,
+  aum: (a, b) => b.followersEquity - a.followersEquity,
+  drawdown: (a, b) => a.maxDrawdownPercent - b.maxDrawdownPercent,
+  tradingDays: (a, b) => b.tradingDays - a.tradingDays,
+  newest: (a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt),
+};
+const RANGES: [keyof MasterFilter, keyof MasterFilter, keyof Dto][] = [
+  ['roiFrom', 'roiTo', 'totalPnlPercent'],
+  ['followersFrom', 'followersTo', 'subscribersCount'],
+  ['daysFrom', 'daysTo', 'tradingDays'],
+  ['aumFrom', 'aumTo', 'followersEquity'],
+  ['drawdownFrom', 'drawdownTo', 'maxDrawdownPercent'],
+];
+
+function select(all: Dto[], f: MasterFilter): Dto[] {
+  const inRange = (m: Dto) =>
+    RANGES.every(([from, to, field]) => {
+      const v = m[field] as number;
+      const lo = f[from] as number | undefined;
+      const hi = f[to] as number | undefined;
+      return (lo === undefined || v >= lo) && (hi === undefined || v <= hi);
+    });
+  return all.filter(inRange).sort((a, b) => SORTS[f.sortPreset](a, b) || a.id - b.id);
+}
+
+/** SPEC 4.1: master strategies. A master is a futures account of its own; its id is that account's id. */
+export class CopyMasterService {
+  constructor(
+    private readonly d: CopyDeps,
+    private readonly views: CopyViews,
+    private readonly settlement: CopySettlementService,
+  ) {}
+
+  /** Opens a futures account for the strategy and moves `amount` into it from the owner's wallet. */
+  async create(userId: string, req: CreateMasterRequest): Promise<Dto> {
+    const currency = await this.d.markets.getCurrency(req.currencyCode);
+    if (!currency) throw rejected('UNSUPPORTED_MARGIN_CURRENCY', `No futures pair settles in ${req.currencyCode}`);
+    const minor = toMinorDown(req.amount, currency.decimals);
+    if (minor.lte(0)) throw rejected('AMOUNT_TOO_SMALL', `amount rounds to zero at ${currency.decimals} decimals`);
+    const wallet = new BigNumber((await this.d.redis.hget(this.d.keys.walletAvailable(userId), req.currencyCode)) ?? 0);
+    if (wallet.lt(minor)) throw rejected('INSUFFICIENT_BALANCE', 'Not enough available balance in the wallet');
+    const acct = await this.d.futures.futuresAccounts.create(userId, {
+      name: req.strategyName, currencyCode: req.currencyCode, leverage: req.leverage,
+    });
+    await this.d.futures.futuresEngine.transfer(userId, null, String(acct.id), req.currencyCode, minorString(minor));
+    const now = Date.now();
+    const m: MasterRecord = {
+      id: String(acct.id), user: userId, name: req.name, strategyName: req.strategyName,
+      strategyDescription: req.strategyDescription ?? '', leverage: String(req.leverage), currency: req.currencyCode,
+      slaveIncomePercentage: String(req.slaveIncomePercentage), commissionRate: String(req.commissionRate),
+      socialAUrl: req.socialAUrl ?? '', socialBUrl: req.socialBUrl ?? '', socialCUrl: req.socialCUrl ?? '',
+      socialDUrl: req.socialDUrl ?? '', initial: minorString(minor), cts: String(now), closedAt: '', status: 'Active',
+    };
+    await this.d.store.saveMaster(m);
+    return this.analytics(m.id);
+  }
+
+  /** The caller's strategies: open ones, or with onlyClosed the closed ones. */
+  async listOwn(userId: string, f: MasterFilter): Promise<Dto[]> {
+    const mine = new Set((await this.d.store.userMasters(userId)).map((m) => Number(m.id)));
+    const want = f.onlyClosed ? 'Closed' : 'Active';
+    return select((await this.views.allMasters()).filter((m) => mine.has(m.id) && m.status === want), f);
+  }
+
+  async leaderboard(f: MasterFilter, page: PageRequest): Promise<PagedResult<Dto>> {
+    return paged(select((await this.views.allMasters()).filter((m) => m.status === 'Active'), f), page);
+  }
+
+  async analytics(id: string | number): Promise<Dto> {
+    await this.existing(id);
+    return (await this.views.allMasters()).find((m) => m.id === Number(id)) as Dto;
+  }
+
+  /** The slaves copying the master now; the owner's only. */
+  async slaves(userId: string, id: string | number): Promise<CopySlaveAccountDto[]> {
+    const m = await this.owned(userId, id);
+    const out: CopySlaveAccountDto[] = [];
+    for (const s of await this.d.store.masterSubscriptions(m.id)) {
+      if (s.active !== '1') continue;
+      const slave = await this.d.store.slave(s.slave);
+      if (slave) out.push(await this.views.slave(slave));
+    }
+    return out.sort((a, b) => a.id - b.id);
+  }
+
+  /**
+   * Closes the strategy: its positions close at market (unfilled orders are cancelled), every
+   * subscription finishes with MASTER_CLOSED and its mirrored positions closed, the account's free
+   * balance returns to the owner's wallet, closedAt is set. The record stays readable.
+   */
+  async close(userId: string, id: string | number): Promise<Dto> {
+    const m = await this.owned(userId, id);
+    if (m.status !== 'Active') throw conflict('MASTER_CLOSED', 'The strategy is closed already');
+    await this.settlement.closeAll(m.id);
+    const now = Date.now();
+    for (const s of await this.d.store.masterSubscriptions(m.id)) {
+      if (s.active === '1') await this.settlement.finish(s, true, FinishReason.MasterClosed, now);
+    }
+    const state = await this.d.reader.state(m.id);
+    if (state && state.free.gt(0)) {
+      await this.d.futures.futuresEngine.transfer(userId, m.id, null, m.currency, state.free.toFixed(0));
+    }
+    await this.d.store.closeMaster(m, now);
+    return this.analytics(m.id);
+  }
+
+  async existing(id: string | number): Promise<MasterRecord> {
+    const m = await this.d.store.master(id);
+    if (!m) throw notFound('MASTER_NOT_FOUND', 'Copy master not found');
+    return m;
+  }
+
+  private async owned(userId: string, id: string | number): Promise<MasterRecord> {
+    const m = await this.existing(id);
+    if (m.user !== userId) throw forbidden('NOT_MASTER_OWNER', 'Only the owner of the master may do this');
+    return m;
+  }
+}

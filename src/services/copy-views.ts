@@ -1,0 +1,249 @@
+import BigNumber from 'bignumber.js';
+import { fromMinor } from '../domain/decimal';
+import type { AccountState } from './copy-account-reader';
+import { percent, riskScore, tradingAnalytics, type PairAnalytics } from './copy-analytics';
+import { iso, isoOrNull, type CopyDeps } from './copy-deps';
+import type { MasterRecord, SlaveRecord, SubscriptionRecord } from './copy-store';
+
+/** SPEC 2.2, plus currencyAnalytics (2.2's note names it). */
+export interface CopyMasterAccountDto {
+  id: number;
+  avatarBlobId: string | null;
+  risk: number;
+  rank: number;
+  name: string;
+  strategyName: string;
+  strategyDescription: string;
+  futuresAccountId: number;
+  futuresAccountName: string;
+  leverage: number;
+  currencyCode: string;
+  slaveIncomePercentage: number;
+  commissionRate: number;
+  hashtags: string[];
+  createdAt: string;
+  closedAt: string | null;
+  totalPnl: number;
+  totalPnlPercent: number;
+  todayPnlPercent: number;
+  followersEquity: number;
+  subscribersCount: number;
+  status: string;
+  globalRank: number;
+  tradingDays: number;
+  totalTrades: number;
+  maxDrawdownPercent: number;
+  balance: number;
+  equity: number;
+  usedMargin: number;
+  totalCommissions: number;
+  totalProfitShared: number;
+  dailyPnl: Record<string, number>;
+  currencyAnalytics: Record<string, PairAnalytics>;
+}
+
+/** SPEC 2.4 */
+export interface CopySlaveAccountDto {
+  id: number;
+  futuresAccountId: number;
+  leverage: number;
+  currencyCode: string;
+  name: string;
+  futuresAccountName: string;
+  openPositionsCount: number;
+  activeSubscriptionsCount: number;
+}
+
+/** SPEC 2.6 */
+export interface CopyFollowingHistoryDto {
+  id: number;
+  masterName: string;
+  avatarBlobId: string | null;
+  masterFuturesAccountId: number;
+  copySlaveFuturesAccountId: number;
+  currencyCode: string;
+  totalProfit: number;
+  totalProfitPercent: number;
+  openingDate: string;
+  closingDate: string | null;
+  initialEquity: number;
+  settledEquity: number;
+  commission: number;
+  reason: string | null;
+  isActive: boolean;
+}
+
+/** SPEC 2.8 */
+export interface SlaveAnalyticsDto {
+  copySlaveFuturesAccountId: number;
+  copyMasterFuturesAccountId: number;
+  masterName: string;
+  currencyCode: string;
+  createTimestamp: string;
+  deactivatedAt: string | null;
+  isActive: boolean;
+  deactivationReason: string | null;
+  initialEquity: number;
+  totalSlaveProfit: number;
+  copyMasterProfit: number;
+  currentPeriodSlaveProfit: number;
+  totalPnl: number;
+  totalPnlPercent: number;
+  unrealizedPnl: number;
+  totalCommissions: number;
+  totalFunding: number;
+  tradingDays: number;
+  totalTrades: number;
+  dailyPnl: Record<string, number>;
+  currencyAnalytics: Record<string, PairAnalytics>;
+}
+
+const HASHTAG = /#([\p{L}\p{N}_]+)/gu;
+const sum = (xs: BigNumber[]) => xs.reduce((a, b) => a.plus(b), new BigNumber(0));
+const byRoi = (a: CopyMasterAccountDto, b: CopyMasterAccountDto) => b.totalPnlPercent - a.totalPnlPercent || a.id - b.id;
+const byPnl = (a: CopyMasterAccountDto, b: CopyMasterAccountDto) => b.totalPnl - a.totalPnl || a.id - b.id;
+
+/** Read models of copy trading, computed from the records and the futures engine's state. */
+export class CopyViews {
+  constructor(private readonly d: CopyDeps) {}
+
+  /**
+   * Every master's profile, ranks filled in: `rank` is the place on the leaderboard's default order
+   * (ROI) among open strategies (0 when closed), `globalRank` the place by total pnl among all.
+   */
+  async allMasters(): Promise<CopyMasterAccountDto[]> {
+    const out = await Promise.all((await this.d.store.allMasters()).map((m) => this.master(m)));
+    out.filter((m) => m.status === 'Active').sort(byRoi).forEach((m, i) => (m.rank = i + 1));
+    [...out].sort(byPnl).forEach((m, i) => (m.globalRank = i + 1));
+    return out;
+  }
+
+  async master(m: MasterRecord): Promise<CopyMasterAccountDto> {
+    const state = (await this.d.reader.state(m.id)) as AccountState;
+    const initial = new BigNumber(m.initial);
+    const a = tradingAnalytics(state.orders, initial, state.decimals);
+    const subs = await this.d.store.masterSubscriptions(m.id);
+    const ledgers = await Promise.all(subs.map((s) => this.d.store.ledger(s.id)));
+    const active = subs.filter((s) => s.active === '1');
+    const followers = await Promise.all(active.map((s) => this.d.reader.state(s.acct)));
+    const money = (v: BigNumber) => fromMinor(v.toFixed(0), state.decimals);
+    return {
+      id: Number(m.id),
+      avatarBlobId: null,
+      risk: riskScore(a.maxDrawdownPercent),
+      rank: 0,
+      name: m.name,
+      strategyName: m.strategyName,
+      strategyDescription: m.strategyDescription,
+      futuresAccountId: Number(m.id),
+      futuresAccountName: state.name,
+      leverage: state.leverage,
+      currencyCode: m.currency,
+      slaveIncomePercentage: Number(m.slaveIncomePercentage),
+      commissionRate: Number(m.commissionRate),
+      hashtags: [...new Set([...m.strategyDescription.matchAll(HASHTAG)].map((x) => x[1]))],
+      createdAt: iso(m.cts),
+      closedAt: isoOrNull(m.closedAt),
+      totalPnl: money(a.pnl),
+      totalPnlPercent: percent(a.pnl, initial),
+      todayPnlPercent: a.todayPnlPercent,
+      followersEquity: money(sum(followers.map((f) => f?.equity ?? new BigNumber(0)))),
+      subscribersCount: active.length,
+      status: m.status,
+      globalRank: 0,
+      tradingDays: a.tradingDays,
+      totalTrades: a.totalTrades,
+      maxDrawdownPercent: a.maxDrawdownPercent,
+      balance: money(state.free.plus(state.locked)),
+      equity: money(state.equity),
+      usedMargin: money(state.locked),
+      totalCommissions: money(sum(ledgers.map((l) => new BigNumber(l.commission)))),
+      totalProfitShared: money(sum(ledgers.map((l) => new BigNumber(l.shared)))),
+      dailyPnl: a.dailyPnl,
+      currencyAnalytics: a.currencyAnalytics,
+    };
+  }
+
+  async slave(s: SlaveRecord): Promise<CopySlaveAccountDto> {
+    const acct = await this.d.reader.state(s.id);
+    const subs = await this.d.store.slaveSubscriptions(s.id);
+    const states = await Promise.all(subs.map((x) => this.d.reader.state(x.acct)));
+    const open = states.reduce((n, st) => n + (st?.orders.filter((o) => o.h.status === '50').length ?? 0), 0);
+    return {
+      id: Number(s.id),
+      futuresAccountId: Number(s.id),
+      leverage: Number(s.leverage),
+      currencyCode: s.currency,
+      name: s.name,
+      futuresAccountName: acct?.name ?? s.name,
+      openPositionsCount: open,
+      activeSubscriptionsCount: subs.filter((x) => x.active === '1').length,
+    };
+  }
+
+  /**
+   * A subscription's money: equity of its account now (active) or at finish, and its profit =
+   * equity − what the slave put in, net of every fee and share paid.
+   */
+  async subscriptionMoney(s: SubscriptionRecord) {
+    const ledger = await this.d.store.ledger(s.id);
+    const state = (await this.d.reader.state(s.acct)) as AccountState;
+    const equity = s.active === '1' ? state.equity : new BigNumber(s.settledEquity);
+    const profit = s.active === '1' ? state.equity.minus(ledger.netIn) : new BigNumber(s.profit);
+    return { ledger, state, equity, profit };
+  }
+
+  async subscription(s: SubscriptionRecord): Promise<CopyFollowingHistoryDto> {
+    const master = await this.d.store.master(s.master);
+    const { ledger, state, equity, profit } = await this.subscriptionMoney(s);
+    const money = (v: BigNumber | string) => fromMinor(new BigNumber(v).toFixed(0), state.decimals);
+    return {
+      id: Number(s.id),
+      masterName: master?.name ?? '',
+      avatarBlobId: null,
+      masterFuturesAccountId: Number(s.master),
+      copySlaveFuturesAccountId: Number(s.slave),
+      currencyCode: s.currency,
+      totalProfit: money(profit),
+      totalProfitPercent: percent(profit, new BigNumber(s.initial)),
+      openingDate: iso(s.opened),
+      closingDate: isoOrNull(s.closed),
+      initialEquity: money(s.initial),
+      settledEquity: money(equity),
+      commission: money(new BigNumber(ledger.commission).plus(ledger.shared)),
+      reason: s.reason || null,
+      isActive: s.active === '1',
+    };
+  }
+
+  async slaveAnalytics(s: SubscriptionRecord): Promise<SlaveAnalyticsDto> {
+    const master = await this.d.store.master(s.master);
+    const { ledger, state, profit } = await this.subscriptionMoney(s);
+    const initial = new BigNumber(s.initial);
+    const a = tradingAnalytics(state.orders, initial, state.decimals);
+    const money = (v: BigNumber | string) => fromMinor(new BigNumber(v).toFixed(0), state.decimals);
+    return {
+      copySlaveFuturesAccountId: Number(s.slave),
+      copyMasterFuturesAccountId: Number(s.master),
+      masterName: master?.name ?? '',
+      currencyCode: s.currency,
+      createTimestamp: iso(s.opened),
+      deactivatedAt: isoOrNull(s.closed),
+      isActive: s.active === '1',
+      deactivationReason: s.reason || null,
+      initialEquity: money(initial),
+      totalSlaveProfit: money(profit),
+      copyMasterProfit: money(ledger.shared),
+      currentPeriodSlaveProfit: money(profit.minus(ledger.hwm)),
+      totalPnl: money(a.pnl),
+      totalPnlPercent: percent(a.pnl, initial),
+      unrealizedPnl: money(a.upnl),
+      totalCommissions: money(ledger.commission),
+      totalFunding: money(a.funding),
+      tradingDays: a.tradingDays,
+      totalTrades: a.totalTrades,
+      dailyPnl: a.dailyPnl,
+      currencyAnalytics: a.currencyAnalytics,
+    };
+  }
+}
