@@ -58,20 +58,30 @@ afterAll(async () => {
 describe('websocket gateway', () => {
   it('a client that subscribes mid-stream and applies every diff holds the book GET returns', async () => {
     const random = rng(20261122);
-    await randomTrading(ctx, 'BTC_USDT', 150, random);
+    // an earlier subscriber keeps the gateway publishing, so updates are in flight when `c` joins
+    const early = await client(gw1.port);
+    early.send({ op: 'subscribe', channel: 'orderbook', market: 'BTC_USDT', kind: 'spot' });
+    await early.waitFor((m) => m.type === 'snapshot');
+    await randomTrading(ctx, 'BTC_USDT', 100, random);
     const c = await client(gw1.port);
+    // subscribe while commands keep coming, so the snapshot lands between updates in flight
+    const trading = randomTrading(ctx, 'BTC_USDT', 400, random);
+    await new Promise((r) => setTimeout(r, 150));
     c.send({ op: 'subscribe', channel: 'orderbook', market: 'BTC_USDT', kind: 'spot' });
     const snap = await c.waitFor((m) => m.type === 'snapshot');
-    expect(snap.seq).toBeGreaterThan(0);
-    await randomTrading(ctx, 'BTC_USDT', 350, random);
+    await trading;
+    expect(snap.seq).toBeGreaterThan(100);
 
     const rest = await restBook('BTC_USDT');
     await c.waitFor((m) => !m.op && m.channel === 'orderbook' && m.seq === rest.seq);
     const book = bookFrom(c.messages, 'BTC_USDT');
     expect(book.seq).toBe(rest.seq);
     // seq rose by exactly one per update (bookFrom throws on a gap), through hundreds of them
-    expect(book.seqs.length).toBeGreaterThan(200);
+    expect(book.seqs.length).toBeGreaterThan(150);
+    expect(rest.seq - (snap.seq as number)).toBeGreaterThan(150);
     expect({ bids: book.bids, asks: book.asks }).toEqual({ bids: rest.bids, asks: rest.asks });
+    await early.waitFor((m) => !m.op && m.channel === 'orderbook' && m.seq === rest.seq);
+    expect(bookFrom(early.messages, 'BTC_USDT')).toMatchObject({ seq: rest.seq, bids: rest.bids, asks: rest.asks });
     expect(rest.bids.length + rest.asks.length).toBeGreaterThan(5);
   });
 

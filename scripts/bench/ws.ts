@@ -1,0 +1,408 @@
+/**
+ * npm run bench:ws — the market-data websocket under fan-out (issue 4).
+ *
+ * One gateway (src/ws, in a process of its own) with BENCH_CLIENTS websocket clients (in a second
+ * process) all subscribed to the BTC_USDT spot order book, while this process drives
+ * BENCH_RATE book-changing commands a second through the engine's Lua scripts (limit orders that
+ * rest and cross, and cancels) for BENCH_SECONDS. Latency is from the command's timestamp (`ts`,
+ * taken just before the script appends the stream entry, so it slightly over-counts) to the
+ * client's receipt of the update. Before the real run, the same clients are fed by a bare uWS
+ * publisher at the same rate with no Redis behind it: the fan-out floor of this machine, the
+ * baseline the real figures are a ratio to (DESIGN 7).
+ *
+ * Env: BENCH_CLIENTS (2000), BENCH_RATE (250 per second), BENCH_SECONDS (30),
+ * BENCH_BASELINE_SECONDS (10), BENCH_SAMPLE_EVERY (every 10th client records latencies),
+ * BENCH_MAX_SECONDS (300), REDIS_URL (else a private redis-server).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import uWS from 'uWebSockets.js';
+import { loadConfig, type AppConfig } from '../../src/config/env';
+import { createLogger } from '../../src/config/logger';
+import { createContext } from '../../src/context';
+import { seedMarkets } from '../../src/services/market-seeder';
+import { startWsRole } from '../../src/ws/ws-role';
+import { envInt, exitAfter } from './lib/deadline';
+import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
+import { machineInfo, printTable, redisServerVersion, writeResults } from './lib/report';
+import { summarize, type Summary } from './lib/stats';
+
+const CLIENTS = envInt('BENCH_CLIENTS', 2000);
+const RATE = envInt('BENCH_RATE', 250);
+const SECONDS = envInt('BENCH_SECONDS', 30);
+const BASELINE_SECONDS = envInt('BENCH_BASELINE_SECONDS', 10);
+const SAMPLE_EVERY = envInt('BENCH_SAMPLE_EVERY', 10);
+const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 300);
+const PAIR = 'BTC_USDT';
+const TOPIC = `orderbook/spot/${PAIR}`;
+const SUBSCRIBE = JSON.stringify({ op: 'subscribe', channel: 'orderbook', market: PAIR, kind: 'spot' });
+
+const wallClock = () => performance.timeOrigin + performance.now();
+
+function benchConfig(redisUrl: string, prefix: string): AppConfig {
+  return loadConfig({
+    REDIS_URL: redisUrl, KEY_PREFIX: prefix, JWT_SECRET: 'bench-secret-0123456789', LOG_LEVEL: 'silent',
+    WS_PORT: '0', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000',
+  });
+}
+
+// ---------------------------------------------------------------- child processes and IPC
+
+type Msg = { cmd: string } & Record<string, unknown>;
+
+function send(child: ChildProcess, m: Msg): void {
+  child.send(m);
+}
+
+function next(child: ChildProcess, cmd: string, timeoutMs = 120_000): Promise<Msg> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no ${cmd} from child within ${timeoutMs} ms`)), timeoutMs);
+    const on = (m: Msg) => {
+      if (m.cmd === 'error') reject(new Error(String(m.message)));
+      if (m.cmd !== cmd) return;
+      clearTimeout(t);
+      child.off('message', on);
+      resolve(m);
+    };
+    child.on('message', on);
+  });
+}
+
+function spawnSelf(role: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = fork(__filename, ['--role', role], { env, execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  process.once('exit', () => child.kill('SIGKILL'));
+  return child;
+}
+
+const reply = (m: Msg) => process.send?.(m);
+
+// ---------------------------------------------------------------- gateway child
+
+/** Samples the gateway's memory every second while it runs. */
+function memorySampler() {
+  const samples: { rss: number; heapUsed: number }[] = [];
+  const t = setInterval(() => {
+    const m = process.memoryUsage();
+    samples.push({ rss: m.rss, heapUsed: m.heapUsed });
+  }, 1000);
+  return {
+    report() {
+      clearInterval(t);
+      const mb = (x: number) => Math.round((x / 2 ** 20) * 10) / 10;
+      return {
+        rssMaxMb: mb(Math.max(...samples.map((s) => s.rss))),
+        rssEndMb: mb(samples[samples.length - 1]?.rss ?? process.memoryUsage().rss),
+        heapUsedMaxMb: mb(Math.max(...samples.map((s) => s.heapUsed))),
+      };
+    },
+  };
+}
+
+async function gatewayChild(mode: string): Promise<void> {
+  let mem = memorySampler();
+  if (mode === 'baseline') {
+    // A bare uWS publisher: accepts the same subscribe, publishes a message of the same shape and size.
+    const app = uWS.App().ws('/ws', {
+      maxBackpressure: 1024 * 1024, closeOnBackpressureLimit: 1, idleTimeout: 60, sendPingsAutomatically: true,
+      message: (ws) => {
+        ws.subscribe(TOPIC);
+        ws.send(JSON.stringify({ op: 'subscribed' }));
+        ws.send(JSON.stringify({ channel: 'orderbook', type: 'snapshot', market: PAIR, kind: 'spot', seq: 0, bids: [], asks: [] }));
+      },
+    });
+    let timer: NodeJS.Timeout | undefined;
+    let seq = 0;
+    process.on('message', (m: Msg) => {
+      if (m.cmd === 'drive') {
+        const start = Date.now();
+        timer = setInterval(() => {
+          while (seq < ((Date.now() - start) * RATE) / 1000) {
+            seq++;
+            app.publish(TOPIC, JSON.stringify({
+              channel: 'orderbook', type: 'update', market: PAIR, kind: 'spot', seq, ts: Date.now(),
+              bids: [[49_990.12, 0.123456]], asks: [],
+            }));
+          }
+        }, 10);
+        mem = memorySampler();
+      }
+      if (m.cmd === 'stop') {
+        clearInterval(timer);
+        reply({ cmd: 'stopped', memory: mem.report(), published: seq });
+      }
+    });
+    app.listen(0, (ls) => {
+      reply(ls ? { cmd: 'ready', port: uWS.us_socket_local_port(ls) } : { cmd: 'error', message: 'listen failed' });
+    });
+    return;
+  }
+  const ctx = await createContext(benchConfig(process.env.BENCH_REDIS_URL as string, process.env.BENCH_PREFIX as string), createLogger('silent'));
+  const ws = await startWsRole(ctx, { port: 0 });
+  process.on('message', (m: Msg) => {
+    if (m.cmd === 'drive') mem = memorySampler();
+    if (m.cmd === 'stop') reply({ cmd: 'stopped', memory: mem.report() });
+  });
+  reply({ cmd: 'ready', port: ws.port });
+}
+
+// ---------------------------------------------------------------- clients child
+
+/**
+ * A minimal websocket client on a raw socket: the handshake, one masked subscribe frame, then it
+ * counts the server's frames and answers pings. Only sampled clients look inside a frame (for its
+ * `ts`), so 2,000 of them in one process measure the gateway rather than the JSON parser.
+ */
+class RawClient {
+  frames = 0;
+  closed = false;
+  private buf = Buffer.alloc(0);
+  private upgraded = false;
+  private readonly socket: Socket;
+
+  constructor(port: number, private readonly latencies: number[] | null, onOpen: () => void) {
+    this.socket = connect(port, '127.0.0.1');
+    this.socket.setNoDelay(true);
+    this.socket.on('connect', () => {
+      const key = randomBytes(16).toString('base64');
+      this.socket.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    });
+    this.socket.on('data', (chunk) => {
+      this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+      if (!this.upgraded) {
+        const end = this.buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        this.upgraded = true;
+        this.buf = this.buf.subarray(end + 4);
+        this.socket.write(frame(0x1, Buffer.from(SUBSCRIBE)));
+        onOpen();
+      }
+      this.parse();
+    });
+    this.socket.on('close', () => (this.closed = true));
+    this.socket.on('error', () => (this.closed = true));
+  }
+
+  private parse(): void {
+    const now = wallClock();
+    let b = this.buf;
+    for (;;) {
+      if (b.length < 2) break;
+      const op = b[0] & 0x0f;
+      let len = b[1] & 0x7f;
+      let off = 2;
+      if (len === 126) {
+        if (b.length < 4) break;
+        len = b.readUInt16BE(2);
+        off = 4;
+      } else if (len === 127) {
+        if (b.length < 10) break;
+        len = Number(b.readBigUInt64BE(2));
+        off = 10;
+      }
+      if (b.length < off + len) break;
+      const payload = b.subarray(off, off + len);
+      if (op === 0x9) this.socket.write(frame(0xa, Buffer.from(payload)));
+      else if (op === 0x1) {
+        this.frames++;
+        if (this.latencies) {
+          const at = payload.indexOf('"ts":');
+          if (at >= 0) this.latencies.push(now - parseInt(payload.toString('latin1', at + 5, at + 25), 10));
+        }
+      }
+      b = b.subarray(off + len);
+    }
+    this.buf = b.length ? Buffer.from(b) : Buffer.alloc(0);
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+/** A masked client frame (RFC 6455 requires masking from client to server). */
+function frame(opcode: number, payload: Buffer): Buffer {
+  const mask = randomBytes(4);
+  const head = payload.length < 126 ? Buffer.from([0x80 | opcode, 0x80 | payload.length]) : Buffer.from([0x80 | opcode, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
+  const body = Buffer.alloc(payload.length);
+  for (let i = 0; i < payload.length; i++) body[i] = payload[i] ^ mask[i % 4];
+  return Buffer.concat([head, mask, body]);
+}
+
+async function clientsChild(): Promise<void> {
+  let clients: RawClient[] = [];
+  let latencies: number[] = [];
+  let t0 = 0;
+  let framesAtStart = 0;
+  process.on('message', async (m: Msg) => {
+    if (m.cmd === 'connect') {
+      clients = [];
+      latencies = [];
+      const port = m.port as number;
+      for (let i = 0; i < CLIENTS; i += 100) {
+        await Promise.all(
+          Array.from({ length: Math.min(100, CLIENTS - i) }, (_, j) =>
+            new Promise<void>((resolve) => clients.push(new RawClient(port, (i + j) % SAMPLE_EVERY === 0 ? latencies : null, resolve))),
+          ),
+        );
+      }
+      // every client has its ack and snapshot before the clock starts
+      const deadline = Date.now() + 30_000;
+      while (clients.some((c) => c.frames < 2 && !c.closed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      reply({ cmd: 'connected', open: clients.filter((c) => !c.closed).length });
+    }
+    if (m.cmd === 'start') {
+      latencies.length = 0;
+      framesAtStart = clients.reduce((s, c) => s + c.frames, 0);
+      t0 = wallClock();
+    }
+    if (m.cmd === 'stop') {
+      // let the last updates arrive
+      await new Promise((r) => setTimeout(r, 500));
+      const seconds = (wallClock() - t0) / 1000;
+      const frames = clients.reduce((s, c) => s + c.frames, 0) - framesAtStart;
+      const dropped = clients.filter((c) => c.closed).length;
+      for (const c of clients) c.close();
+      reply({ cmd: 'stats', latency: summarize(latencies), frames, seconds, dropped, sampledClients: Math.ceil(CLIENTS / SAMPLE_EVERY) });
+    }
+  });
+  reply({ cmd: 'ready' });
+}
+
+// ---------------------------------------------------------------- driver (this process)
+
+interface Phase {
+  name: string;
+  latency: Summary;
+  messagesPerSec: number;
+  commandsPerSec: number;
+  bookUpdatesPerSec: number;
+  dropped: number;
+  gatewayMemory: { rssMaxMb: number; rssEndMb: number; heapUsedMaxMb: number };
+}
+
+async function runPhase(name: string, gateway: ChildProcess, clients: ChildProcess, drive: () => Promise<{ commands: number; bookUpdates: number; seconds: number }>): Promise<Phase> {
+  const { port } = await next(gateway, 'ready');
+  send(clients, { cmd: 'connect', port });
+  const { open } = await next(clients, 'connected');
+  if (open !== CLIENTS) throw new Error(`${name}: only ${open} of ${CLIENTS} clients connected`);
+  send(gateway, { cmd: 'drive' });
+  send(clients, { cmd: 'start' });
+  const d = await drive();
+  send(clients, { cmd: 'stop' });
+  const stats = await next(clients, 'stats');
+  send(gateway, { cmd: 'stop' });
+  const { memory } = await next(gateway, 'stopped');
+  gateway.kill('SIGTERM');
+  return {
+    name,
+    latency: stats.latency as Summary,
+    messagesPerSec: (stats.frames as number) / (stats.seconds as number),
+    commandsPerSec: d.commands / d.seconds,
+    bookUpdatesPerSec: d.bookUpdates / d.seconds,
+    dropped: stats.dropped as number,
+    gatewayMemory: memory as Phase['gatewayMemory'],
+  };
+}
+
+async function main(): Promise<void> {
+  exitAfter(MAX_SECONDS, 'bench:ws');
+  const redis = await startBenchRedis();
+  const prefix = `bws${randomBytes(3).toString('hex')}`;
+  const config = benchConfig(redis.url, prefix);
+  const ctx = await createContext(config, createLogger('silent'));
+  await seedMarkets(config.marketsFile, ctx.markets, ctx.log);
+  for (const u of ['mm1', 'mm2']) {
+    await ctx.wallets.deposit(u, 'USDT', 50_000_000);
+    await ctx.wallets.deposit(u, 'BTC', 10_000);
+  }
+  const env = { ...process.env, BENCH_REDIS_URL: redis.url, BENCH_PREFIX: prefix };
+  const clients = spawnSelf('clients', env);
+  await next(clients, 'ready');
+
+  console.log(`bench:ws — ${CLIENTS} clients, ${RATE} commands/s; baseline ${BASELINE_SECONDS} s, gateway ${SECONDS} s`);
+  const baseline = await runPhase('bare uWS publisher (baseline)', spawnSelf('baseline', env), clients, async () => {
+    await new Promise((r) => setTimeout(r, BASELINE_SECONDS * 1000));
+    const n = RATE * BASELINE_SECONDS;
+    return { commands: n, bookUpdates: n, seconds: BASELINE_SECONDS };
+  });
+
+  const gateway = await runPhase('gateway (Redis streams)', spawnSelf('gateway', env), clients, async () => {
+    const streamKey = ctx.keys.events('spot', PAIR);
+    const seqBefore = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
+    const open: { user: string; id: string }[] = [];
+    let commands = 0;
+    const start = Date.now();
+    const end = start + SECONDS * 1000;
+    let random = 1;
+    const rand = () => ((random = (random * 48271) % 2147483647) / 2147483647);
+    // One command every 1000/RATE ms on a timer, so the load is steady rather than in bursts.
+    while (Date.now() < end) {
+      const due = start + (commands * 1000) / RATE;
+      if (Date.now() < due) {
+        await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
+        continue;
+      }
+      commands++;
+      const user = rand() < 0.5 ? 'mm1' : 'mm2';
+      if (open.length > 400 || (open.length > 50 && rand() < 0.3)) {
+        const [o] = open.splice(Math.floor(rand() * open.length), 1);
+        void ctx.spotOrders.cancel(o.user, o.id).catch(() => undefined);
+        continue;
+      }
+      const side = rand() < 0.5 ? 'buy' : 'sell';
+      // mostly resting within 2 % of 50,000, a tenth crossing the spread
+      const offset = (rand() * 0.02 + (rand() < 0.1 ? -0.003 : 0.0005)) * 50_000;
+      const price = Math.round((side === 'buy' ? 50_000 - offset : 50_000 + offset) * 100) / 100;
+      const amount = Math.round((0.001 + rand() * 0.05) * 1e6) / 1e6;
+      void ctx.spotOrders.place(user, { currencyPairCode: PAIR, side, type: 'limit', price, amount }).then(({ order }) => {
+        if (order.status === 'open' || order.status === 'partiallyFilled') open.push({ user, id: String(order.id) });
+      });
+    }
+    const seconds = (Date.now() - start) / 1000;
+    const seqAfter = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
+    await ctx.redis.xlen(streamKey);
+    return { commands, bookUpdates: seqAfter - seqBefore, seconds };
+  });
+
+  clients.kill('SIGTERM');
+  const phases = [baseline, gateway];
+  printTable(
+    `bench:ws — ${CLIENTS} clients on one gateway, all subscribed to the ${PAIR} book`,
+    ['run', 'book updates/s', 'msgs/s delivered', 'p50 ms', 'p99 ms', 'max ms', 'dropped', 'gateway RSS max MB', 'heap max MB'],
+    phases.map((p) => [
+      p.name, p.bookUpdatesPerSec, p.messagesPerSec, p.latency.p50, p.latency.p99, p.latency.max, p.dropped,
+      p.gatewayMemory.rssMaxMb, p.gatewayMemory.heapUsedMaxMb,
+    ]),
+  );
+  const ratio = {
+    p99VsBaseline: gateway.latency.p99 / baseline.latency.p99,
+    messagesPerSecVsBaseline: gateway.messagesPerSec / baseline.messagesPerSec,
+  };
+  console.log(`\ngateway / baseline: p99 latency x${ratio.p99VsBaseline.toFixed(2)}, messages/s x${ratio.messagesPerSecVsBaseline.toFixed(2)}`);
+  const file = writeResults('ws', {
+    bench: 'ws', clients: CLIENTS, rate: RATE, seconds: SECONDS, baselineSeconds: BASELINE_SECONDS,
+    sampleEvery: SAMPLE_EVERY, phases, ratio, machine: machineInfo(redisServerVersion()),
+  });
+  console.log(`results: ${file}`);
+  await deleteByPrefix(ctx.redis as never, prefix);
+  await ctx.close();
+  await redis.stop();
+  process.exit(0);
+}
+
+const roleAt = process.argv.indexOf('--role');
+if (roleAt >= 0) {
+  const role = process.argv[roleAt + 1];
+  const run = role === 'clients' ? clientsChild() : gatewayChild(role);
+  run.catch((err) => {
+    reply({ cmd: 'error', message: String(err) });
+    process.exit(1);
+  });
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
