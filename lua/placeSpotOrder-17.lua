@@ -24,7 +24,8 @@
     ARGV[10] self-trade prevention 0-3  ARGV[18] taker fee, ppm
                                         ARGV[19] stream MAXLEN
   Output:
-    {'OK', order hash as a flat list}       placed (matched, rested, or ended)
+    {'OK', id, status, filled, filledQuote, fee, rsv}  placed (matched, rested, or ended); the
+                                            caller knows the rest of the order it sent
     {'DUP', order hash as a flat list}      clientOrderId already used by this user: nothing done
     {'ERR', code, detail}                   rejected, nothing changed:
       ORDER_POST_ONLY_WOULD_TAKE, INSUFFICIENT_BALANCE, NOTIONAL_TOO_LARGE
@@ -128,15 +129,23 @@ else
 end
 
 flushDeltas(ctx)
--- The new order's hash, kept as a list: HSET writes it and the reply returns it as written, which is
--- what HGETALL of this fresh key would give, without reading it back.
-local order = { 'id', fmt(id), 'kind', 'spot', 'user', user, 'pair', pair, 'side', side,
-  'type', otype, 'price', price and fmt(price) or '', 'amount', amount and fmt(amount) or '',
-  'quoteAmount', budget and fmt(budget) or '', 'filled', fmt(taker.filled),
-  'filledQuote', fmt(taker.filledQuote), 'fee', fmt(taker.fee), 'rsv', fmt(taker.rsv), 'status', status,
-  'postOnly', postOnly and '1' or '0', 'stp', fmt(stp), 'clid', clid, 'cts', ts, 'uts', ts }
+-- Empty optional fields are left out of the hash: readers treat a missing field as empty.
+local order = { 'id', fmt(id), 'kind', 'spot', 'user', user, 'pair', pair, 'side', side, 'type', otype,
+  'filled', fmt(taker.filled), 'filledQuote', fmt(taker.filledQuote), 'fee', fmt(taker.fee),
+  'rsv', fmt(taker.rsv), 'status', status, 'postOnly', postOnly and '1' or '0', 'stp', fmt(stp),
+  'cts', ts, 'uts', ts }
+local function optional(field, value)
+  if value ~= '' then
+    order[#order + 1] = field
+    order[#order + 1] = value
+  end
+end
+optional('price', price and fmt(price) or '')
+optional('amount', amount and fmt(amount) or '')
+optional('quoteAmount', budget and fmt(budget) or '')
+optional('clid', clid)
 rcall('HSET', orderKey(P, id), unpack(order))
 rcall('ZADD', userOrdersKey, id, id)
 if clid ~= '' then rcall('HSET', clidKey, clid, id) end
 publishEvents(ctx)
-return { 'OK', order }
+return { 'OK', fmt(id), status, fmt(taker.filled), fmt(taker.filledQuote), fmt(taker.fee), fmt(taker.rsv) }

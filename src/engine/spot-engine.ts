@@ -42,10 +42,25 @@ export class SpotEngine {
     private readonly streamMaxLen: number,
   ) {}
 
+  /** Per-pair script arguments, computed once: pairs never change after creation. */
+  private readonly pairArgs = new Map<string, (string | number)[]>();
+
+  private argsOfPair(pair: Pair): (string | number)[] {
+    let args = this.pairArgs.get(pair.code);
+    if (!args) {
+      const { quoteScale, baseScale } = scales(pair);
+      args = [
+        pair.baseCurrencyCode, pair.quoteCurrencyCode, quoteScale, baseScale,
+        feeRatePpm(pair.makerFee), feeRatePpm(pair.takerFee),
+      ];
+      this.pairArgs.set(pair.code, args);
+    }
+    return args;
+  }
+
   placeArgs(o: PlaceSpotInput): { keys: string[]; args: (string | number)[] } {
     const k = this.keys;
     const code = o.pair.code;
-    const { quoteScale, baseScale } = scales(o.pair);
     return {
       keys: [
         k.orderIds(), k.tradeIds(),
@@ -61,15 +76,14 @@ export class SpotEngine {
         k.engine, o.userId, code, o.side, o.type,
         o.priceTicks ?? '', o.amountLots ?? '', o.quoteBudget ?? '',
         o.postOnly ? '1' : '0', STP_FLAGS[o.stp], o.clientOrderId ?? '', o.timestamp,
-        o.pair.baseCurrencyCode, o.pair.quoteCurrencyCode, quoteScale, baseScale,
-        feeRatePpm(o.pair.makerFee), feeRatePpm(o.pair.takerFee), this.streamMaxLen,
+        ...this.argsOfPair(o.pair), this.streamMaxLen,
       ],
     };
   }
 
   async place(o: PlaceSpotInput): Promise<PlaceResult> {
     const { keys, args } = this.placeArgs(o);
-    return decodePlace(await this.scripts.run<ScriptReply>('placeSpotOrder', keys, args));
+    return decodeSpotPlace(await this.scripts.run<ScriptReply>('placeSpotOrder', keys, args), o);
   }
 
   queuePlace(pipeline: ChainableCommander, o: PlaceSpotInput): void {
@@ -96,6 +110,26 @@ export class SpotEngine {
     );
     return reply[1] as string[];
   }
+}
+
+/**
+ * A placement reply carries only what matching decided; the rest of the order is what was sent, so
+ * the hash is rebuilt here exactly as the script stored it (a repeat answers the stored hash).
+ */
+export function decodeSpotPlace(reply: ScriptReply, o: PlaceSpotInput): PlaceResult {
+  const r = unwrap(reply);
+  if (r[0] === 'DUP') return { duplicate: true, order: hashOf(r[1]) };
+  const [, id, status, filled, filledQuote, fee, rsv] = r as string[];
+  const ts = String(o.timestamp);
+  const order: Record<string, string> = {
+    id, kind: 'spot', user: o.userId, pair: o.pair.code, side: o.side, type: o.type, filled, filledQuote, fee, rsv,
+    status, postOnly: o.postOnly ? '1' : '0', stp: String(STP_FLAGS[o.stp]), cts: ts, uts: ts,
+  };
+  if (o.priceTicks) order.price = o.priceTicks;
+  if (o.amountLots) order.amount = o.amountLots;
+  if (o.quoteBudget) order.quoteAmount = o.quoteBudget;
+  if (o.clientOrderId) order.clid = o.clientOrderId;
+  return { duplicate: false, order };
 }
 
 export function decodePlace(reply: ScriptReply): PlaceResult {
