@@ -33,7 +33,6 @@ export interface MarketTicker {
   changePercent: BigNumber | null;
   bid: BigNumber | null;
   ask: BigNumber | null;
-  trades: number;
 }
 
 export interface TradeRecord {
@@ -58,9 +57,9 @@ export interface TradeFilter {
 }
 
 const units = (p: Pair) => ({
-  price: (ticks: string) => new BigNumber(ticks).shiftedBy(-p.digitsPrice),
+  price: (ticks: BigNumber.Value) => new BigNumber(ticks).shiftedBy(-p.digitsPrice),
   /** lots to base units; a futures lot is contractValue of base */
-  amount: (lots: string) => new BigNumber(lots).shiftedBy(-p.digitsAmount).times(decimal(p.contractValue ?? 1)),
+  amount: (lots: BigNumber.Value) => new BigNumber(lots).shiftedBy(-p.digitsAmount).times(decimal(p.contractValue ?? 1)),
 });
 
 /**
@@ -93,7 +92,6 @@ export class MarketTickerService {
     let low: BigNumber | null = null;
     let lots = new BigNumber(0);
     let ticksLots = new BigNumber(0);
-    let trades = 0;
     for (const json of raw) {
       if (!json) continue;
       const c = JSON.parse(json) as StoredCandle;
@@ -102,24 +100,22 @@ export class MarketTickerService {
       if (!low || low.gt(c.l)) low = new BigNumber(c.l);
       lots = lots.plus(c.v);
       ticksLots = ticksLots.plus(c.q);
-      trades += Number(c.n);
     }
     const lastPrice = last ? u.price(last) : null;
-    const openPrice = open ? u.price(open.toFixed(0)) : null;
+    const openPrice = open ? u.price(open) : null;
     const cv = decimal(pair.contractValue ?? 1);
     return {
       pair,
       last: lastPrice,
       open: openPrice,
-      high: high ? u.price(high.toFixed(0)) : null,
-      low: low ? u.price(low.toFixed(0)) : null,
-      baseVolume: u.amount(lots.toFixed(0)),
+      high: high ? u.price(high) : null,
+      low: low ? u.price(low) : null,
+      baseVolume: u.amount(lots),
       quoteVolume: ticksLots.shiftedBy(-(pair.digitsPrice + pair.digitsAmount)).times(cv),
       changePercent:
         openPrice && lastPrice && openPrice.gt(0) ? lastPrice.minus(openPrice).div(openPrice).times(100) : null,
       bid: snap.bids.length ? u.price(snap.bids[0][0]) : null,
       ask: snap.asks.length ? u.price(snap.asks[0][0]) : null,
-      trades,
     };
   }
 
