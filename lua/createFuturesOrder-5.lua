@@ -56,7 +56,12 @@ local lev = tonumber(acct[3])
 if lev > ctx.fut.maxLev then return { 'ERR', 'LEVERAGE_ABOVE_MAX', fmt(ctx.fut.maxLev) } end
 
 local opp = oppositeSide(side)
-local _, best = bestOrder(ctx, opp)
+-- the best opposite price matters to market orders, sells (margin at the bids) and post-only only
+local best
+if isMarket or side == 'sell' or postOnly then
+  local _
+  _, best = bestOrder(ctx, opp)
+end
 
 -- Reference price of the TP/SL check and the price the margin check is made at.
 local ref, checkAt, checkLots = price, price, amount
