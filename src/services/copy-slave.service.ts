@@ -86,13 +86,13 @@ export class CopySlaveService {
     if (master.currency !== slave.currency) {
       throw rejected('CURRENCY_MISMATCH', `The master trades in ${master.currency}, the slave holds ${slave.currency}`);
     }
+    const taken = () => conflict('SUBSCRIPTION_EXISTS', 'This slave already copies this master');
+    if (await this.d.store.activeSubscription(master.id, slave.id)) throw taken();
     const margin = await this.marginMinor(slave.currency, req.margin);
     const state = await this.d.reader.state(slave.id);
     if (!state || state.free.lt(margin)) throw rejected('INSUFFICIENT_BALANCE', 'Not enough free balance in the slave account');
     const subId = await this.d.store.nextSubscriptionId();
-    if (!(await this.d.store.claimActive(master.id, slave.id, subId))) {
-      throw conflict('SUBSCRIPTION_EXISTS', 'This slave already copies this master');
-    }
+    if (!(await this.d.store.claimActive(master.id, slave.id, subId))) throw taken();
     try {
       const acct = await this.d.futures.futuresAccounts.create(userId, {
         name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage),
