@@ -1,4 +1,5 @@
 import type { Logger } from '../config/logger';
+import { AppError } from '../domain/errors';
 import type { CopyEngine } from '../engine/copy-engine';
 import type { MarketStore } from '../engine/market-store';
 import type { RedisClient } from '../redis/connection';
@@ -24,3 +25,17 @@ export const FinishReason = { Slave: 'SLAVE_FINISHED', MasterClosed: 'MASTER_CLO
 
 export const iso = (ms: string | number) => new Date(Number(ms)).toISOString();
 export const isoOrNull = (ms: string | undefined) => (ms ? iso(ms) : null);
+
+/**
+ * Runs a close; false when the order was no longer open (closed meanwhile by the master's mirror,
+ * a finish, TP/SL or the follower): the state wanted is there already.
+ */
+export async function closedOrClosing(close: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await close();
+    return true;
+  } catch (err) {
+    if (err instanceof AppError && err.status === 409) return false;
+    throw err;
+  }
+}

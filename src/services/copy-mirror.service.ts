@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { decimal, fromMinor } from '../domain/decimal';
 import { AppError } from '../domain/errors';
 import { futuresParams } from '../domain/futures';
-import type { CopyDeps } from './copy-deps';
+import { closedOrClosing, type CopyDeps } from './copy-deps';
 import type { MasterRecord } from './copy-store';
 import type { MarketEntry } from './market-event';
 
@@ -63,6 +63,8 @@ export class CopyMirrorService {
     const equity = (await this.d.reader.state(master.id))?.equity ?? new BigNumber(0);
     const entry = new BigNumber(h.ecost || 0).div(h.filled);
     for (const sub of subs) {
+      // an entry older than the subscription (a replay) is not the subscription's to copy
+      if (Number(sub.opened) > at) continue;
       const clid = copyClientOrderId(h.id, sub.id);
       if (await this.d.reader.orderByClientId(sub.user, clid)) continue;
       const skip = async (reason: string) => {
@@ -122,8 +124,9 @@ export class CopyMirrorService {
   private async closeFollower(userId: string, f: Record<string, string>, out: MirrorOutcome): Promise<void> {
     if (f.status !== '50' && f.status !== '10') return;
     try {
-      await this.d.futures.futuresOrders.close(userId, { orderId: Number(f.id), isMarket: true });
-      out.closed++;
+      if (await closedOrClosing(() => this.d.futures.futuresOrders.close(userId, { orderId: Number(f.id), isMarket: true }))) {
+        out.closed++;
+      }
     } catch (err) {
       out.failed++;
       this.d.log.error({ err, orderId: f.id }, 'copy: closing a mirrored position failed');

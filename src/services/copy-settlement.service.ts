@@ -1,5 +1,5 @@
 import BigNumber from 'bignumber.js';
-import type { CopyDeps } from './copy-deps';
+import { closedOrClosing, type CopyDeps } from './copy-deps';
 import type { MasterRecord, SubscriptionRecord } from './copy-store';
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
@@ -73,7 +73,7 @@ export class CopySettlementService {
     const state = await this.d.reader.state(accountId);
     for (const o of state?.orders ?? []) {
       if (o.h.status === '50' || o.h.status === '10') {
-        await this.d.futures.futuresOrders.close(o.h.user, { orderId: Number(o.h.id), isMarket: true });
+        await closedOrClosing(() => this.d.futures.futuresOrders.close(o.h.user, { orderId: Number(o.h.id), isMarket: true }));
       }
     }
   }

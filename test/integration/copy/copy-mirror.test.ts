@@ -72,6 +72,20 @@ describe('mirroring a master onto its subscriptions', () => {
     ]);
   });
 
+  it('does not copy, on a replay, a master order that stopped working before the subscription started', async () => {
+    await b.order('max', masterId, true, null, 1);
+    await b.pump();
+    const sam = await b.slave('sam');
+    await b.subscribe('sam', masterId, sam, 1_000);
+    await b.replayAll();
+    expect(await followerOrders('sam')).toEqual([]);
+    const later = await b.order('max', masterId, false, null, 1);
+    await b.pump();
+    expect((await followerOrders('sam')).map((o: { clientOrderId: string }) => o.clientOrderId)).toEqual([
+      expect.stringMatching(new RegExp(`^copy:${later}:`)),
+    ]);
+  });
+
   it('skips a subscription whose account cannot carry the order, with the engine\'s reason', async () => {
     const sam = await b.slave('sam', 5_000, 1);
     const sub = await b.subscribe('sam', masterId, sam, 2_000);
