@@ -12,6 +12,7 @@
  *
  * Env: BENCH_CLIENTS (2000), BENCH_RATE (250 per second), BENCH_SECONDS (30),
  * BENCH_BASELINE_SECONDS (10), BENCH_SAMPLE_EVERY (every 10th client records latencies),
+ * BENCH_BATCH_MS (the gateway's publish batch window, default its own),
  * BENCH_MAX_SECONDS (300), REDIS_URL (else a private redis-server).
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -23,6 +24,7 @@ import { loadConfig, type AppConfig } from '../../src/config/env';
 import { createLogger } from '../../src/config/logger';
 import { createContext } from '../../src/context';
 import { seedMarkets } from '../../src/services/market-seeder';
+import { GATEWAY_DEFAULTS } from '../../src/ws/ws-gateway';
 import { startWsRole } from '../../src/ws/ws-role';
 import { envInt, exitAfter } from './lib/deadline';
 import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
@@ -35,6 +37,7 @@ const SECONDS = envInt('BENCH_SECONDS', 30);
 const BASELINE_SECONDS = envInt('BENCH_BASELINE_SECONDS', 10);
 const SAMPLE_EVERY = envInt('BENCH_SAMPLE_EVERY', 10);
 const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 300);
+const BATCH_MS = envInt('BENCH_BATCH_MS', GATEWAY_DEFAULTS.batchMs);
 const PAIR = 'BTC_USDT';
 const TOPIC = `orderbook/spot/${PAIR}`;
 const SUBSCRIBE = JSON.stringify({ op: 'subscribe', channel: 'orderbook', market: PAIR, kind: 'spot' });
@@ -103,7 +106,8 @@ function memorySampler() {
 async function gatewayChild(mode: string): Promise<void> {
   let mem = memorySampler();
   if (mode === 'baseline') {
-    // A bare uWS publisher: accepts the same subscribe, publishes a message of the same shape and size.
+    // A bare uWS publisher: accepts the same subscribe, publishes messages of the same shape and
+    // size at the same rate, in batches as often as the gateway flushes.
     const app = uWS.App().ws('/ws', {
       maxBackpressure: 1024 * 1024, closeOnBackpressureLimit: 1, idleTimeout: 60, sendPingsAutomatically: true,
       message: (ws) => {
@@ -125,7 +129,7 @@ async function gatewayChild(mode: string): Promise<void> {
               bids: [[49_990.12, 0.123456]], asks: [],
             }));
           }
-        }, 10);
+        }, BATCH_MS);
         mem = memorySampler();
       }
       if (m.cmd === 'stop') {
@@ -139,7 +143,7 @@ async function gatewayChild(mode: string): Promise<void> {
     return;
   }
   const ctx = await createContext(benchConfig(process.env.BENCH_REDIS_URL as string, process.env.BENCH_PREFIX as string), createLogger('silent'));
-  const ws = await startWsRole(ctx, { port: 0 });
+  const ws = await startWsRole(ctx, { port: 0, batchMs: BATCH_MS });
   process.on('message', (m: Msg) => {
     if (m.cmd === 'drive') mem = memorySampler();
     if (m.cmd === 'stop') reply({ cmd: 'stopped', memory: mem.report() });
@@ -321,7 +325,7 @@ async function main(): Promise<void> {
   const clients = spawnSelf('clients', env);
   await next(clients, 'ready');
 
-  console.log(`bench:ws — ${CLIENTS} clients, ${RATE} commands/s; baseline ${BASELINE_SECONDS} s, gateway ${SECONDS} s`);
+  console.log(`bench:ws — ${CLIENTS} clients, ${RATE} commands/s, batch ${BATCH_MS} ms; baseline ${BASELINE_SECONDS} s, gateway ${SECONDS} s`);
   const baseline = await runPhase('bare uWS publisher (baseline)', spawnSelf('baseline', env), clients, async () => {
     await new Promise((r) => setTimeout(r, BASELINE_SECONDS * 1000));
     const n = RATE * BASELINE_SECONDS;
@@ -382,7 +386,7 @@ async function main(): Promise<void> {
   };
   console.log(`\ngateway / baseline: p99 latency x${ratio.p99VsBaseline.toFixed(2)}, messages/s x${ratio.messagesPerSecVsBaseline.toFixed(2)}`);
   const file = writeResults('ws', {
-    bench: 'ws', clients: CLIENTS, rate: RATE, seconds: SECONDS, baselineSeconds: BASELINE_SECONDS,
+    bench: 'ws', clients: CLIENTS, rate: RATE, seconds: SECONDS, baselineSeconds: BASELINE_SECONDS, batchMs: BATCH_MS,
     sampleEvery: SAMPLE_EVERY, phases, ratio, machine: machineInfo(redisServerVersion()),
   });
   console.log(`results: ${file}`);

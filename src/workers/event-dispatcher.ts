@@ -4,6 +4,7 @@ import type { Queue } from 'bullmq';
 import type { AppContext } from '../context';
 import { blockingRead } from '../redis/blocking-read';
 import { createRedis, type RedisClient } from '../redis/connection';
+import { ReadLoop } from '../redis/read-loop';
 import type { MarketKind } from '../redis/keys';
 import { parseEntry } from '../services/market-event';
 import { streamJobId, type StreamJob } from './queues';
@@ -48,9 +49,8 @@ type RawEntry = [string, string[] | null];
 export class EventDispatcher {
   readonly consumer = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly conn: RedisClient;
+  private readonly loop: ReadLoop;
   private streams: MarketStream[] = [];
-  private running = false;
-  private loop?: Promise<void>;
   private lastRefresh = 0;
   private lastClaim = 0;
 
@@ -61,30 +61,16 @@ export class EventDispatcher {
     private readonly opts: DispatcherOptions = DISPATCHER_DEFAULTS,
   ) {
     this.conn = createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name: 'dispatcher' });
+    this.loop = new ReadLoop(this.conn, ctx.log, 'dispatcher', 500);
   }
 
   async start(): Promise<void> {
     await this.refresh();
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start(() => this.tick());
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.conn.disconnect();
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        await this.tick();
-      } catch (err) {
-        if (!this.running) break;
-        this.ctx.log.error({ err }, 'dispatcher: read failed, retrying');
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async tick(): Promise<void> {
@@ -105,7 +91,7 @@ export class EventDispatcher {
         ),
       this.opts.blockMs + 5_000,
     )) as [string, RawEntry[]][] | null;
-    if (!res) return;
+    if (!res || !this.loop.active) return;
     for (const [key, entries] of res) {
       const stream = this.streams.find((s) => s.key === key);
       if (stream) await this.handOver(stream, entries);

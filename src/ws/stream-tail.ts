@@ -1,6 +1,7 @@
 import type { Logger } from '../config/logger';
 import { blockingRead } from '../redis/blocking-read';
 import type { RedisClient } from '../redis/connection';
+import { ReadLoop } from '../redis/read-loop';
 
 export type EntryHandler = (key: string, id: string, fields: string[]) => void;
 
@@ -11,15 +12,16 @@ export type EntryHandler = (key: string, id: string, fields: string[]) => void;
  */
 export class StreamTail {
   private readonly last = new Map<string, string>();
-  private running = false;
-  private loop?: Promise<void>;
+  private readonly loop: ReadLoop;
 
   constructor(
     private readonly conn: RedisClient,
     private readonly onEntry: EntryHandler,
-    private readonly log: Logger,
+    log: Logger,
     private readonly blockMs = 1000,
-  ) {}
+  ) {
+    this.loop = new ReadLoop(conn, log, 'stream tail', 200);
+  }
 
   /** Follows `key` from after `fromId` (kept if the key is followed already). */
   follow(key: string, fromId: string): void {
@@ -27,26 +29,11 @@ export class StreamTail {
   }
 
   start(): void {
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start(() => this.readOnce());
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.conn.disconnect();
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        await this.readOnce();
-      } catch (err) {
-        if (!this.running) break;
-        this.log.error({ err }, 'stream tail: read failed, retrying');
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async readOnce(): Promise<void> {
@@ -61,7 +48,7 @@ export class StreamTail {
       () => this.conn.xread('COUNT', 1000, 'BLOCK', this.blockMs, 'STREAMS', ...keys, ...ids),
       this.blockMs + 5000,
     )) as [string, [string, string[]][]][] | null;
-    if (!res || !this.running) return;
+    if (!res || !this.loop.active) return;
     for (const [key, entries] of res) {
       for (const [id, fields] of entries) {
         this.last.set(key, id);
