@@ -99,6 +99,9 @@ export interface SlaveAnalyticsDto {
 }
 
 const HASHTAG = /#([\p{L}\p{N}_]+)/gu;
+/** Minor units (fractions of a unit round towards zero) as a JSON number of a currency with `decimals`. */
+const moneyIn = (decimals: number) => (v: BigNumber | string) =>
+  fromMinor(new BigNumber(v).integerValue(BigNumber.ROUND_DOWN).toFixed(0), decimals);
 const sum = (xs: BigNumber[]) => xs.reduce((a, b) => a.plus(b), new BigNumber(0));
 const byRoi = (a: CopyMasterAccountDto, b: CopyMasterAccountDto) => b.totalPnlPercent - a.totalPnlPercent || a.id - b.id;
 const byPnl = (a: CopyMasterAccountDto, b: CopyMasterAccountDto) => b.totalPnl - a.totalPnl || a.id - b.id;
@@ -126,7 +129,7 @@ export class CopyViews {
     const ledgers = await Promise.all(subs.map((s) => this.d.store.ledger(s.id)));
     const active = subs.filter((s) => s.active === '1');
     const followers = await Promise.all(active.map((s) => this.d.reader.state(s.acct)));
-    const money = (v: BigNumber) => fromMinor(v.toFixed(0), state.decimals);
+    const money = moneyIn(state.decimals);
     return {
       id: Number(m.id),
       avatarBlobId: null,
@@ -196,7 +199,7 @@ export class CopyViews {
   async subscription(s: SubscriptionRecord): Promise<CopyFollowingHistoryDto> {
     const master = await this.d.store.master(s.master);
     const { ledger, state, equity, profit } = await this.subscriptionMoney(s);
-    const money = (v: BigNumber | string) => fromMinor(new BigNumber(v).toFixed(0), state.decimals);
+    const money = moneyIn(state.decimals);
     return {
       id: Number(s.id),
       masterName: master?.name ?? '',
@@ -221,7 +224,7 @@ export class CopyViews {
     const { ledger, state, profit } = await this.subscriptionMoney(s);
     const initial = new BigNumber(s.initial);
     const a = tradingAnalytics(state.orders, initial, state.decimals);
-    const money = (v: BigNumber | string) => fromMinor(new BigNumber(v).toFixed(0), state.decimals);
+    const money = moneyIn(state.decimals);
     return {
       copySlaveFuturesAccountId: Number(s.slave),
       copyMasterFuturesAccountId: Number(s.master),

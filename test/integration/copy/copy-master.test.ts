@@ -51,7 +51,8 @@ describe('copy master: create and read', () => {
 
   it('404s the analytics, positions and slaves of a master that does not exist; 403s a non-owner reading slaves', async () => {
     expect((await b.pub(`${M}/999999/analytics`)).status).toBe(404);
-    expect((await b.pub(`${M}/999999/positions`)).status).toBe(404);
+    for (const list of ['positions', 'positions-history', 'trades']) expect((await b.pub(`${M}/999999/${list}`)).status).toBe(404);
+    expect((await b.del('max', `${M}/999999`)).status).toBe(404);
     expect((await b.get('max', `${M}/999999/slaves`)).status).toBe(404);
     expect((await b.pub(`${M}/abc/analytics`)).status).toBe(400);
     const id = await b.master('max');

@@ -114,6 +114,11 @@ describe('subscriptions', () => {
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('SUBSCRIPTION_FINISHED');
     expect((await b.account('sam', sam)).available).toBe(100);
+    const update = await b.post('sam', `${S}/updateMasterCopySettings`, body(m, sam, 10));
+    expect(update.status).toBe(409);
+    expect(update.body.error.code).toBe('SUBSCRIPTION_FINISHED');
+    expect((await b.post('sam', `${S}/startMasterCopy`, { ...body(m, sam, 60), margin: 0 })).status).toBe(400);
+    expect((await b.post('sam', `${S}/startMasterCopy`, { ...body(m, sam, 60), note: 'x' })).status).toBe(400);
     expect((await b.start('sam', m, sam, 60)).status).toBe(200);
   });
 
