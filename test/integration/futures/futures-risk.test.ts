@@ -211,6 +211,24 @@ describe('BullMQ wiring', () => {
   });
 });
 
+describe('stream to trigger sweep, end to end', () => {
+  it('the dispatcher hands a futures trade to the trigger queue and the TP closes', async () => {
+    const { startWorkerRole } = await import('../../../src/workers/worker-role');
+    const long = await aliceLong({ takeProfit: 110 });
+    await b.order('carol', carol, true, 112, 2);
+    const role = await startWorkerRole(b.ctx, { blockMs: 200, refreshPairsMs: 60_000, claimEveryMs: 60_000 });
+    const workers = await startFuturesWorkers(b.ctx);
+    try {
+      await b.order('dan', dan, false, null, 0.1); // last 112: the stream entry reaches the worker
+      await waitFor(async () => (await b.record('alice', long)).futuresOrderStatus === 20);
+      expect((await b.record('alice', long)).realizedPnl).toBe(12);
+    } finally {
+      await workers.close();
+      await role.close();
+    }
+  });
+});
+
 async function futuresBedWithInterval() {
   const h = await futuresBed({ FUNDING_INTERVAL_SECONDS: '1' });
   const a = await h.fundedAccount('alice');
