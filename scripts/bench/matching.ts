@@ -20,7 +20,6 @@ import { loadConfig } from '../../src/config/env';
 import { createLogger } from '../../src/config/logger';
 import { createContext } from '../../src/context';
 import type { Pair } from '../../src/domain/market';
-import { hashOf } from '../../src/engine/reply';
 import type { PlaceSpotInput } from '../../src/engine/spot-engine';
 import { createRedis } from '../../src/redis/connection';
 import { loadLuaScripts } from '../../src/redis/lua-loader';
@@ -244,7 +243,8 @@ async function oneRun(server: BenchRedis, flow: ReturnType<typeof orderFlow>): P
     const queueEngine = (p: Parameters<PipelinedQueue>[0], o: PlaceSpotInput) => engine.queuePlace(p, o);
     const noopOk = (r: unknown) => r === 'OK';
     const placedOk = (r: unknown) => Array.isArray(r) && r[0] === 'OK';
-    const filledOk = (r: unknown) => placedOk(r) && hashOf((r as [string, string[]])[1]).status === 'filled';
+    // placeSpotOrder answers {'OK', id, status, ...} (see its Output block)
+    const filledOk = (r: unknown) => placedOk(r) && (r as string[])[2] === 'filled';
 
     const noopResting = await measurePhase(bench, resting, queueNoop, noopOk);
     const engineResting = await measurePhase(bench, resting, queueEngine, placedOk);
