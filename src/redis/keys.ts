@@ -161,6 +161,14 @@ export class Keys {
   userCopyMasters(userId: string): string {
     return `${this.copy()}umasters:${userId}`;
   }
+  /** Users holding at least one subscription: the mirror's cheap first test of a follower's `done` event. */
+  copyFollowerUsers(): string {
+    return `${this.copy()}followerusers`;
+  }
+  /** Futures account id of a subscription -> the subscription's id (hash). */
+  copySubscriptionAccounts(): string {
+    return `${this.copy()}subaccts`;
+  }
   /** A copy slave, keyed by its futures account id (which is also the slave's id). */
   copySlave(accountId: string | number): string {
     return `${this.copy()}slave:${accountId}`;

@@ -42,15 +42,28 @@ export class CopyMirrorService {
   async handleEntry(entry: Pick<MarketEntry, 'events' | 'ts'>): Promise<MirrorOutcome> {
     const out: MirrorOutcome = { placed: 0, skipped: 0, closed: 0, failed: 0 };
     for (const ev of entry.events) {
-      if (ev.e !== 'done' || !(await this.d.store.isMasterUser(ev.u))) continue;
+      if (ev.e !== 'done') continue;
+      const closedByFollower = ev.status === 'closed' && (await this.d.store.isFollowerUser(ev.u));
+      if (!closedByFollower && !(await this.d.store.isMasterUser(ev.u))) continue;
       const h = await this.d.reader.order(ev.id);
       if (h.kind !== 'futures' || h.role !== 'open') continue;
+      if (closedByFollower) await this.returnLeftover(h.acct, entry.ts);
       const master = await this.d.store.master(h.acct);
       if (!master || master.status !== 'Active') continue;
       if (ev.status === 'closed') await this.mirrorClose(master, h.id, out);
       else if (Number(h.filled) > 0) await this.mirrorOpen(master, h.id, entry.ts, out);
     }
     return out;
+  }
+
+  /**
+   * A position left open by finishMasterCopy (closeOrders false) has closed: the free balance of the
+   * finished subscription's account goes back to the slave account, as at the finish itself.
+   */
+  private async returnLeftover(accountId: string, at: number): Promise<void> {
+    const sub = await this.d.store.subscriptionOfAccount(accountId);
+    if (!sub || sub.active === '1') return;
+    await this.d.engine.allocate(sub.user, sub.currency, sub.acct, sub.slave, sub.id, 'out', null, at);
   }
 
   /** Places the follower orders of one master order (the order must have stopped working). */

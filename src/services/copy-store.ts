@@ -152,7 +152,19 @@ export class CopyStore {
       .hset(this.keys.copySubscription(s.id), s as unknown as Hash)
       .zadd(this.keys.copyMasterSubscriptions(s.master), s.opened, s.id)
       .zadd(this.keys.copySlaveSubscriptions(s.slave), s.opened, s.id)
+      .sadd(this.keys.copyFollowerUsers(), s.user)
+      .hset(this.keys.copySubscriptionAccounts(), s.acct, s.id)
       .exec();
+  }
+
+  async isFollowerUser(userId: string): Promise<boolean> {
+    return (await this.redis.sismember(this.keys.copyFollowerUsers(), userId)) === 1;
+  }
+
+  /** The subscription whose futures account this is, or null. */
+  async subscriptionOfAccount(accountId: string): Promise<SubscriptionRecord | null> {
+    const id = await this.redis.hget(this.keys.copySubscriptionAccounts(), accountId);
+    return id ? this.subscription(id) : null;
   }
 
   async updateSubscription(id: string, fields: Partial<SubscriptionRecord>): Promise<void> {

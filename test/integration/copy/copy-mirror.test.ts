@@ -167,6 +167,17 @@ describe('mirroring a master onto its subscriptions', () => {
     expect((await b.put('max', `${TRADE}/close`, { orderId: mOrder, isMarket: true })).status).toBe(200);
     await b.pump();
     expect((await b.record('sue', sueF.id)).futuresOrderStatus).toBe(50);
+
+    // once sue closes the position herself, its money leaves the finished subscription's account
+    const subAccount = async () => (await b.get('sue', '/api/futures/accounts')).body.find((x: { name: string }) => x.name.startsWith('copy #'));
+    expect((await subAccount()).usedMargin).toBeGreaterThan(0);
+    const slaveBefore = (await b.account('sue', sue)).available;
+    expect((await b.put('sue', `${TRADE}/close`, { orderId: sueF.id, isMarket: true })).status).toBe(200);
+    const left = (await subAccount()).available;
+    expect(left).toBeGreaterThan(0);
+    await b.pump();
+    expect(await subAccount()).toMatchObject({ available: 0, usedMargin: 0 });
+    expect((await b.account('sue', sue)).available).toBeCloseTo(slaveBefore + left, 8);
   });
 
   it('DELETE master closes its positions and the followers\', finishes every subscription MASTER_CLOSED, returns equity', async () => {
