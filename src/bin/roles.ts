@@ -1,6 +1,7 @@
 import type { Role } from '../config/env';
 import type { AppContext } from '../context';
 import { startApiRole } from '../http/server';
+import { startFuturesWorkers } from '../workers/futures-workers';
 import { startWorkerRole } from '../workers/worker-role';
 import { startWsRole } from '../ws/ws-role';
 
@@ -22,8 +23,15 @@ export async function startRole(role: Role, ctx: AppContext): Promise<StartedRol
       return { role, address: `ws://0.0.0.0:${ws.port}/ws`, close: ws.close };
     }
     case 'worker': {
-      const worker = await startWorkerRole(ctx);
-      return { role, address: `redis ${ctx.config.redisUrl}`, close: worker.close };
+      // the dispatcher with the market-data processors, and the futures risk processors
+      const parts = [await startWorkerRole(ctx), await startFuturesWorkers(ctx)];
+      return {
+        role,
+        address: `redis ${ctx.config.redisUrl}`,
+        close: async () => {
+          for (const p of parts.reverse()) await p.close();
+        },
+      };
     }
   }
 }
