@@ -1,8 +1,8 @@
 /**
  * npm run bench:ws — the market-data websocket under fan-out (issue 4).
  *
- * One gateway (src/ws, in a process of its own) with BENCH_CLIENTS websocket clients (in a second
- * process) all subscribed to the BTC_USDT spot order book, while this process drives
+ * One gateway (src/ws, in a process of its own) with BENCH_CLIENTS websocket clients (in processes
+ * of their own) all subscribed to the BTC_USDT spot order book, while this process drives
  * BENCH_RATE book-changing commands a second through the engine's Lua scripts (limit orders that
  * rest and cross, and cancels) for BENCH_SECONDS. Latency is from the command's timestamp (`ts`,
  * taken just before the script appends the stream entry, so it slightly over-counts) to the
@@ -12,7 +12,8 @@
  *
  * Env: BENCH_CLIENTS (2000), BENCH_RATE (250 per second), BENCH_SECONDS (30),
  * BENCH_BASELINE_SECONDS (10), BENCH_SAMPLE_EVERY (every 10th client records latencies),
- * BENCH_BATCH_MS (the gateway's publish batch window, default its own),
+ * BENCH_BATCH_MS (the gateway's publish batch window, default its own), BENCH_CLIENT_PROCS (2
+ * processes share the clients, so the load generator is not the bottleneck it measures),
  * BENCH_MAX_SECONDS (300), REDIS_URL (else a private redis-server).
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -32,6 +33,7 @@ import { machineInfo, printTable, redisServerVersion, writeResults } from './lib
 import { summarize, type Summary } from './lib/stats';
 
 const CLIENTS = envInt('BENCH_CLIENTS', 2000);
+const CLIENT_PROCS = envInt('BENCH_CLIENT_PROCS', 2);
 const RATE = envInt('BENCH_RATE', 250);
 const SECONDS = envInt('BENCH_SECONDS', 30);
 const BASELINE_SECONDS = envInt('BENCH_BASELINE_SECONDS', 10);
@@ -244,9 +246,10 @@ async function clientsChild(): Promise<void> {
       clients = [];
       latencies = [];
       const port = m.port as number;
-      for (let i = 0; i < CLIENTS; i += 100) {
+      const count = m.count as number;
+      for (let i = 0; i < count; i += 100) {
         await Promise.all(
-          Array.from({ length: Math.min(100, CLIENTS - i) }, (_, j) =>
+          Array.from({ length: Math.min(100, count - i) }, (_, j) =>
             new Promise<void>((resolve) => clients.push(new RawClient(port, (i + j) % SAMPLE_EVERY === 0 ? latencies : null, resolve))),
           ),
         );
@@ -268,7 +271,7 @@ async function clientsChild(): Promise<void> {
       const frames = clients.reduce((s, c) => s + c.frames, 0) - framesAtStart;
       const dropped = clients.filter((c) => c.closed).length;
       for (const c of clients) c.close();
-      reply({ cmd: 'stats', latency: summarize(latencies), frames, seconds, dropped, sampledClients: Math.ceil(CLIENTS / SAMPLE_EVERY) });
+      reply({ cmd: 'stats', latencies: latencies.map((x) => Math.round(x * 10) / 10), frames, seconds, dropped });
     }
   });
   reply({ cmd: 'ready' });
@@ -286,26 +289,29 @@ interface Phase {
   gatewayMemory: { rssMaxMb: number; rssEndMb: number; heapUsedMaxMb: number };
 }
 
-async function runPhase(name: string, gateway: ChildProcess, clients: ChildProcess, drive: () => Promise<{ commands: number; bookUpdates: number; seconds: number }>): Promise<Phase> {
+async function runPhase(name: string, gateway: ChildProcess, clients: ChildProcess[], drive: () => Promise<{ commands: number; bookUpdates: number; seconds: number }>): Promise<Phase> {
   const { port } = await next(gateway, 'ready');
-  send(clients, { cmd: 'connect', port });
-  const { open } = await next(clients, 'connected');
+  const share = (i: number) => Math.floor(CLIENTS / clients.length) + (i < CLIENTS % clients.length ? 1 : 0);
+  clients.forEach((c, i) => send(c, { cmd: 'connect', port, count: share(i) }));
+  const open = (await Promise.all(clients.map((c) => next(c, 'connected')))).reduce((s, m) => s + (m.open as number), 0);
   if (open !== CLIENTS) throw new Error(`${name}: only ${open} of ${CLIENTS} clients connected`);
   send(gateway, { cmd: 'drive' });
-  send(clients, { cmd: 'start' });
+  for (const c of clients) send(c, { cmd: 'start' });
   const d = await drive();
-  send(clients, { cmd: 'stop' });
-  const stats = await next(clients, 'stats');
+  for (const c of clients) send(c, { cmd: 'stop' });
+  const stats = await Promise.all(clients.map((c) => next(c, 'stats')));
   send(gateway, { cmd: 'stop' });
   const { memory } = await next(gateway, 'stopped');
   gateway.kill('SIGTERM');
+  const frames = stats.reduce((s, m) => s + (m.frames as number), 0);
+  const seconds = Math.max(...stats.map((m) => m.seconds as number));
   return {
     name,
-    latency: stats.latency as Summary,
-    messagesPerSec: (stats.frames as number) / (stats.seconds as number),
+    latency: summarize(stats.flatMap((m) => m.latencies as number[])),
+    messagesPerSec: frames / seconds,
     commandsPerSec: d.commands / d.seconds,
     bookUpdatesPerSec: d.bookUpdates / d.seconds,
-    dropped: stats.dropped as number,
+    dropped: stats.reduce((s, m) => s + (m.dropped as number), 0),
     gatewayMemory: memory as Phase['gatewayMemory'],
   };
 }
@@ -322,8 +328,8 @@ async function main(): Promise<void> {
     await ctx.wallets.deposit(u, 'BTC', 10_000);
   }
   const env = { ...process.env, BENCH_REDIS_URL: redis.url, BENCH_PREFIX: prefix };
-  const clients = spawnSelf('clients', env);
-  await next(clients, 'ready');
+  const clients = Array.from({ length: CLIENT_PROCS }, () => spawnSelf('clients', env));
+  await Promise.all(clients.map((c) => next(c, 'ready')));
 
   console.log(`bench:ws — ${CLIENTS} clients, ${RATE} commands/s, batch ${BATCH_MS} ms; baseline ${BASELINE_SECONDS} s, gateway ${SECONDS} s`);
   const baseline = await runPhase('bare uWS publisher (baseline)', spawnSelf('baseline', env), clients, async () => {
@@ -370,7 +376,7 @@ async function main(): Promise<void> {
     return { commands, bookUpdates: seqAfter - seqBefore, seconds };
   });
 
-  clients.kill('SIGTERM');
+  for (const c of clients) c.kill('SIGTERM');
   const phases = [baseline, gateway];
   printTable(
     `bench:ws — ${CLIENTS} clients on one gateway, all subscribed to the ${PAIR} book`,
@@ -386,7 +392,7 @@ async function main(): Promise<void> {
   };
   console.log(`\ngateway / baseline: p99 latency x${ratio.p99VsBaseline.toFixed(2)}, messages/s x${ratio.messagesPerSecVsBaseline.toFixed(2)}`);
   const file = writeResults('ws', {
-    bench: 'ws', clients: CLIENTS, rate: RATE, seconds: SECONDS, baselineSeconds: BASELINE_SECONDS, batchMs: BATCH_MS,
+    bench: 'ws', clients: CLIENTS, clientProcesses: CLIENT_PROCS, rate: RATE, seconds: SECONDS, baselineSeconds: BASELINE_SECONDS, batchMs: BATCH_MS,
     sampleEvery: SAMPLE_EVERY, phases, ratio, machine: machineInfo(redisServerVersion()),
   });
   console.log(`results: ${file}`);
