@@ -1,6 +1,7 @@
 import type { Role } from '../config/env';
 import type { AppContext } from '../context';
 import { startApiRole } from '../http/server';
+import { startCopyWorkers } from '../workers/copy-workers';
 import { startFuturesWorkers } from '../workers/futures-workers';
 import { startWorkerRole } from '../workers/worker-role';
 import { startWsRole } from '../ws/ws-role';
@@ -23,8 +24,8 @@ export async function startRole(role: Role, ctx: AppContext): Promise<StartedRol
       return { role, address: `ws://0.0.0.0:${ws.port}/ws`, close: ws.close };
     }
     case 'worker': {
-      // the dispatcher with the market-data processors, and the futures risk processors
-      const parts = [await startWorkerRole(ctx), await startFuturesWorkers(ctx)];
+      // the dispatcher with the market-data processors, the futures risk and the copy-trading processors
+      const parts = [await startWorkerRole(ctx), await startFuturesWorkers(ctx), await startCopyWorkers(ctx)];
       return {
         role,
         address: `redis ${ctx.config.redisUrl}`,
