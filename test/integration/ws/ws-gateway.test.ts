@@ -18,6 +18,14 @@ async function client(port: number): Promise<WsClient> {
   return c;
 }
 
+async function until(check: () => boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 async function restBook(pair: string) {
   const r = await request(app).get(`/api/orderbook/${pair}`).query({ depth: 1000 });
   expect(r.status).toBe(200);
@@ -147,6 +155,41 @@ describe('websocket gateway', () => {
     expect(m).toMatchObject({ market: 'BTC_USDT.TRC20', period: 300, candle: { openPrice: 123.45, volumeBase: 2, candleTimePeriod: 300 } });
     c.send({ op: 'unsubscribe', channel: 'candles', market: 'BTC_USDT.TRC20', kind: 'spot', period: 300 });
     await c.waitFor((x) => x.op === 'unsubscribed');
+  });
+
+  it('drops a client that stops reading, without holding up the others', async () => {
+    const market = 'BTC_USDT.TRC20';
+    await fundTraders(ctx, 'BTC', 'USDT.TRC20');
+    for (let i = 1; i <= 100; i++) {
+      await ctx.spotOrders.place('t1', { currencyPairCode: market, side: 'buy', type: 'limit', price: 100 - i / 10, amount: 0.5 });
+      await ctx.spotOrders.place('t2', { currencyPairCode: market, side: 'sell', type: 'limit', price: 100 + i / 10, amount: 0.5 });
+    }
+    const gw = await startWsRole(ctx, { port: 0, maxBackpressure: 64 * 1024 });
+    try {
+      const slow = await client(gw.port);
+      const fast = await client(gw.port);
+      for (const c of [slow, fast]) {
+        c.send({ op: 'subscribe', channel: 'orderbook', market, kind: 'spot' });
+        await c.waitFor((m) => m.type === 'snapshot');
+      }
+      const snapshotBytes = JSON.stringify(slow.messages.find((m) => m.type === 'snapshot')).length;
+      // The slow client stops reading and keeps asking for snapshots: what it is owed piles up on
+      // the server once the kernel's socket buffers are full, until the 64 KiB allowance is passed.
+      slow.socket.pause();
+      const askFor = Math.ceil((12 * 1024 * 1024) / snapshotBytes);
+      for (let i = 0; i < askFor; i++) slow.send({ op: 'subscribe', channel: 'orderbook', market, kind: 'spot' });
+      await randomTrading(ctx, market, 50, rng(3));
+      const rest = await restBook(market);
+      await fast.waitFor((m) => !m.op && m.channel === 'orderbook' && m.seq === rest.seq);
+      expect(bookFrom(fast.messages, market)).toMatchObject({ seq: rest.seq, bids: rest.bids, asks: rest.asks });
+      slow.socket.resume();
+      await until(() => slow.closed);
+      // it was cut off: far fewer snapshots reached it than it asked for
+      expect(slow.messages.filter((m) => m.type === 'snapshot').length).toBeLessThan(askFor / 2);
+      expect(fast.closed).toBe(false);
+    } finally {
+      await gw.close();
+    }
   });
 
   it('a disconnect leaves the client\'s orders alone', async () => {
