@@ -39,6 +39,11 @@ export class MarketFeed {
     this.topics = { orderbook: t('orderbook'), deals: t('deals'), ticker: t('ticker') };
   }
 
+  /** The last price as the engine keeps it (ticks), so a ticker has one before the next trade. */
+  seedLastPrice(ticks: string | null): void {
+    if (ticks && this.lastPrice === undefined) this.lastPrice = fromMinor(ticks, this.pair.digitsPrice);
+  }
+
   /** Takes a fresh snapshot; returns its stream id, from where the stream must be read. */
   async resync(): Promise<string> {
     this.held ??= [];

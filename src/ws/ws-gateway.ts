@@ -155,6 +155,7 @@ export class WsGateway {
     const eventsKey = k.events(kind, pair.code);
     this.byEventStream.set(eventsKey, feed);
     this.engineTail.follow(eventsKey, await feed.resync());
+    feed.seedLastPrice(await this.ctx.redis.get(k.lastPrice(kind, pair.code)));
     const candlesKey = k.candleEvents(kind, pair.code);
     const [last] = await this.ctx.redis.xrevrange(candlesKey, '+', '-', 'COUNT', 1);
     this.byCandleStream.set(candlesKey, feed);

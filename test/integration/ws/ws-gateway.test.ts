@@ -139,7 +139,8 @@ describe('websocket gateway', () => {
     const ticker = await c.waitFor((m) => !m.op && m.channel === 'ticker');
     const rest = await restBook('BTC_USDT');
     const best = (l: unknown) => { const { price, quantity } = l as { price: number; quantity: number }; return [price, quantity]; };
-    expect(ticker).toMatchObject({ market: 'BTC_USDT', kind: 'spot', bestBid: best(rest.bids[0]), bestAsk: best(rest.asks[0]) });
+    const lastTrade = (await ctx.marketData.recentTrades('BTC_USDT', 1))[0];
+    expect(ticker).toMatchObject({ market: 'BTC_USDT', kind: 'spot', last: lastTrade.price, bestBid: best(rest.bids[0]), bestAsk: best(rest.asks[0]) });
     expect(c.closed).toBe(false);
   });
 
