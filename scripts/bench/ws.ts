@@ -48,8 +48,13 @@ const wallClock = () => performance.timeOrigin + performance.now();
 
 function benchConfig(redisUrl: string, prefix: string): AppConfig {
   return loadConfig({
-    REDIS_URL: redisUrl, KEY_PREFIX: prefix, JWT_SECRET: 'bench-secret-0123456789', LOG_LEVEL: 'silent',
-    WS_PORT: '0', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000',
+    REDIS_URL: redisUrl,
+    KEY_PREFIX: prefix,
+    JWT_SECRET: 'bench-secret-0123456789',
+    LOG_LEVEL: 'silent',
+    WS_PORT: '0',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
   });
 }
 
@@ -76,7 +81,11 @@ function next(child: ChildProcess, cmd: string, timeoutMs = 120_000): Promise<Ms
 }
 
 function spawnSelf(role: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = fork(__filename, ['--role', role], { env, execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(__filename, ['--role', role], {
+    env,
+    execArgv: process.execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   process.once('exit', () => child.kill('SIGKILL'));
   return child;
 }
@@ -111,11 +120,24 @@ async function gatewayChild(mode: string): Promise<void> {
     // A bare uWS publisher: accepts the same subscribe, publishes messages of the same shape and
     // size at the same rate, in batches as often as the gateway flushes.
     const app = uWS.App().ws('/ws', {
-      maxBackpressure: 1024 * 1024, closeOnBackpressureLimit: 1, idleTimeout: 60, sendPingsAutomatically: true,
+      maxBackpressure: 1024 * 1024,
+      closeOnBackpressureLimit: 1,
+      idleTimeout: 60,
+      sendPingsAutomatically: true,
       message: (ws) => {
         ws.subscribe(TOPIC);
         ws.send(JSON.stringify({ op: 'subscribed' }));
-        ws.send(JSON.stringify({ channel: 'orderbook', type: 'snapshot', market: PAIR, kind: 'spot', seq: 0, bids: [], asks: [] }));
+        ws.send(
+          JSON.stringify({
+            channel: 'orderbook',
+            type: 'snapshot',
+            market: PAIR,
+            kind: 'spot',
+            seq: 0,
+            bids: [],
+            asks: [],
+          }),
+        );
       },
     });
     let timer: NodeJS.Timeout | undefined;
@@ -126,10 +148,19 @@ async function gatewayChild(mode: string): Promise<void> {
         timer = setInterval(() => {
           while (seq < ((Date.now() - start) * RATE) / 1000) {
             seq++;
-            app.publish(TOPIC, JSON.stringify({
-              channel: 'orderbook', type: 'update', market: PAIR, kind: 'spot', seq, ts: Date.now(),
-              bids: [[49_990.12, 0.123456]], asks: [],
-            }));
+            app.publish(
+              TOPIC,
+              JSON.stringify({
+                channel: 'orderbook',
+                type: 'update',
+                market: PAIR,
+                kind: 'spot',
+                seq,
+                ts: Date.now(),
+                bids: [[49_990.12, 0.123456]],
+                asks: [],
+              }),
+            );
           }
         }, BATCH_MS);
         mem = memorySampler();
@@ -140,11 +171,18 @@ async function gatewayChild(mode: string): Promise<void> {
       }
     });
     app.listen(0, (ls) => {
-      reply(ls ? { cmd: 'ready', port: uWS.us_socket_local_port(ls) } : { cmd: 'error', message: 'listen failed' });
+      reply(
+        ls
+          ? { cmd: 'ready', port: uWS.us_socket_local_port(ls) }
+          : { cmd: 'error', message: 'listen failed' },
+      );
     });
     return;
   }
-  const ctx = await createContext(benchConfig(process.env.BENCH_REDIS_URL as string, process.env.BENCH_PREFIX as string), createLogger('silent'));
+  const ctx = await createContext(
+    benchConfig(process.env.BENCH_REDIS_URL as string, process.env.BENCH_PREFIX as string),
+    createLogger('silent'),
+  );
   const ws = await startWsRole(ctx, { port: 0, batchMs: BATCH_MS });
   process.on('message', (m: Msg) => {
     if (m.cmd === 'drive') mem = memorySampler();
@@ -167,12 +205,18 @@ class RawClient {
   private upgraded = false;
   private readonly socket: Socket;
 
-  constructor(port: number, private readonly latencies: number[] | null, onOpen: () => void) {
+  constructor(
+    port: number,
+    private readonly latencies: number[] | null,
+    onOpen: () => void,
+  ) {
     this.socket = connect(port, '127.0.0.1');
     this.socket.setNoDelay(true);
     this.socket.on('connect', () => {
       const key = randomBytes(16).toString('base64');
-      this.socket.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      this.socket.write(
+        `GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      );
     });
     this.socket.on('data', (chunk) => {
       this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
@@ -230,7 +274,10 @@ class RawClient {
 /** A masked client frame (RFC 6455 requires masking from client to server). */
 function frame(opcode: number, payload: Buffer): Buffer {
   const mask = randomBytes(4);
-  const head = payload.length < 126 ? Buffer.from([0x80 | opcode, 0x80 | payload.length]) : Buffer.from([0x80 | opcode, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
+  const head =
+    payload.length < 126
+      ? Buffer.from([0x80 | opcode, 0x80 | payload.length])
+      : Buffer.from([0x80 | opcode, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
   const body = Buffer.alloc(payload.length);
   for (let i = 0; i < payload.length; i++) body[i] = payload[i] ^ mask[i % 4];
   return Buffer.concat([head, mask, body]);
@@ -249,14 +296,19 @@ async function clientsChild(): Promise<void> {
       const count = m.count as number;
       for (let i = 0; i < count; i += 100) {
         await Promise.all(
-          Array.from({ length: Math.min(100, count - i) }, (_, j) =>
-            new Promise<void>((resolve) => clients.push(new RawClient(port, (i + j) % SAMPLE_EVERY === 0 ? latencies : null, resolve))),
+          Array.from(
+            { length: Math.min(100, count - i) },
+            (_, j) =>
+              new Promise<void>((resolve) =>
+                clients.push(new RawClient(port, (i + j) % SAMPLE_EVERY === 0 ? latencies : null, resolve)),
+              ),
           ),
         );
       }
       // every client has its ack and snapshot before the clock starts
       const deadline = Date.now() + 30_000;
-      while (clients.some((c) => c.frames < 2 && !c.closed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (clients.some((c) => c.frames < 2 && !c.closed) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       reply({ cmd: 'connected', open: clients.filter((c) => !c.closed).length });
     }
     if (m.cmd === 'start') {
@@ -271,7 +323,13 @@ async function clientsChild(): Promise<void> {
       const frames = clients.reduce((s, c) => s + c.frames, 0) - framesAtStart;
       const dropped = clients.filter((c) => c.closed).length;
       for (const c of clients) c.close();
-      reply({ cmd: 'stats', latencies: latencies.map((x) => Math.round(x * 10) / 10), frames, seconds, dropped });
+      reply({
+        cmd: 'stats',
+        latencies: latencies.map((x) => Math.round(x * 10) / 10),
+        frames,
+        seconds,
+        dropped,
+      });
     }
   });
   reply({ cmd: 'ready' });
@@ -289,11 +347,19 @@ interface Phase {
   gatewayMemory: { rssMaxMb: number; rssEndMb: number; heapUsedMaxMb: number };
 }
 
-async function runPhase(name: string, gateway: ChildProcess, clients: ChildProcess[], drive: () => Promise<{ commands: number; bookUpdates: number; seconds: number }>): Promise<Phase> {
+async function runPhase(
+  name: string,
+  gateway: ChildProcess,
+  clients: ChildProcess[],
+  drive: () => Promise<{ commands: number; bookUpdates: number; seconds: number }>,
+): Promise<Phase> {
   const { port } = await next(gateway, 'ready');
   const share = (i: number) => Math.floor(CLIENTS / clients.length) + (i < CLIENTS % clients.length ? 1 : 0);
   clients.forEach((c, i) => send(c, { cmd: 'connect', port, count: share(i) }));
-  const open = (await Promise.all(clients.map((c) => next(c, 'connected')))).reduce((s, m) => s + (m.open as number), 0);
+  const open = (await Promise.all(clients.map((c) => next(c, 'connected')))).reduce(
+    (s, m) => s + (m.open as number),
+    0,
+  );
   if (open !== CLIENTS) throw new Error(`${name}: only ${open} of ${CLIENTS} clients connected`);
   send(gateway, { cmd: 'drive' });
   for (const c of clients) send(c, { cmd: 'start' });
@@ -331,12 +397,19 @@ async function main(): Promise<void> {
   const clients = Array.from({ length: CLIENT_PROCS }, () => spawnSelf('clients', env));
   await Promise.all(clients.map((c) => next(c, 'ready')));
 
-  console.log(`bench:ws — ${CLIENTS} clients, ${RATE} commands/s, batch ${BATCH_MS} ms; baseline ${BASELINE_SECONDS} s, gateway ${SECONDS} s`);
-  const baseline = await runPhase('bare uWS publisher (baseline)', spawnSelf('baseline', env), clients, async () => {
-    await new Promise((r) => setTimeout(r, BASELINE_SECONDS * 1000));
-    const n = RATE * BASELINE_SECONDS;
-    return { commands: n, bookUpdates: n, seconds: BASELINE_SECONDS };
-  });
+  console.log(
+    `bench:ws — ${CLIENTS} clients, ${RATE} commands/s, batch ${BATCH_MS} ms; baseline ${BASELINE_SECONDS} s, gateway ${SECONDS} s`,
+  );
+  const baseline = await runPhase(
+    'bare uWS publisher (baseline)',
+    spawnSelf('baseline', env),
+    clients,
+    async () => {
+      await new Promise((r) => setTimeout(r, BASELINE_SECONDS * 1000));
+      const n = RATE * BASELINE_SECONDS;
+      return { commands: n, bookUpdates: n, seconds: BASELINE_SECONDS };
+    },
+  );
 
   const gateway = await runPhase('gateway (Redis streams)', spawnSelf('gateway', env), clients, async () => {
     const streamKey = ctx.keys.events('spot', PAIR);
@@ -346,7 +419,7 @@ async function main(): Promise<void> {
     const start = Date.now();
     const end = start + SECONDS * 1000;
     let random = 1;
-    const rand = () => ((random = (random * 48271) % 2147483647) / 2147483647);
+    const rand = () => (random = (random * 48271) % 2147483647) / 2147483647;
     // One command every 1000/RATE ms on a timer, so the load is steady rather than in bursts.
     while (Date.now() < end) {
       const due = start + (commands * 1000) / RATE;
@@ -366,9 +439,12 @@ async function main(): Promise<void> {
       const offset = (rand() * 0.02 + (rand() < 0.1 ? -0.003 : 0.0005)) * 50_000;
       const price = Math.round((side === 'buy' ? 50_000 - offset : 50_000 + offset) * 100) / 100;
       const amount = Math.round((0.001 + rand() * 0.05) * 1e6) / 1e6;
-      void ctx.spotOrders.place(user, { currencyPairCode: PAIR, side, type: 'limit', price, amount }).then(({ order }) => {
-        if (order.status === 'open' || order.status === 'partiallyFilled') open.push({ user, id: String(order.id) });
-      });
+      void ctx.spotOrders
+        .place(user, { currencyPairCode: PAIR, side, type: 'limit', price, amount })
+        .then(({ order }) => {
+          if (order.status === 'open' || order.status === 'partiallyFilled')
+            open.push({ user, id: String(order.id) });
+        });
     }
     const seconds = (Date.now() - start) / 1000;
     const seqAfter = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
@@ -380,20 +456,48 @@ async function main(): Promise<void> {
   const phases = [baseline, gateway];
   printTable(
     `bench:ws — ${CLIENTS} clients on one gateway, all subscribed to the ${PAIR} book`,
-    ['run', 'book updates/s', 'msgs/s delivered', 'p50 ms', 'p99 ms', 'max ms', 'dropped', 'gateway RSS max MB', 'heap max MB'],
+    [
+      'run',
+      'book updates/s',
+      'msgs/s delivered',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'dropped',
+      'gateway RSS max MB',
+      'heap max MB',
+    ],
     phases.map((p) => [
-      p.name, p.bookUpdatesPerSec, p.messagesPerSec, p.latency.p50, p.latency.p99, p.latency.max, p.dropped,
-      p.gatewayMemory.rssMaxMb, p.gatewayMemory.heapUsedMaxMb,
+      p.name,
+      p.bookUpdatesPerSec,
+      p.messagesPerSec,
+      p.latency.p50,
+      p.latency.p99,
+      p.latency.max,
+      p.dropped,
+      p.gatewayMemory.rssMaxMb,
+      p.gatewayMemory.heapUsedMaxMb,
     ]),
   );
   const ratio = {
     p99VsBaseline: gateway.latency.p99 / baseline.latency.p99,
     messagesPerSecVsBaseline: gateway.messagesPerSec / baseline.messagesPerSec,
   };
-  console.log(`\ngateway / baseline: p99 latency x${ratio.p99VsBaseline.toFixed(2)}, messages/s x${ratio.messagesPerSecVsBaseline.toFixed(2)}`);
+  console.log(
+    `\ngateway / baseline: p99 latency x${ratio.p99VsBaseline.toFixed(2)}, messages/s x${ratio.messagesPerSecVsBaseline.toFixed(2)}`,
+  );
   const file = writeResults('ws', {
-    bench: 'ws', clients: CLIENTS, clientProcesses: CLIENT_PROCS, rate: RATE, seconds: SECONDS, baselineSeconds: BASELINE_SECONDS, batchMs: BATCH_MS,
-    sampleEvery: SAMPLE_EVERY, phases, ratio, machine: machineInfo(redisServerVersion()),
+    bench: 'ws',
+    clients: CLIENTS,
+    clientProcesses: CLIENT_PROCS,
+    rate: RATE,
+    seconds: SECONDS,
+    baselineSeconds: BASELINE_SECONDS,
+    batchMs: BATCH_MS,
+    sampleEvery: SAMPLE_EVERY,
+    phases,
+    ratio,
+    machine: machineInfo(redisServerVersion()),
   });
   console.log(`results: ${file}`);
   await deleteByPrefix(ctx.redis as never, prefix);

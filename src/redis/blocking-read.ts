@@ -6,7 +6,11 @@ import type { RedisClient } from './connection';
  * guards its reader the same way). When the read outlives `limitMs`, the connection is dropped and
  * reopened and the read counts as empty; the caller simply reads again from where it was.
  */
-export async function blockingRead<T>(conn: RedisClient, read: () => Promise<T>, limitMs: number): Promise<T | null> {
+export async function blockingRead<T>(
+  conn: RedisClient,
+  read: () => Promise<T>,
+  limitMs: number,
+): Promise<T | null> {
   let timer: NodeJS.Timeout | undefined;
   let fired = false;
   const watchdog = new Promise<null>((resolve) => {

@@ -35,7 +35,8 @@ export interface CandleDto {
  */
 export function candleDto(pair: Pair, period: number, openMs: number, c: StoredCandle): CandleDto {
   const cv = decimal(pair.contractValue ?? 1);
-  const scaled = (minor: string, digits: number) => new BigNumber(minor).shiftedBy(-digits).times(cv).toNumber();
+  const scaled = (minor: string, digits: number) =>
+    new BigNumber(minor).shiftedBy(-digits).times(cv).toNumber();
   return {
     currencyPairCode: pair.code,
     openPrice: fromMinor(c.o, pair.digitsPrice),

@@ -48,8 +48,13 @@ export class CandleService {
       'applyCandleTrades',
       [k.candlesApplied(kind, pairCode), k.candles(kind, pairCode), k.candleEvents(kind, pairCode)],
       [
-        entry.id, entry.ts, APPLIED_MEMORY_MS, UPDATE_STREAM_MAXLEN,
-        CANDLE_PERIODS.length, ...CANDLE_PERIODS, ...trades,
+        entry.id,
+        entry.ts,
+        APPLIED_MEMORY_MS,
+        UPDATE_STREAM_MAXLEN,
+        CANDLE_PERIODS.length,
+        ...CANDLE_PERIODS,
+        ...trades,
       ],
     );
     return applied === 1;
@@ -77,7 +82,10 @@ export class CandleService {
     const out: CandleDto[] = [];
     for (const { kind, pair } of await this.pairsFor(q.currencyPair, q.kind)) {
       if (opens.length === 0) break;
-      const raw = await this.redis.hmget(this.keys.candles(kind, pair.code), ...opens.map((t) => `${period}:${t}`));
+      const raw = await this.redis.hmget(
+        this.keys.candles(kind, pair.code),
+        ...opens.map((t) => `${period}:${t}`),
+      );
       raw.forEach((json, i) => {
         if (json) out.push(candleDto(pair, period, opens[i], JSON.parse(json) as StoredCandle));
       });
@@ -101,6 +109,8 @@ export class CandleService {
       const pair = await this.markets.getPair(kind, code);
       if (pair) return [{ kind, pair }];
     }
-    throw badRequest('UNKNOWN_CURRENCY_PAIR', `Unknown pair ${code}`, [{ path: 'CurrencyPair', message: 'no such pair' }]);
+    throw badRequest('UNKNOWN_CURRENCY_PAIR', `Unknown pair ${code}`, [
+      { path: 'CurrencyPair', message: 'no such pair' },
+    ]);
   }
 }

@@ -10,7 +10,11 @@ export interface ProcessorOptions {
 }
 
 /** Folds each dispatched stream entry's trades into the candles; the Lua fold ignores a replay. */
-export function startCandlesWorker(ctx: AppContext, connection: ConnectionOptions, opts: ProcessorOptions): Worker<StreamJob> {
+export function startCandlesWorker(
+  ctx: AppContext,
+  connection: ConnectionOptions,
+  opts: ProcessorOptions,
+): Worker<StreamJob> {
   const worker = new Worker<StreamJob>(
     queueName('candles'),
     async (job) => {

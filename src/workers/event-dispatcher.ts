@@ -60,7 +60,12 @@ export class EventDispatcher {
     private readonly queues: Map<string, Queue<StreamJob>>,
     private readonly opts: DispatcherOptions = DISPATCHER_DEFAULTS,
   ) {
-    this.conn = createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name: 'dispatcher' });
+    this.conn = createRedis({
+      url: ctx.config.redisUrl,
+      cluster: ctx.config.redisCluster,
+      blocking: true,
+      name: 'dispatcher',
+    });
     this.loop = new ReadLoop(this.conn, ctx.log, 'dispatcher', 500);
   }
 
@@ -86,8 +91,16 @@ export class EventDispatcher {
       this.conn,
       () =>
         this.conn.xreadgroup(
-          'GROUP', DISPATCH_GROUP, this.consumer, 'COUNT', this.opts.batch, 'BLOCK', this.opts.blockMs,
-          'STREAMS', ...keys, ...keys.map(() => '>'),
+          'GROUP',
+          DISPATCH_GROUP,
+          this.consumer,
+          'COUNT',
+          this.opts.batch,
+          'BLOCK',
+          this.opts.blockMs,
+          'STREAMS',
+          ...keys,
+          ...keys.map(() => '>'),
         ),
       this.opts.blockMs + 5_000,
     )) as [string, RawEntry[]][] | null;
@@ -126,9 +139,19 @@ export class EventDispatcher {
       let cursor = '0-0';
       do {
         const [next, entries] = (await this.ctx.redis.xautoclaim(
-          s.key, DISPATCH_GROUP, this.consumer, this.opts.claimIdleMs, cursor, 'COUNT', this.opts.batch,
+          s.key,
+          DISPATCH_GROUP,
+          this.consumer,
+          this.opts.claimIdleMs,
+          cursor,
+          'COUNT',
+          this.opts.batch,
         )) as [string, RawEntry[], string[]?];
-        if (entries.length) this.ctx.log.warn({ stream: s.key, count: entries.length }, 'dispatcher: took over pending entries');
+        if (entries.length)
+          this.ctx.log.warn(
+            { stream: s.key, count: entries.length },
+            'dispatcher: took over pending entries',
+          );
         await this.handOver(s, entries);
         cursor = next;
       } while (cursor !== '0-0');
@@ -144,7 +167,13 @@ export class EventDispatcher {
       for (const route of this.routes) {
         if (!route.kinds.includes(s.kind)) continue;
         if (route.events && !entry.events.some((e) => route.events!.includes(e.e))) continue;
-        const data: StreamJob = { kind: s.kind, pair: s.pair, entryId: id, ts: entry.ts, events: entry.events };
+        const data: StreamJob = {
+          kind: s.kind,
+          pair: s.pair,
+          entryId: id,
+          ts: entry.ts,
+          events: entry.events,
+        };
         if (entry.seq !== undefined) data.seq = entry.seq;
         const list = byQueue.get(route.queue) ?? [];
         list.push({ name: 'entry', data, opts: { jobId: streamJobId(s.kind, s.pair, id) } });

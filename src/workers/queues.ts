@@ -23,7 +23,10 @@ export const queueName = (name: string) => `{${name}}`;
 export const streamJobId = (kind: MarketKind, pair: string, entryId: string) => `${kind}/${pair}/${entryId}`;
 
 /** How long finished jobs stay, and with them the job-id guard against re-adding an entry. */
-export const KEEP_JOBS = { removeOnComplete: { age: 3600, count: 50000 }, removeOnFail: { age: 7 * 24 * 3600 } };
+export const KEEP_JOBS = {
+  removeOnComplete: { age: 3600, count: 50000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
 
 export function bullBase(ctx: AppContext, connection: ConnectionOptions) {
   return { connection, prefix: ctx.keys.bullPrefix() };

@@ -24,9 +24,15 @@ export async function startWorkerRole(
   overrides: Partial<WorkerRoleOptions> = {},
 ): Promise<{ close(): Promise<void> }> {
   const opts = { ...WORKER_DEFAULTS, ...overrides };
-  const connection = createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name: 'bullmq' });
+  const connection = createRedis({
+    url: ctx.config.redisUrl,
+    cluster: ctx.config.redisCluster,
+    blocking: true,
+    name: 'bullmq',
+  });
   const queues = new Map<string, Queue<StreamJob>>();
-  for (const r of STREAM_ROUTES) if (!queues.has(r.queue)) queues.set(r.queue, openQueue(ctx, connection, r.queue));
+  for (const r of STREAM_ROUTES)
+    if (!queues.has(r.queue)) queues.set(r.queue, openQueue(ctx, connection, r.queue));
   const candles = startCandlesWorker(ctx, connection, opts);
   const dispatcher = new EventDispatcher(ctx, STREAM_ROUTES, queues, opts);
   await dispatcher.start();

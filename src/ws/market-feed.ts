@@ -74,8 +74,13 @@ export class MarketFeed {
   snapshotMessage(): string | null {
     if (this.held) return null;
     return JSON.stringify({
-      channel: 'orderbook', type: 'snapshot', market: this.pair.code, kind: this.kind, seq: this.seq,
-      bids: this.book.levels('bids').map(this.level), asks: this.book.levels('asks').map(this.level),
+      channel: 'orderbook',
+      type: 'snapshot',
+      market: this.pair.code,
+      kind: this.kind,
+      seq: this.seq,
+      bids: this.book.levels('bids').map(this.level),
+      asks: this.book.levels('asks').map(this.level),
     });
   }
 
@@ -83,16 +88,23 @@ export class MarketFeed {
     const bid = this.book.best('bids');
     const ask = this.book.best('asks');
     return JSON.stringify({
-      channel: 'ticker', market: this.pair.code, kind: this.kind,
-      last: this.lastPrice ?? null, lastTimestamp: this.lastTs ? new Date(this.lastTs).toISOString() : null,
-      bestBid: bid ? this.level(bid) : null, bestAsk: ask ? this.level(ask) : null,
+      channel: 'ticker',
+      market: this.pair.code,
+      kind: this.kind,
+      last: this.lastPrice ?? null,
+      lastTimestamp: this.lastTs ? new Date(this.lastTs).toISOString() : null,
+      bestBid: bid ? this.level(bid) : null,
+      bestAsk: ask ? this.level(ask) : null,
     });
   }
 
   private applyBook(entry: MarketEntry): void {
     if (compareIds(entry.id, this.bookId) <= 0) return;
     if (entry.seq !== this.seq + 1) {
-      this.log.warn({ market: this.pair.code, kind: this.kind, have: this.seq, got: entry.seq }, 'ws: book sequence gap, resyncing');
+      this.log.warn(
+        { market: this.pair.code, kind: this.kind, have: this.seq, got: entry.seq },
+        'ws: book sequence gap, resyncing',
+      );
       this.held = [entry];
       this.resync().catch((err) => this.log.error({ err }, 'ws: resync failed'));
       return;
@@ -108,8 +120,14 @@ export class MarketFeed {
     this.bookId = entry.id;
     this.publish(this.topics.orderbook, () =>
       JSON.stringify({
-        channel: 'orderbook', type: 'update', market: this.pair.code, kind: this.kind, seq: this.seq, ts: entry.ts,
-        bids: diff.bids, asks: diff.asks,
+        channel: 'orderbook',
+        type: 'update',
+        market: this.pair.code,
+        kind: this.kind,
+        seq: this.seq,
+        ts: entry.ts,
+        bids: diff.bids,
+        asks: diff.asks,
       }),
     );
     this.publish(this.topics.ticker, () => this.tickerMessage());
@@ -123,10 +141,16 @@ export class MarketFeed {
     this.lastTs = entry.ts;
     this.publish(this.topics.deals, () =>
       JSON.stringify({
-        channel: 'deals', market: this.pair.code, kind: this.kind, ts: entry.ts,
+        channel: 'deals',
+        market: this.pair.code,
+        kind: this.kind,
+        ts: entry.ts,
         deals: trades.map((t) => ({
-          id: Number(t.id), price: fromMinor(t.p, this.pair.digitsPrice), amount: fromMinor(t.q, this.pair.digitsAmount),
-          side: t.side, timestamp: new Date(entry.ts).toISOString(),
+          id: Number(t.id),
+          price: fromMinor(t.p, this.pair.digitsPrice),
+          amount: fromMinor(t.q, this.pair.digitsAmount),
+          side: t.side,
+          timestamp: new Date(entry.ts).toISOString(),
         })),
       }),
     );

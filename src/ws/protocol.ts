@@ -19,7 +19,9 @@ const schema = Joi.object({
   kind: Joi.string().valid('spot', 'futures').default('spot'),
   period: Joi.when('channel', {
     is: 'candles',
-    then: Joi.number().valid(...CANDLE_PERIODS).default(60),
+    then: Joi.number()
+      .valid(...CANDLE_PERIODS)
+      .default(60),
     otherwise: Joi.forbidden(),
   }),
 });

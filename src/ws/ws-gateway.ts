@@ -66,7 +66,10 @@ export class WsGateway {
   private readonly publisher: Publisher = {
     publish: (topic, message) => {
       this.outbox.push([topic, message]);
-      this.flushTimer ??= setTimeout(() => this.flush(), Math.max(0, this.lastFlush + this.opts.batchMs - Date.now()));
+      this.flushTimer ??= setTimeout(
+        () => this.flush(),
+        Math.max(0, this.lastFlush + this.opts.batchMs - Date.now()),
+      );
     },
     hasSubscribers: (topic) => this.app.numSubscribers(topic) > 0,
   };
@@ -77,8 +80,16 @@ export class WsGateway {
   ) {
     const conn = (name: string) =>
       createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name });
-    this.engineTail = new StreamTail(conn('ws-events'), (key, id, fields) => this.byEventStream.get(key)?.onEntry(id, fields), ctx.log);
-    this.candleTail = new StreamTail(conn('ws-candles'), (key, _id, fields) => this.onCandles(key, fields), ctx.log);
+    this.engineTail = new StreamTail(
+      conn('ws-events'),
+      (key, id, fields) => this.byEventStream.get(key)?.onEntry(id, fields),
+      ctx.log,
+    );
+    this.candleTail = new StreamTail(
+      conn('ws-candles'),
+      (key, _id, fields) => this.onCandles(key, fields),
+      ctx.log,
+    );
     this.app.ws<Client>('/ws', {
       maxPayloadLength: 4096,
       idleTimeout: opts.idleTimeoutSec,
@@ -172,7 +183,13 @@ export class WsGateway {
       if (!this.publisher.hasSubscribers(topic)) continue;
       this.publisher.publish(
         topic,
-        JSON.stringify({ channel: 'candles', market: feed.pair.code, kind: feed.kind, period, candle: candleDto(feed.pair, period, Number(c.t), c) }),
+        JSON.stringify({
+          channel: 'candles',
+          market: feed.pair.code,
+          kind: feed.kind,
+          period,
+          candle: candleDto(feed.pair, period, Number(c.t), c),
+        }),
       );
     }
   }
@@ -185,9 +202,17 @@ export class WsGateway {
     if (!feed) return void ws.send(errorMessage(`unknown ${req.kind} market ${req.market}`));
     const topic = topicOf(req.channel, req.kind, req.market, req.period);
     const subs = ws.getUserData().subs;
-    const ack = (op: string) => JSON.stringify({ op, channel: req.channel, market: req.market, kind: req.kind, ...(req.period ? { period: req.period } : {}) });
+    const ack = (op: string) =>
+      JSON.stringify({
+        op,
+        channel: req.channel,
+        market: req.market,
+        kind: req.kind,
+        ...(req.period ? { period: req.period } : {}),
+      });
     if (req.op === 'unsubscribe') {
-      if (!subs.delete(topic)) return void ws.send(errorMessage(`not subscribed to ${req.channel} of ${req.kind} ${req.market}`));
+      if (!subs.delete(topic))
+        return void ws.send(errorMessage(`not subscribed to ${req.channel} of ${req.kind} ${req.market}`));
       ws.unsubscribe(topic);
       return void ws.send(ack('unsubscribed'));
     }
@@ -217,7 +242,17 @@ export class WsGateway {
       .current(feed.kind, feed.pair, req.period!)
       .then((candle) => {
         if (!candle || ws.getUserData().closed) return;
-        ws.cork(() => ws.send(JSON.stringify({ channel: 'candles', market: req.market, kind: req.kind, period: req.period, candle })));
+        ws.cork(() =>
+          ws.send(
+            JSON.stringify({
+              channel: 'candles',
+              market: req.market,
+              kind: req.kind,
+              period: req.period,
+              candle,
+            }),
+          ),
+        );
       })
       .catch((err) => this.ctx.log.error({ err }, 'ws: reading the current candle failed'));
   }

@@ -16,7 +16,13 @@ let app: Express;
 let child: ChildProcess | undefined;
 let worker: { close(): Promise<void> } | undefined;
 
-const FAST = { claimIdleMs: 1000, claimEveryMs: 300, lockDurationMs: 2000, stalledIntervalMs: 500, blockMs: 200 };
+const FAST = {
+  claimIdleMs: 1000,
+  claimEveryMs: 300,
+  lockDurationMs: 2000,
+  stalledIntervalMs: 500,
+  blockMs: 200,
+};
 const ROOT = resolve(__dirname, '../..');
 
 /** Every fill of a market's stream, as the candles must count it: once each. */
@@ -26,9 +32,12 @@ async function streamFills(pair: string, digits: { price: number; amount: number
   let withTrades = 0;
   for (const [, f] of entries) {
     const ts = Number(f[f.indexOf('ts') + 1]);
-    const trades = (JSON.parse(f[f.indexOf('ev') + 1]) as { e: string; p: string; q: string }[]).filter((e) => e.e === 'trade');
+    const trades = (JSON.parse(f[f.indexOf('ev') + 1]) as { e: string; p: string; q: string }[]).filter(
+      (e) => e.e === 'trade',
+    );
     if (trades.length) withTrades++;
-    for (const t of trades) fills.push({ ts, price: Number(t.p) / 10 ** digits.price, qty: Number(t.q) / 10 ** digits.amount });
+    for (const t of trades)
+      fills.push({ ts, price: Number(t.p) / 10 ** digits.price, qty: Number(t.q) / 10 ** digits.amount });
   }
   return { fills, withTrades };
 }
@@ -43,11 +52,16 @@ async function until(what: string, check: () => Promise<boolean>, ms = 20_000): 
 
 async function expectCandlesExactlyOnce(pair: string, digits: { price: number; amount: number }) {
   const { fills, withTrades } = await streamFills(pair, digits);
-  await until('every entry with trades in the candles', async () => (await ctx.redis.zcard(ctx.keys.candlesApplied('spot', pair))) === withTrades);
+  await until(
+    'every entry with trades in the candles',
+    async () => (await ctx.redis.zcard(ctx.keys.candlesApplied('spot', pair))) === withTrades,
+  );
   const from = new Date(fills[0].ts - 60_000).toISOString();
   const to = new Date(fills[fills.length - 1].ts + 60_000).toISOString();
   for (const period of [60, 2592000]) {
-    const r = await request(app).get('/api/futures/exchange-data/candles').query({ CurrencyPair: pair, Kind: 'spot', CandleTimePeriod: period, DateFrom: from, DateTo: to });
+    const r = await request(app)
+      .get('/api/futures/exchange-data/candles')
+      .query({ CurrencyPair: pair, Kind: 'spot', CandleTimePeriod: period, DateFrom: from, DateTo: to });
     expect(r.status).toBe(200);
     expect(r.body).toEqual(referenceCandles(pair, fills, period, digits));
   }
@@ -72,7 +86,13 @@ describe('worker failover', () => {
     // One process (tsx as a loader, not its CLI, which would run the script in a child of its own).
     child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'test/support/worker-child.ts')], {
       cwd: ROOT,
-      env: { ...process.env, REDIS_URL: ctx.config.redisUrl, KEY_PREFIX: ctx.config.keyPrefix, JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent' },
+      env: {
+        ...process.env,
+        REDIS_URL: ctx.config.redisUrl,
+        KEY_PREFIX: ctx.config.keyPrefix,
+        JWT_SECRET: TEST_SECRET,
+        LOG_LEVEL: 'silent',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     await new Promise<void>((ready, fail) => {
@@ -81,7 +101,10 @@ describe('worker failover', () => {
     });
     const random = rng(42);
     await randomTrading(ctx, 'BTC_USDT', 200, random);
-    await until('the first worker to fold some deals', async () => (await ctx.redis.zcard(ctx.keys.candlesApplied('spot', 'BTC_USDT'))) > 0);
+    await until(
+      'the first worker to fold some deals',
+      async () => (await ctx.redis.zcard(ctx.keys.candlesApplied('spot', 'BTC_USDT'))) > 0,
+    );
 
     // Kill it while the burst goes on: whatever it had read, queued or was folding is left behind.
     const burst = randomTrading(ctx, 'BTC_USDT', 300, random);
@@ -89,7 +112,9 @@ describe('worker failover', () => {
     child.kill('SIGKILL');
     await new Promise((r) => child!.once('exit', r));
     child = undefined;
-    const [pending] = (await ctx.redis.xpending(ctx.keys.events('spot', 'BTC_USDT'), DISPATCH_GROUP)) as [number];
+    const [pending] = (await ctx.redis.xpending(ctx.keys.events('spot', 'BTC_USDT'), DISPATCH_GROUP)) as [
+      number,
+    ];
     const conn = createRedis({ url: ctx.config.redisUrl, blocking: true });
     const queue = openQueue(ctx, conn, 'candles');
     const { active, wait } = await queue.getJobCounts('active', 'wait');
@@ -109,14 +134,26 @@ describe('worker failover', () => {
     await ctx.redis.xgroup('CREATE', key, DISPATCH_GROUP, '0', 'MKSTREAM');
     await randomTrading(ctx, 'BTC_USDT', 300, rng(9));
     // A dispatcher that died right after its read: everything is pending on it, nothing handed over.
-    await ctx.redis.xreadgroup('GROUP', DISPATCH_GROUP, 'dead-dispatcher', 'COUNT', 10_000, 'STREAMS', key, '>');
+    await ctx.redis.xreadgroup(
+      'GROUP',
+      DISPATCH_GROUP,
+      'dead-dispatcher',
+      'COUNT',
+      10_000,
+      'STREAMS',
+      key,
+      '>',
+    );
     const [pendingBefore] = (await ctx.redis.xpending(key, DISPATCH_GROUP)) as [number];
     expect(pendingBefore).toBeGreaterThan(0);
 
     worker = await startWorkerRole(ctx, FAST);
     const n = await expectCandlesExactlyOnce('BTC_USDT', { price: 2, amount: 6 });
     expect(n).toBeGreaterThan(50);
-    await until('the claimed entries acknowledged', async () => ((await ctx.redis.xpending(key, DISPATCH_GROUP)) as [number])[0] === 0);
+    await until(
+      'the claimed entries acknowledged',
+      async () => ((await ctx.redis.xpending(key, DISPATCH_GROUP)) as [number])[0] === 0,
+    );
 
     // Replay the whole stream into the queues again, with the finished jobs (and so their job-id
     // guard) gone: the jobs run a second time and the fold's markers must absorb them.
@@ -130,7 +167,10 @@ describe('worker failover', () => {
       const group = new Map<unknown, unknown>(flat.flatMap((v, i) => (i % 2 ? [] : [[v, flat[i + 1]]])));
       return group.get('last-delivered-id') === lastId && group.get('pending') === 0;
     });
-    await until('the replayed jobs run', async () => (await queue.getJobCounts('completed')).completed >= n / 10);
+    await until(
+      'the replayed jobs run',
+      async () => (await queue.getJobCounts('completed')).completed >= n / 10,
+    );
     await until('the queue drained', async () => {
       const c = await queue.getJobCounts('active', 'wait');
       return c.active + c.wait === 0;

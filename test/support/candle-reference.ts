@@ -7,7 +7,12 @@ export interface Fill {
 }
 
 /** The candles a plain reading of SPEC 2.12 gives for these fills (given in trade-id order). */
-export function referenceCandles(pair: string, fills: Fill[], period: number, digits: { price: number; amount: number }) {
+export function referenceCandles(
+  pair: string,
+  fills: Fill[],
+  period: number,
+  digits: { price: number; amount: number },
+) {
   const byOpen = new Map<number, Fill[]>();
   for (const f of fills) {
     const t = candleOpen(f.ts, period);

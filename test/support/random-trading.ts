@@ -25,7 +25,12 @@ export async function fundTraders(ctx: AppContext, base: string, quote: string):
  * `count` random commands on one spot market: limit orders around 100 that rest, cross and fill,
  * market orders, and cancels of resting orders.
  */
-export async function randomTrading(ctx: AppContext, pair: string, count: number, random: () => number): Promise<void> {
+export async function randomTrading(
+  ctx: AppContext,
+  pair: string,
+  count: number,
+  random: () => number,
+): Promise<void> {
   const open: { user: string; id: string }[] = [];
   for (let i = 0; i < count; i++) {
     const user = TRADERS[Math.floor(random() * TRADERS.length)];
@@ -36,14 +41,24 @@ export async function randomTrading(ctx: AppContext, pair: string, count: number
       await ctx.spotOrders.cancel(o.user, o.id).catch(() => undefined); // filled meanwhile: fine
     } else if (roll < 0.3) {
       const amount = Math.round((0.05 + random() * 0.5) * 1000) / 1000;
-      await ctx.spotOrders.place(user, side === 'buy'
-        ? { currencyPairCode: pair, side, type: 'market', quoteAmount: Math.round(amount * 100) }
-        : { currencyPairCode: pair, side, type: 'market', amount });
+      await ctx.spotOrders.place(
+        user,
+        side === 'buy'
+          ? { currencyPairCode: pair, side, type: 'market', quoteAmount: Math.round(amount * 100) }
+          : { currencyPairCode: pair, side, type: 'market', amount },
+      );
     } else {
       const price = Math.round((100 + (side === 'buy' ? -1 : 1) * (random() * 6 - 1.5)) * 100) / 100;
       const amount = Math.round((0.01 + random()) * 1000) / 1000;
-      const { order } = await ctx.spotOrders.place(user, { currencyPairCode: pair, side, type: 'limit', price, amount });
-      if (order.status === 'open' || order.status === 'partiallyFilled') open.push({ user, id: String(order.id) });
+      const { order } = await ctx.spotOrders.place(user, {
+        currencyPairCode: pair,
+        side,
+        type: 'limit',
+        price,
+        amount,
+      });
+      if (order.status === 'open' || order.status === 'partiallyFilled')
+        open.push({ user, id: String(order.id) });
     }
   }
 }

@@ -10,7 +10,13 @@ import { startWorkerRole } from '../../src/workers/worker-role';
 async function main(): Promise<void> {
   const config = loadConfig();
   const ctx = await createContext(config, createLogger(config.logLevel));
-  await startWorkerRole(ctx, { claimIdleMs: 1000, claimEveryMs: 300, lockDurationMs: 2000, stalledIntervalMs: 500, blockMs: 200 });
+  await startWorkerRole(ctx, {
+    claimIdleMs: 1000,
+    claimEveryMs: 300,
+    lockDurationMs: 2000,
+    stalledIntervalMs: 500,
+    blockMs: 200,
+  });
   process.stdout.write('ready\n');
 }
 

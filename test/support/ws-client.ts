@@ -39,7 +39,10 @@ export class WsClient {
     for (;;) {
       const found = this.messages.slice(from).find(match);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching message within ${ms} ms; last: ${JSON.stringify(this.messages.slice(-3))}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `no matching message within ${ms} ms; last: ${JSON.stringify(this.messages.slice(-3))}`,
+        );
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, 50);
         this.waiters.push(() => {
@@ -72,8 +75,14 @@ export function bookFrom(messages: Msg[], market: string, kind = 'spot') {
     } else if (m.seq !== seq + 1) {
       throw new Error(`sequence gap: had ${seq}, got ${m.seq}`);
     }
-    for (const [p, q] of m.bids as Level[]) (q === 0 ? bids.delete(p) : bids.set(p, q));
-    for (const [p, q] of m.asks as Level[]) (q === 0 ? asks.delete(p) : asks.set(p, q));
+    const apply = (side: Map<number, number>, levels: Level[]) => {
+      for (const [p, q] of levels) {
+        if (q === 0) side.delete(p);
+        else side.set(p, q);
+      }
+    };
+    apply(bids, m.bids as Level[]);
+    apply(asks, m.asks as Level[]);
     seq = m.seq as number;
     seqs.push(seq);
   }

@@ -21,13 +21,23 @@ function entry(fills: Fill[]): MarketEntry {
     id: `${fills[0].ts}-${nextEntry++}`,
     ts: fills[0].ts,
     events: fills.map((f) => ({
-      e: 'trade', id: String(nextTradeId++), p: String(Math.round(f.price * 10 ** DP)),
-      q: String(Math.round(f.qty * 10 ** DA)), side: 'buy', tk: '1', mk: '2', tu: 'a', mu: 'b', tf: '0', mf: '0',
+      e: 'trade',
+      id: String(nextTradeId++),
+      p: String(Math.round(f.price * 10 ** DP)),
+      q: String(Math.round(f.qty * 10 ** DA)),
+      side: 'buy',
+      tk: '1',
+      mk: '2',
+      tu: 'a',
+      mu: 'b',
+      tf: '0',
+      mf: '0',
     })),
   };
 }
 
-const expected = (fills: Fill[], period: number) => referenceCandles('BTC_USDT', fills, period, { price: DP, amount: DA });
+const expected = (fills: Fill[], period: number) =>
+  referenceCandles('BTC_USDT', fills, period, { price: DP, amount: DA });
 
 async function candles(query: Record<string, string | number>) {
   const r = await request(app).get('/api/futures/exchange-data/candles').query(query);
@@ -43,37 +53,57 @@ beforeEach(async () => {
 afterEach(async () => ctx.cleanup());
 
 describe('candles', () => {
-  it.each(CANDLE_PERIODS.map((p, i) => [p, i] as const))('period %i s: a trade on the boundary opens the next candle', async (period, i) => {
-    const len = period * 1000;
-    const t0 = candleOpen(1_600_000_000_000 + i * 7 * MONTH_MS, period);
-    const fills: Fill[] = [
-      { ts: t0, price: 100, qty: 1 },
-      { ts: t0 + len - 1, price: 110.5, qty: 0.25 },
-      { ts: t0 + len - 1, price: 99.99, qty: 0.5 },
-      { ts: t0 + len, price: 90, qty: 2 },
-    ];
-    for (const f of fills) expect(await ctx.candles.apply('spot', 'BTC_USDT', entry([f]))).toBe(true);
-    const r = await candles({
-      CurrencyPair: 'BTC_USDT', Kind: 'spot', CandleTimePeriod: period,
-      DateFrom: new Date(t0).toISOString(), DateTo: new Date(t0 + 2 * len).toISOString(),
-    });
-    expect(r.status).toBe(200);
-    expect(r.body).toEqual(expected(fills, period));
-    expect(r.body).toHaveLength(2);
-  });
+  it.each(CANDLE_PERIODS.map((p, i) => [p, i] as const))(
+    'period %i s: a trade on the boundary opens the next candle',
+    async (period, i) => {
+      const len = period * 1000;
+      const t0 = candleOpen(1_600_000_000_000 + i * 7 * MONTH_MS, period);
+      const fills: Fill[] = [
+        { ts: t0, price: 100, qty: 1 },
+        { ts: t0 + len - 1, price: 110.5, qty: 0.25 },
+        { ts: t0 + len - 1, price: 99.99, qty: 0.5 },
+        { ts: t0 + len, price: 90, qty: 2 },
+      ];
+      for (const f of fills) expect(await ctx.candles.apply('spot', 'BTC_USDT', entry([f]))).toBe(true);
+      const r = await candles({
+        CurrencyPair: 'BTC_USDT',
+        Kind: 'spot',
+        CandleTimePeriod: period,
+        DateFrom: new Date(t0).toISOString(),
+        DateTo: new Date(t0 + 2 * len).toISOString(),
+      });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual(expected(fills, period));
+      expect(r.body).toHaveLength(2);
+    },
+  );
 
   it('leaves out a period without trades, and DateFrom/DateTo select the candles that meet [from, to)', async () => {
     const t0 = candleOpen(1_500_000_000_000, 60);
-    const fills: Fill[] = [0, 1, 3, 4, 5].map((m, k) => ({ ts: t0 + m * 60_000 + 1000, price: 100 + k, qty: 1 + k }));
+    const fills: Fill[] = [0, 1, 3, 4, 5].map((m, k) => ({
+      ts: t0 + m * 60_000 + 1000,
+      price: 100 + k,
+      qty: 1 + k,
+    }));
     for (const f of fills) await ctx.candles.apply('spot', 'BTC_USDT', entry([f]));
-    const all = await candles({ currencyPair: 'BTC_USDT', kind: 'spot', dateFrom: new Date(t0).toISOString(), dateTo: new Date(t0 + 6 * 60_000).toISOString() });
+    const all = await candles({
+      currencyPair: 'BTC_USDT',
+      kind: 'spot',
+      dateFrom: new Date(t0).toISOString(),
+      dateTo: new Date(t0 + 6 * 60_000).toISOString(),
+    });
     expect(all.body).toEqual(expected(fills, 60));
-    expect(all.body.map((c: { openTimestamp: string }) => c.openTimestamp)).not.toContain(new Date(t0 + 2 * 60_000).toISOString());
+    expect(all.body.map((c: { openTimestamp: string }) => c.openTimestamp)).not.toContain(
+      new Date(t0 + 2 * 60_000).toISOString(),
+    );
 
     // from inside minute 1 up to the start of minute 4: minutes 1 and 3 (2 is empty, 4 starts at DateTo)
     const some = await candles({
-      CURRENCYPAIR: 'BTC_USDT', kind: 'spot', candletimeperiod: 60,
-      DateFrom: new Date(t0 + 60_000 + 30_000).toISOString(), DateTo: new Date(t0 + 4 * 60_000).toISOString(),
+      CURRENCYPAIR: 'BTC_USDT',
+      kind: 'spot',
+      candletimeperiod: 60,
+      DateFrom: new Date(t0 + 60_000 + 30_000).toISOString(),
+      DateTo: new Date(t0 + 4 * 60_000).toISOString(),
     });
     expect(some.status).toBe(200);
     expect(some.body).toEqual(expected(fills, 60).slice(1, 3));
@@ -87,9 +117,16 @@ describe('candles', () => {
       { ts: t0 + 20, price: 40, qty: 3 },
     ];
     const entries = fills.map((f) => entry([f]));
-    for (const e of [entries[2], entries[0], entries[1]]) expect(await ctx.candles.apply('spot', 'BTC_USDT', e)).toBe(true);
+    for (const e of [entries[2], entries[0], entries[1]])
+      expect(await ctx.candles.apply('spot', 'BTC_USDT', e)).toBe(true);
     for (const e of entries) expect(await ctx.candles.apply('spot', 'BTC_USDT', e)).toBe(false);
-    const q = { CurrencyPair: 'BTC_USDT', Kind: 'spot', CandleTimePeriod: 3600, DateFrom: new Date(t0).toISOString(), DateTo: new Date(t0 + 3_600_000).toISOString() };
+    const q = {
+      CurrencyPair: 'BTC_USDT',
+      Kind: 'spot',
+      CandleTimePeriod: 3600,
+      DateFrom: new Date(t0).toISOString(),
+      DateTo: new Date(t0 + 3_600_000).toISOString(),
+    };
     expect((await candles(q)).body).toEqual(expected(fills, 3600));
   });
 
@@ -103,10 +140,18 @@ describe('candles', () => {
     const r = await candles({ CurrencyPair: 'BTC_USDT' });
     expect(r.status).toBe(200);
     expect(r.body).toEqual([
-      expect.objectContaining({ currencyPairCode: 'BTC_USDT', openPrice: 77.7, volumeBase: 0.0005, volume: 77.7 * 0.0005, candleTimePeriod: 60 }),
+      expect.objectContaining({
+        currencyPairCode: 'BTC_USDT',
+        openPrice: 77.7,
+        volumeBase: 0.0005,
+        volume: 77.7 * 0.0005,
+        candleTimePeriod: 60,
+      }),
     ]);
     const spot = await candles({ CurrencyPair: 'BTC_USDT.TRC20' });
-    expect(spot.body).toEqual([expect.objectContaining({ currencyPairCode: 'BTC_USDT.TRC20', openPrice: 123, volumeBase: 1 })]);
+    expect(spot.body).toEqual([
+      expect.objectContaining({ currencyPairCode: 'BTC_USDT.TRC20', openPrice: 123, volumeBase: 1 }),
+    ]);
   });
 
   it('refuses a period SPEC does not list, an unknown pair, and DateFrom after DateTo', async () => {

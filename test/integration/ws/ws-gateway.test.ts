@@ -89,7 +89,11 @@ describe('websocket gateway', () => {
     expect(rest.seq - (snap.seq as number)).toBeGreaterThan(150);
     expect({ bids: book.bids, asks: book.asks }).toEqual({ bids: rest.bids, asks: rest.asks });
     await early.waitFor((m) => !m.op && m.channel === 'orderbook' && m.seq === rest.seq);
-    expect(bookFrom(early.messages, 'BTC_USDT')).toMatchObject({ seq: rest.seq, bids: rest.bids, asks: rest.asks });
+    expect(bookFrom(early.messages, 'BTC_USDT')).toMatchObject({
+      seq: rest.seq,
+      bids: rest.bids,
+      asks: rest.asks,
+    });
     expect(rest.bids.length + rest.asks.length).toBeGreaterThan(5);
   });
 
@@ -107,13 +111,19 @@ describe('websocket gateway', () => {
     const lastId = expected[expected.length - 1];
     const rest = await restBook('ETH_USDT');
     for (const c of [a, b]) {
-      await c.waitFor((m) => !m.op && m.channel === 'deals' && (m.deals as { id: number }[]).some((d) => d.id === lastId));
+      await c.waitFor(
+        (m) => !m.op && m.channel === 'deals' && (m.deals as { id: number }[]).some((d) => d.id === lastId),
+      );
       await c.waitFor((m) => !m.op && m.channel === 'orderbook' && m.seq === rest.seq);
       expect(dealIds(c.messages)).toEqual(expected);
     }
     expect(updates(a.messages)).toEqual(updates(b.messages));
     expect(data(a.messages, 'deals')).toEqual(data(b.messages, 'deals'));
-    expect(bookFrom(b.messages, 'ETH_USDT')).toMatchObject({ seq: rest.seq, bids: rest.bids, asks: rest.asks });
+    expect(bookFrom(b.messages, 'ETH_USDT')).toMatchObject({
+      seq: rest.seq,
+      bids: rest.bids,
+      asks: rest.asks,
+    });
   });
 
   it('answers bad requests with a clear error and keeps the connection', async () => {
@@ -123,10 +133,16 @@ describe('websocket gateway', () => {
       [{ op: 'buy', channel: 'deals', market: 'BTC_USDT' }, /"op" must be one of \[subscribe, unsubscribe\]/],
       [{ op: 'subscribe', channel: 'orders', market: 'BTC_USDT' }, /"channel" must be one of/],
       [{ op: 'subscribe', channel: 'deals', market: 'DOGE_USDT' }, /unknown spot market DOGE_USDT/],
-      [{ op: 'subscribe', channel: 'deals', market: 'BTC_USDT', kind: 'margin' }, /"kind" must be one of \[spot, futures\]/],
+      [
+        { op: 'subscribe', channel: 'deals', market: 'BTC_USDT', kind: 'margin' },
+        /"kind" must be one of \[spot, futures\]/,
+      ],
       [{ op: 'subscribe', channel: 'candles', market: 'BTC_USDT', period: 61 }, /"period" must be one of/],
       [{ op: 'subscribe', channel: 'deals', market: 'BTC_USDT', period: 60 }, /"period" is not allowed/],
-      [{ op: 'unsubscribe', channel: 'ticker', market: 'BTC_USDT' }, /not subscribed to ticker of spot BTC_USDT/],
+      [
+        { op: 'unsubscribe', channel: 'ticker', market: 'BTC_USDT' },
+        /not subscribed to ticker of spot BTC_USDT/,
+      ],
     ];
     for (const [body, message] of cases) {
       const from = c.messages.length;
@@ -138,9 +154,18 @@ describe('websocket gateway', () => {
     c.send({ op: 'subscribe', channel: 'ticker', market: 'BTC_USDT', kind: 'spot' });
     const ticker = await c.waitFor((m) => !m.op && m.channel === 'ticker');
     const rest = await restBook('BTC_USDT');
-    const best = (l: unknown) => { const { price, quantity } = l as { price: number; quantity: number }; return [price, quantity]; };
+    const best = (l: unknown) => {
+      const { price, quantity } = l as { price: number; quantity: number };
+      return [price, quantity];
+    };
     const lastTrade = (await ctx.marketData.recentTrades('BTC_USDT', 1))[0];
-    expect(ticker).toMatchObject({ market: 'BTC_USDT', kind: 'spot', last: lastTrade.price, bestBid: best(rest.bids[0]), bestAsk: best(rest.asks[0]) });
+    expect(ticker).toMatchObject({
+      market: 'BTC_USDT',
+      kind: 'spot',
+      last: lastTrade.price,
+      bestBid: best(rest.bids[0]),
+      bestAsk: best(rest.asks[0]),
+    });
     expect(c.closed).toBe(false);
   });
 
@@ -150,10 +175,16 @@ describe('websocket gateway', () => {
     await c.waitFor((m) => m.op === 'subscribed');
     const ts = Date.now();
     await ctx.candles.apply('spot', 'BTC_USDT.TRC20', {
-      id: `${ts}-0`, ts, events: [{ e: 'trade', id: '999999', p: '12345', q: '2000000', side: 'buy' }],
+      id: `${ts}-0`,
+      ts,
+      events: [{ e: 'trade', id: '999999', p: '12345', q: '2000000', side: 'buy' }],
     });
     const m = await c.waitFor((x) => !x.op && x.channel === 'candles');
-    expect(m).toMatchObject({ market: 'BTC_USDT.TRC20', period: 300, candle: { openPrice: 123.45, volumeBase: 2, candleTimePeriod: 300 } });
+    expect(m).toMatchObject({
+      market: 'BTC_USDT.TRC20',
+      period: 300,
+      candle: { openPrice: 123.45, volumeBase: 2, candleTimePeriod: 300 },
+    });
     c.send({ op: 'unsubscribe', channel: 'candles', market: 'BTC_USDT.TRC20', kind: 'spot', period: 300 });
     await c.waitFor((x) => x.op === 'unsubscribed');
   });
@@ -162,8 +193,20 @@ describe('websocket gateway', () => {
     const market = 'BTC_USDT.TRC20';
     await fundTraders(ctx, 'BTC', 'USDT.TRC20');
     for (let i = 1; i <= 100; i++) {
-      await ctx.spotOrders.place('t1', { currencyPairCode: market, side: 'buy', type: 'limit', price: 100 - i / 10, amount: 0.5 });
-      await ctx.spotOrders.place('t2', { currencyPairCode: market, side: 'sell', type: 'limit', price: 100 + i / 10, amount: 0.5 });
+      await ctx.spotOrders.place('t1', {
+        currencyPairCode: market,
+        side: 'buy',
+        type: 'limit',
+        price: 100 - i / 10,
+        amount: 0.5,
+      });
+      await ctx.spotOrders.place('t2', {
+        currencyPairCode: market,
+        side: 'sell',
+        type: 'limit',
+        price: 100 + i / 10,
+        amount: 0.5,
+      });
     }
     const gw = await startWsRole(ctx, { port: 0, maxBackpressure: 64 * 1024 });
     try {
@@ -178,11 +221,16 @@ describe('websocket gateway', () => {
       // the server once the kernel's socket buffers are full, until the 64 KiB allowance is passed.
       slow.socket.pause();
       const askFor = Math.ceil((12 * 1024 * 1024) / snapshotBytes);
-      for (let i = 0; i < askFor; i++) slow.send({ op: 'subscribe', channel: 'orderbook', market, kind: 'spot' });
+      for (let i = 0; i < askFor; i++)
+        slow.send({ op: 'subscribe', channel: 'orderbook', market, kind: 'spot' });
       await randomTrading(ctx, market, 50, rng(3));
       const rest = await restBook(market);
       await fast.waitFor((m) => !m.op && m.channel === 'orderbook' && m.seq === rest.seq);
-      expect(bookFrom(fast.messages, market)).toMatchObject({ seq: rest.seq, bids: rest.bids, asks: rest.asks });
+      expect(bookFrom(fast.messages, market)).toMatchObject({
+        seq: rest.seq,
+        bids: rest.bids,
+        asks: rest.asks,
+      });
       slow.socket.resume();
       await until(() => slow.closed);
       // it was cut off: far fewer snapshots reached it than it asked for
@@ -193,8 +241,14 @@ describe('websocket gateway', () => {
     }
   });
 
-  it('a disconnect leaves the client\'s orders alone', async () => {
-    const { order } = await ctx.spotOrders.place('t1', { currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price: 50, amount: 1 });
+  it("a disconnect leaves the client's orders alone", async () => {
+    const { order } = await ctx.spotOrders.place('t1', {
+      currencyPairCode: 'BTC_USDT',
+      side: 'buy',
+      type: 'limit',
+      price: 50,
+      amount: 1,
+    });
     const c = await client(gw1.port);
     c.send({ op: 'subscribe', channel: 'orderbook', market: 'BTC_USDT', kind: 'spot' });
     await c.waitFor((m) => m.type === 'snapshot');
