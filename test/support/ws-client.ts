@@ -20,8 +20,8 @@ export class WsClient {
     });
   }
 
-  static async connect(port: number): Promise<WsClient> {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`);
+  static async connect(port: number, options?: WebSocket.ClientOptions): Promise<WsClient> {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`, options);
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);

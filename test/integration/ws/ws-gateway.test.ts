@@ -1,4 +1,5 @@
 import request from 'supertest';
+import type WebSocket from 'ws';
 import type { Express } from 'express';
 import { startWsRole } from '../../../src/ws/ws-role';
 import { createApp, testContext } from '../../support/harness';
@@ -12,8 +13,8 @@ let gw1: { port: number; close(): Promise<void> };
 let gw2: { port: number; close(): Promise<void> };
 const clients: WsClient[] = [];
 
-async function client(port: number): Promise<WsClient> {
-  const c = await WsClient.connect(port);
+async function client(port: number, options?: WebSocket.ClientOptions): Promise<WsClient> {
+  const c = await WsClient.connect(port, options);
   clients.push(c);
   return c;
 }
@@ -236,6 +237,21 @@ describe('websocket gateway', () => {
       // it was cut off: far fewer snapshots reached it than it asked for
       expect(slow.messages.filter((m) => m.type === 'snapshot').length).toBeLessThan(askFor / 2);
       expect(fast.closed).toBe(false);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('pings idle clients: one that answers stays, one that never answers is dropped', async () => {
+    const gw = await startWsRole(ctx, { port: 0, idleTimeoutSec: 8 });
+    try {
+      const answering = await client(gw.port);
+      const silent = await client(gw.port, { autoPong: false });
+      let pings = 0;
+      answering.socket.on('ping', () => pings++);
+      await until(() => silent.closed, 14_000);
+      expect(pings).toBeGreaterThan(0);
+      expect(answering.closed).toBe(false);
     } finally {
       await gw.close();
     }
