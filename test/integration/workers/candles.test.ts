@@ -154,6 +154,17 @@ describe('candles', () => {
     ]);
   });
 
+  it('sums volumes exactly past 2^53', async () => {
+    const ts = candleOpen(Date.now(), 60) + 1;
+    const big = { e: 'trade', p: '999999999999', q: '9999999', side: 'buy' }; // 9,999,999,999.99 x 9.999999
+    for (const id of ['1', '2', '3'])
+      await ctx.candles.apply('spot', 'BTC_USDT', { id: `${ts}-${id}`, ts, events: [{ ...big, id }] });
+    const stored = JSON.parse((await ctx.redis.hget(ctx.keys.candles('spot', 'BTC_USDT'), `60:${ts - 1}`))!);
+    const one = BigInt(big.p) * BigInt(big.q);
+    expect(one).toBeGreaterThan(BigInt(Number.MAX_SAFE_INTEGER));
+    expect(stored).toMatchObject({ q: String(3n * one), v: String(3n * BigInt(big.q)), n: '3' });
+  });
+
   it('refuses a period SPEC does not list, an unknown pair, and DateFrom after DateTo', async () => {
     const bad = await candles({ CandleTimePeriod: 61 });
     expect(bad.status).toBe(400);
