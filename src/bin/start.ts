@@ -1,8 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
 import { loadConfig, type AppConfig } from '../config/env';
 import { createLogger } from '../config/logger';
 import { createContext } from '../context';
 import { seedMarkets } from '../services/market-seeder';
+import type { RedisServerProcess } from '../redis/redis-server-process';
 import { ensureRedis } from './local-redis';
 import { startRole, type StartedRole } from './roles';
 
@@ -19,9 +19,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const log = createLogger(config.logLevel);
-  let redisChild: ChildProcess | undefined;
+  let ownRedis: RedisServerProcess | undefined;
   try {
-    redisChild = await ensureRedis(config.redisUrl, config.dataDir, log);
+    ownRedis = await ensureRedis(config.redisUrl, config.dataDir, log);
   } catch (err) {
     log.fatal((err as Error).message);
     process.exit(1);
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down');
     for (const r of started.reverse()) await r.close().catch((err) => log.error({ err, role: r.role }, 'close failed'));
     await ctx.close();
-    redisChild?.kill('SIGTERM');
+    await ownRedis?.stop();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -1,11 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
+import type { RedisServerProcess } from '../../src/redis/redis-server-process';
 
 export default async function globalTeardown(): Promise<void> {
-  const child = (globalThis as Record<string, unknown>).__TEST_REDIS__ as ChildProcess | undefined;
-  if (!child) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(resolve, 3000).unref();
-  });
+  const server = (globalThis as Record<string, unknown>).__TEST_REDIS__ as RedisServerProcess | undefined;
+  await server?.stop();
 }

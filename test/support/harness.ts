@@ -5,6 +5,7 @@ import { loadConfig, type AppConfig } from '../../src/config/env';
 import { createLogger } from '../../src/config/logger';
 import { createContext, type AppContext } from '../../src/context';
 import { createApp } from '../../src/http/app';
+import { deleteByPrefix } from '../../src/redis/redis-server-process';
 import { seedMarkets } from '../../src/services/market-seeder';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef';
@@ -29,12 +30,7 @@ export async function testContext(overrides: Record<string, string> = {}): Promi
   await seedMarkets(config.marketsFile, ctx.markets, ctx.log);
   return Object.assign(ctx, {
     async cleanup() {
-      let cursor = '0';
-      do {
-        const [next, keys] = await ctx.redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length) await ctx.redis.unlink(...keys);
-      } while (cursor !== '0');
+      await deleteByPrefix(ctx.redis, prefix);
       await ctx.close();
     },
   });

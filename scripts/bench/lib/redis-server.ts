@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Redis from 'ioredis';
+import type { ChildProcess } from 'node:child_process';
+import { startRedisServer } from '../../../src/redis/redis-server-process';
+
+export { deleteByPrefix } from '../../../src/redis/redis-server-process';
 
 /** A Redis a benchmark may use: its own private server, or the one REDIS_URL names. */
 export interface BenchRedis {
@@ -11,37 +9,6 @@ export interface BenchRedis {
   /** True when the server was started here, so the bench may FLUSHALL or reconfigure it freely. */
   privateServer: boolean;
   stop(): Promise<void>;
-}
-
-/** A free TCP port on loopback, chosen by the OS. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForPing(url: string, deadlineMs: number): Promise<void> {
-  const start = Date.now();
-  for (;;) {
-    const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    r.on('error', () => undefined); // refused connections are expected until the server is up
-    try {
-      await r.connect();
-      await r.ping();
-      r.disconnect();
-      return;
-    } catch {
-      r.disconnect();
-      if (Date.now() - start > deadlineMs) throw new Error(`redis-server at ${url} did not answer`);
-      await new Promise((res) => setTimeout(res, 50));
-    }
-  }
 }
 
 const children = new Set<ChildProcess>();
@@ -79,60 +46,15 @@ export async function startBenchRedis(opts: PrivateRedisOptions = {}): Promise<B
   if (envUrl && opts.allowEnvUrl !== false) {
     return { url: envUrl, privateServer: false, stop: async () => undefined };
   }
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'exchange-bench-redis-'));
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      ...(opts.extraArgs ?? []),
-    ],
-    { stdio: 'ignore' },
-  );
-  const spawnError = new Promise<never>((_, reject) =>
-    child.once('error', (err) =>
-      reject(new Error(`cannot start redis-server (${err.message}); install it or set REDIS_URL`)),
-    ),
-  );
-  spawnError.catch(() => undefined);
-  children.add(child);
   installExitHook();
-  const url = `redis://127.0.0.1:${port}`;
-  await Promise.race([waitForPing(url, 10_000), spawnError]);
+  const server = await startRedisServer({ extraArgs: opts.extraArgs });
+  children.add(server.child);
   return {
-    url,
+    url: server.url,
     privateServer: true,
     async stop() {
-      await new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => {
-          child.kill('SIGKILL');
-          resolve();
-        }, 3000).unref();
-      });
-      children.delete(child);
-      rmSync(dir, { recursive: true, force: true });
+      await server.stop();
+      children.delete(server.child);
     },
   };
-}
-
-/** Removes every key under `prefix:` (for a shared REDIS_URL, where FLUSHALL is not ours to do). */
-export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 5000);
-    cursor = next;
-    if (keys.length) await redis.unlink(...keys);
-  } while (cursor !== '0');
 }

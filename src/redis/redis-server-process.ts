@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+
+/**
+ * Starting a redis-server of our own: `npm start` when none is running, the test suite's private
+ * server, and the benchmarks' private server all go through here.
+ */
+
+/** A free TCP port on loopback, chosen by the OS. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether a Redis answers PING at `url` within `timeoutMs`. */
+export async function redisAnswers(url: string, timeoutMs: number): Promise<boolean> {
+  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs });
+  r.on('error', () => undefined); // a refused connection is the answer here, not a fault
+  try {
+    await r.connect();
+    await r.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    r.disconnect();
+  }
+}
+
+export interface RedisServerOptions {
+  port?: number;
+  /** Data directory; a fresh temp dir (removed on stop) when omitted. */
+  dir?: string;
+  /** AOF on, fsync every second: for data that must survive a restart. */
+  appendOnly?: boolean;
+  extraArgs?: string[];
+  readyTimeoutMs?: number;
+}
+
+export interface RedisServerProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startRedisServer(opts: RedisServerOptions = {}): Promise<RedisServerProcess> {
+  const port = opts.port ?? (await freePort());
+  const tempDir = opts.dir ? undefined : mkdtempSync(join(tmpdir(), 'exchange-redis-'));
+  const dir = opts.dir ?? (tempDir as string);
+  const persistence = opts.appendOnly
+    ? ['--appendonly', 'yes', '--appendfsync', 'everysec']
+    : ['--save', '', '--appendonly', 'no'];
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...persistence, ...(opts.extraArgs ?? [])],
+    { stdio: 'ignore' },
+  );
+  let spawnError: Error | undefined;
+  child.once('error', (err) => (spawnError = err));
+  const url = `redis://127.0.0.1:${port}`;
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 10_000);
+  while (!(await redisAnswers(url, 500))) {
+    if (spawnError) throw new Error(`cannot start redis-server (${spawnError.message})`);
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server on port ${port} did not answer`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    child,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve();
+        }, 3000).unref();
+      });
+      if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Removes every key under `prefix:` (a shared server is not ours to FLUSHALL). */
+export async function deleteByPrefix(redis: Redis | import('ioredis').Cluster, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 5000);
+    cursor = next;
+    if (keys.length) await redis.unlink(...keys);
+  } while (cursor !== '0');
+}
