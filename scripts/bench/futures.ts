@@ -17,7 +17,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import autocannon from 'autocannon';
 import express from 'express';
 import jwt from 'jsonwebtoken';
 import type Redis from 'ioredis';
@@ -30,6 +29,7 @@ import { seedMarkets } from '../../src/services/market-seeder';
 import { reportFailure, reportPort, startChildServer } from './lib/child-server';
 import { envInt, exitAfter } from './lib/deadline';
 import { runPipelined } from './lib/pipeline';
+import { postLoad, type PostLoadSample } from './lib/post-load';
 import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
 import { fmtNum, machineInfo, printTable, writeResults } from './lib/report';
 import { median, nowMs } from './lib/stats';
@@ -153,46 +153,26 @@ async function serve(kind: string): Promise<void> {
   const server = createApp(ctx).listen(0, '127.0.0.1', () => reportPort((server.address() as AddressInfo).port));
 }
 
-interface HttpSample {
-  reqPerSec: number;
-  latencyP50Ms: number;
-  latencyP99Ms: number;
-  non2xx: number;
-}
+type HttpSample = PostLoadSample;
 
 async function load(port: number, users: { token: string; account: string }[]): Promise<HttpSample> {
   let next = 0;
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
+  return postLoad({
+    port,
+    path: '/api/futures/trade/create-order',
     connections: CONNECTIONS,
-    duration: DURATION,
-    timeout: 10,
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/futures/trade/create-order',
-        setupRequest: (req) => {
-          const u = users[next++ % users.length];
-          // 50,000.0 ± 100.0: longs and shorts overlap, so about half cross on arrival
-          const price = (MID + Math.floor(Math.random() * 2001) - 1000) / 10;
-          return {
-            ...req,
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${u.token}` },
-            body: JSON.stringify({
-              isMarket: false, isLong: Math.random() < 0.5, price, amount: 0.001, currencyPairCode: PAIR,
-              futuresAccountId: Number(u.account), stopLoss: 0, takeProfit: 0, clientOrderId: null,
-            }),
-          };
-        },
-      },
-    ],
+    durationSeconds: DURATION,
+    next: () => {
+      const u = users[next++ % users.length];
+      // 50,000.0 ± 100.0: longs and shorts overlap, so about half cross on arrival
+      const price = (MID + Math.floor(Math.random() * 2001) - 1000) / 10;
+      const body = JSON.stringify({
+        isMarket: false, isLong: Math.random() < 0.5, price, amount: 0.001, currencyPairCode: PAIR,
+        futuresAccountId: Number(u.account), stopLoss: 0, takeProfit: 0, clientOrderId: null,
+      });
+      return { token: u.token, body };
+    },
   });
-  return {
-    reqPerSec: result.requests.average,
-    latencyP50Ms: result.latency.p50,
-    latencyP99Ms: result.latency.p99,
-    non2xx: result.non2xx + result.errors,
-  };
 }
 
 async function httpRun(ctx: AppContext, redisUrl: string): Promise<{ baseline: HttpSample; app: HttpSample }> {
@@ -294,7 +274,7 @@ async function main(): Promise<void> {
         appP50Ms: m(http.map((x) => x.app.latencyP50Ms)),
         appP99Ms: m(http.map((x) => x.app.latencyP99Ms)),
         baselineP50Ms: m(http.map((x) => x.baseline.latencyP50Ms)),
-        appNon2xx: http.reduce((s, x) => s + x.app.non2xx, 0),
+        appNon2xx: http.reduce((s, x) => s + x.app.non2xx + x.app.errors, 0),
       },
       liquidation: {
         positions: LIQUIDATIONS,

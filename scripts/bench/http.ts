@@ -13,7 +13,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import autocannon from 'autocannon';
 import express from 'express';
 import jwt from 'jsonwebtoken';
 import type Redis from 'ioredis';
@@ -24,6 +23,7 @@ import { createApp } from '../../src/http/app';
 import { seedMarkets } from '../../src/services/market-seeder';
 import { reportFailure, reportPort, startChildServer } from './lib/child-server';
 import { envInt, exitAfter } from './lib/deadline';
+import { postLoad, type PostLoadSample } from './lib/post-load';
 import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
 import { fmtNum, machineInfo, printTable, writeResults } from './lib/report';
 import { median } from './lib/stats';
@@ -79,16 +79,7 @@ async function serve(kind: string): Promise<void> {
 
 // ---- parent side ----
 
-interface Sample {
-  reqPerSec: number;
-  latencyP50Ms: number;
-  latencyP99Ms: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  errorRate: number;
-}
+type Sample = PostLoadSample;
 
 interface AppSample extends Sample {
   rested: number;
@@ -103,44 +94,16 @@ function orderBody(): string {
   return JSON.stringify({ currencyPairCode: PAIR, side, type: 'limit', price, amount: 0.001 });
 }
 
-async function load(
-  port: number,
-  tokens: string[],
-  onBody?: (status: number, body: string) => void,
-): Promise<Sample> {
+async function load(port: number, tokens: string[], onBody?: (status: number, body: string) => void): Promise<Sample> {
   let next = 0;
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
+  return postLoad({
+    port,
+    path: '/api/orders',
     connections: CONNECTIONS,
-    duration: DURATION,
-    timeout: 10,
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/orders',
-        setupRequest: (req) => ({
-          ...req,
-          headers: {
-            'content-type': 'application/json',
-            authorization: `Bearer ${tokens[next++ % tokens.length]}`,
-          },
-          body: orderBody(),
-        }),
-        onResponse: onBody ? (status, body) => onBody(status, body) : undefined,
-      },
-    ],
+    durationSeconds: DURATION,
+    next: () => ({ token: tokens[next++ % tokens.length], body: orderBody() }),
+    onResponse: onBody,
   });
-  const total = result.requests.total;
-  return {
-    reqPerSec: result.requests.average,
-    latencyP50Ms: result.latency.p50,
-    latencyP99Ms: result.latency.p99,
-    requests: total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    errorRate: total + result.errors ? (result.non2xx + result.errors) / (total + result.errors) : 0,
-  };
 }
 
 async function oneRun(

@@ -1,11 +1,5 @@
-import type { AppConfig } from '../config/env';
-import type { Logger } from '../config/logger';
-import type { BookReader } from '../engine/book-reader';
+import type { AppContext } from '../context';
 import { FuturesEngine } from '../engine/futures-engine';
-import type { MarketStore } from '../engine/market-store';
-import type { RedisClient } from '../redis/connection';
-import type { Keys } from '../redis/keys';
-import type { Scripts } from '../redis/scripts';
 import { FuturesAccountService } from './futures-account.service';
 import { FuturesMarketService } from './futures-market.service';
 import { FuturesOrderService } from './futures-order.service';
@@ -23,15 +17,10 @@ export interface FuturesServices {
   futuresRisk: FuturesRiskService;
 }
 
-export function createFuturesServices(deps: {
-  config: AppConfig;
-  log: Logger;
-  redis: RedisClient;
-  keys: Keys;
-  scripts: Scripts;
-  marketStore: MarketStore;
-  books: BookReader;
-}): FuturesServices {
+/** The engine-level parts of the context the futures services are built from. */
+export type EngineDeps = Pick<AppContext, 'config' | 'log' | 'redis' | 'keys' | 'scripts' | 'marketStore' | 'books'>;
+
+export function createFuturesServices(deps: EngineDeps): FuturesServices {
   const { config, log, redis, keys, scripts, marketStore, books } = deps;
   const futuresEngine = new FuturesEngine(keys, scripts, config.streamMaxLen);
   const futuresPrices = new FuturesPriceService(redis, keys, marketStore, config.fundingIntervalSeconds);
