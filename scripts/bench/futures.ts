@@ -26,7 +26,7 @@ import { createContext, type AppContext } from '../../src/context';
 import type { CreateFuturesInput } from '../../src/engine/futures-engine';
 import { createApp } from '../../src/http/app';
 import { seedMarkets } from '../../src/services/market-seeder';
-import { reportFailure, reportPort, startChildServer } from './lib/child-server';
+import { reportFailure, reportPort, withChildServer } from './lib/child-server';
 import { envInt, exitAfter } from './lib/deadline';
 import { runPipelined } from './lib/pipeline';
 import { postLoad, type PostLoadSample } from './lib/post-load';
@@ -180,19 +180,8 @@ async function httpRun(ctx: AppContext, redisUrl: string): Promise<{ baseline: H
   const accts = await accounts(ctx, names, 10_000_000);
   const users = names.map((n, i) => ({ token: jwt.sign({ sub: n }, JWT_SECRET, { algorithm: 'HS256' }), account: accts[i] }));
   const env = { ...process.env, BENCH_REDIS_URL: redisUrl, BENCH_PREFIX: ctx.config.keyPrefix };
-  const base = await startChildServer(__filename, ['--serve', 'baseline'], env);
-  let baseline: HttpSample;
-  try {
-    baseline = await load(base.port, users);
-  } finally {
-    await base.stop();
-  }
-  const real = await startChildServer(__filename, ['--serve', 'app'], env);
-  try {
-    return { baseline, app: await load(real.port, users) };
-  } finally {
-    await real.stop();
-  }
+  const baseline = await withChildServer(__filename, 'baseline', env, (port) => load(port, users));
+  return { baseline, app: await withChildServer(__filename, 'app', env, (port) => load(port, users)) };
 }
 
 // ---- 3. liquidation sweep ----

@@ -21,7 +21,7 @@ import { createLogger } from '../../src/config/logger';
 import { createContext } from '../../src/context';
 import { createApp } from '../../src/http/app';
 import { seedMarkets } from '../../src/services/market-seeder';
-import { reportFailure, reportPort, startChildServer } from './lib/child-server';
+import { reportFailure, reportPort, withChildServer } from './lib/child-server';
 import { envInt, exitAfter } from './lib/deadline';
 import { postLoad, type PostLoadSample } from './lib/post-load';
 import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
@@ -123,30 +123,19 @@ async function oneRun(
     }
     const env = { ...process.env, BENCH_REDIS_URL: redisUrl, BENCH_PREFIX: prefix };
 
-    const base = await startChildServer(__filename, ['--serve', 'baseline'], env);
-    let baseline: Sample;
-    try {
-      baseline = await load(base.port, tokens);
-    } finally {
-      await base.stop();
-    }
-
-    const real = await startChildServer(__filename, ['--serve', 'app'], env);
+    const baseline = await withChildServer(__filename, 'baseline', env, (port) => load(port, tokens));
     const statuses: Record<string, number> = {};
     let firstFailure: string | undefined;
-    let app: Sample;
-    try {
-      app = await load(real.port, tokens, (status, body) => {
+    const app = await withChildServer(__filename, 'app', env, (port) =>
+      load(port, tokens, (status, body) => {
         if (status < 200 || status >= 300) {
           firstFailure ??= `${status} ${body.slice(0, 200)}`;
           return;
         }
         const s = /"status":"([A-Za-z]+)"/.exec(body)?.[1] ?? 'unknown';
         statuses[s] = (statuses[s] ?? 0) + 1;
-      });
-    } finally {
-      await real.stop();
-    }
+      }),
+    );
     if (firstFailure) console.log(`  first non-2xx response: ${firstFailure}`);
     return {
       baseline,

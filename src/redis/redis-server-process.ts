@@ -82,18 +82,23 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
     url,
     child,
     async stop() {
-      await new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => {
-          child.kill('SIGKILL');
-          resolve();
-        }, 3000).unref();
-      });
+      await stopChild(child);
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
     },
   };
+}
+
+/** SIGTERM, then SIGKILL if the process has not exited after `graceMs`. */
+export function stopChild(child: ChildProcess, graceMs = 3000): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve();
+    }, graceMs).unref();
+  });
 }
 
 /** Removes every key under `prefix:` (a shared server is not ours to FLUSHALL). */

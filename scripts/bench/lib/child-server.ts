@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { stopChild } from '../../../src/redis/redis-server-process';
 
 /**
  * A server under test in a process of its own, so the load generator does not share its event loop.
@@ -43,15 +44,7 @@ export async function startChildServer(
     port,
     async stop() {
       process.removeListener('exit', killOnExit);
-      if (child.exitCode !== null) return;
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => {
-          child.kill('SIGKILL');
-          resolve();
-        }, 3000).unref();
-      });
+      await stopChild(child);
     },
   };
 }
@@ -64,4 +57,19 @@ export function reportPort(port: number): void {
 export function reportFailure(err: unknown): void {
   process.send?.({ error: String(err) });
   process.exit(1);
+}
+
+/** Runs `fn` against this file served as `role` in a child process, and stops the child after. */
+export async function withChildServer<T>(
+  file: string,
+  role: string,
+  env: NodeJS.ProcessEnv,
+  fn: (port: number) => Promise<T>,
+): Promise<T> {
+  const server = await startChildServer(file, ['--serve', role], env);
+  try {
+    return await fn(server.port);
+  } finally {
+    await server.stop();
+  }
 }
