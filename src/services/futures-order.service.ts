@@ -1,7 +1,8 @@
 import BigNumber from 'bignumber.js';
+import { requirePair } from './require-pair';
 import { fitsEngine, MAX_SAFE, minorString, toMinorDown, decimal } from '../domain/decimal';
 import { futuresParams, FuturesStatus } from '../domain/futures';
-import { badRequest, notFound, rejected } from '../domain/errors';
+import { notFound, rejected } from '../domain/errors';
 import type { Pair } from '../domain/market';
 import type { FuturesEngine, CreateFuturesInput } from '../engine/futures-engine';
 import type { StpMode } from '../engine/spot-engine';
@@ -54,14 +55,8 @@ export class FuturesOrderService {
     private readonly prices: FuturesPriceService,
   ) {}
 
-  async futuresPair(code: string): Promise<Pair> {
-    const pair = await this.markets.getPair('futures', code);
-    if (!pair) {
-      throw badRequest('UNKNOWN_CURRENCY_PAIR', `Unknown futures pair ${code}`, [
-        { path: 'currencyPairCode', message: 'no such futures pair' },
-      ]);
-    }
-    return pair;
+  futuresPair(code: string): Promise<Pair> {
+    return requirePair(this.markets, 'futures', code);
   }
 
   /** Turns a request into engine units; every rejection here happens before the engine is touched. */

@@ -1,5 +1,5 @@
 import { fromMinor } from '../domain/decimal';
-import { notFound } from '../domain/errors';
+import { requirePair } from './require-pair';
 import type { Pair } from '../domain/market';
 import type { BookReader } from '../engine/book-reader';
 import type { MarketStore } from '../engine/market-store';
@@ -36,10 +36,8 @@ export class MarketDataService {
     private readonly books: BookReader,
   ) {}
 
-  async pairOr404(kind: MarketKind, code: string): Promise<Pair> {
-    const pair = await this.markets.getPair(kind, code);
-    if (!pair) throw notFound('PAIR_NOT_FOUND', `Unknown ${kind} pair ${code}`);
-    return pair;
+  pairOr404(kind: MarketKind, code: string): Promise<Pair> {
+    return requirePair(this.markets, kind, code, 'path');
   }
 
   async orderBook(kind: MarketKind, code: string, depth: number): Promise<OrderBookDto> {

@@ -1,12 +1,13 @@
 import BigNumber from 'bignumber.js';
 import { MAX_SAFE, decimal, fitsEngine, minorString, toMinorDown } from '../domain/decimal';
-import { badRequest, notFound, rejected } from '../domain/errors';
+import { notFound, rejected } from '../domain/errors';
 import { scales, type Pair } from '../domain/market';
 import { pageOf, paged, type PageRequest, type PagedResult } from '../domain/paging';
 import type { MarketStore } from '../engine/market-store';
 import type { OrderType, PlaceSpotInput, Side, SpotEngine, StpMode } from '../engine/spot-engine';
 import type { RedisClient } from '../redis/connection';
 import type { Keys } from '../redis/keys';
+import { requirePair } from './require-pair';
 import { spotOrderDto, type SpotOrderDto } from './spot-order-dto';
 
 export interface PlaceSpotRequest {
@@ -35,15 +36,8 @@ export class SpotOrderService {
     private readonly engine: SpotEngine,
   ) {}
 
-  async spotPair(code: string, onMissing: 'badRequest' | 'notFound' = 'badRequest'): Promise<Pair> {
-    const pair = await this.markets.getPair('spot', code);
-    if (!pair) {
-      if (onMissing === 'notFound') throw notFound('PAIR_NOT_FOUND', `Unknown spot pair ${code}`);
-      throw badRequest('UNKNOWN_CURRENCY_PAIR', `Unknown spot pair ${code}`, [
-        { path: 'currencyPairCode', message: 'no such spot pair' },
-      ]);
-    }
-    return pair;
+  spotPair(code: string, namedIn: 'body' | 'path' = 'body'): Promise<Pair> {
+    return requirePair(this.markets, 'spot', code, namedIn);
   }
 
   /** Turns a request into engine units; every rejection here happens before the engine is touched. */
