@@ -2,7 +2,7 @@
  * npm run bench:futures — the futures engine (issue 3), three measurements, each with a baseline
  * measured in the same run (DESIGN 7):
  *   1. create-order straight through Lua, pipelined: RESTING non-crossing limit orders, then
- *      CROSSING ones that each fill one maker, against a no-op EVALSHA with the same KEYS/ARGV.
+ *      CROSSING ones that each fill one maker, against a no-op FCALL with the same KEYS/ARGV.
  *   2. create-order over HTTP (auth, rate limit, joi, service, Lua, reply) against a trivial
  *      Express route that parses the same JSON body; each server in a child process, autocannon.
  *   3. a liquidation sweep of LIQUIDATIONS positions: that many longs, then the index drops below
@@ -30,6 +30,7 @@ import { reportFailure, reportPort, withChildServer } from './lib/child-server';
 import { envInt, exitAfter } from './lib/deadline';
 import { runPipelined } from './lib/pipeline';
 import { postLoad, type PostLoadSample } from './lib/post-load';
+import { loadNoopFunction } from './lib/redis-info';
 import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
 import { fmtNum, machineInfo, printTable, writeResults } from './lib/report';
 import { median, nowMs } from './lib/stats';
@@ -84,8 +85,6 @@ interface LuaSample {
   errors: number;
 }
 
-const NOOP_LUA = "-- no-op baseline: same KEYS/ARGV as createFuturesOrder, no work\nreturn 'OK'";
-
 async function luaRun(ctx: AppContext): Promise<LuaSample> {
   const makers = Array.from({ length: USERS }, (_, i) => `m${i}`);
   const takers = Array.from({ length: USERS }, (_, i) => `t${i}`);
@@ -115,13 +114,13 @@ async function luaRun(ctx: AppContext): Promise<LuaSample> {
     if (run.firstError) console.log(`  first engine error: ${run.firstError}`);
     return { perSec: (items.length / run.elapsedMs) * 1000, errors: run.errors };
   };
-  const sha = (await redis.script('LOAD', NOOP_LUA)) as string;
+  const noopFn = await loadNoopFunction(redis);
   const noop = async (items: CreateFuturesInput[]) => {
     const run = await runPipelined(redis, {
       items, batchSize: BATCH, inFlight: IN_FLIGHT,
       queue: (p, o) => {
         const { keys, args } = ctx.futuresEngine.createArgs(o);
-        p.evalsha(sha, keys.length, ...keys, ...args);
+        p.fcall(noopFn, keys.length, ...keys, ...args);
       },
     });
     return (items.length / run.elapsedMs) * 1000;

@@ -1,11 +1,11 @@
 /**
- * npm run bench:matching — the spot engine's Lua scripts, pipelined, against a no-op EVALSHA
+ * npm run bench:matching — the spot engine's Lua scripts, pipelined, against a no-op FCALL
  * baseline and an in-memory order book (nodejs-order-book), in one run (DESIGN 7, issue 2).
  *
  * Per run, on a fresh key prefix: RESTING non-crossing limit orders build a book RESTING deep
  * (both sides, 1,000 levels each), then CROSSING limit orders each take exactly one resting order
  * (every order has the same size, so a taker with a far limit fills one maker and stops). The same
- * flow goes through a trivial Lua script with the same KEYS/ARGV (what EVALSHA, the network and
+ * flow goes through a Redis Function that does nothing, with the same KEYS/ARGV (what FCALL, the network and
  * ioredis cost by themselves) and through nodejs-order-book (what matching costs without Redis).
  *
  * Env: BENCH_RUNS (5), BENCH_RESTING (100000), BENCH_CROSSING (50000), BENCH_BATCH (500),
@@ -22,7 +22,7 @@ import { createContext } from '../../src/context';
 import type { Pair } from '../../src/domain/market';
 import type { PlaceSpotInput } from '../../src/engine/spot-engine';
 import { createRedis } from '../../src/redis/connection';
-import { loadLuaScripts } from '../../src/redis/lua-loader';
+import { buildLuaLibrary } from '../../src/redis/lua-loader';
 import { Scripts } from '../../src/redis/scripts';
 import { SpotEngine } from '../../src/engine/spot-engine';
 import { seedMarkets } from '../../src/services/market-seeder';
@@ -33,6 +33,7 @@ import {
   commandStats,
   histogramPercentile,
   latencyHistogram,
+  loadNoopFunction,
   resetStats,
   serverCpuSeconds,
   type CommandStat,
@@ -131,8 +132,6 @@ interface RunResult {
   check: { trades: number; bookDepthAfterResting: number; bookDepthAfterCrossing: number };
 }
 
-const NOOP_LUA = "-- no-op baseline: same KEYS/ARGV as placeSpotOrder, no work\nreturn 'OK'";
-
 async function measurePhase(
   redis: Redis,
   items: PlaceSpotInput[],
@@ -144,8 +143,8 @@ async function measurePhase(
   const run = await runPipelined(redis, { items, queue, batchSize: BATCH, inFlight: IN_FLIGHT, isOk });
   const cpu1 = await serverCpuSeconds(redis);
   const stats = await commandStats(redis);
-  const hist = await latencyHistogram(redis, 'evalsha');
-  const evalsha = stats.get('evalsha') ?? { calls: 0, usec: 0, usecPerCall: NaN };
+  const hist = await latencyHistogram(redis, 'fcall');
+  const fcall = stats.get('fcall') ?? { calls: 0, usec: 0, usecPerCall: NaN };
   let inner = 0;
   for (const [name, s] of stats) if (isScriptCommand(name)) inner += s.calls;
   const batches = summarize(run.batchMs);
@@ -154,11 +153,11 @@ async function measurePhase(
       ordersPerSec: (items.length / run.elapsedMs) * 1000,
       batchP50Ms: batches.p50,
       batchP99Ms: batches.p99,
-      redisMeanUs: evalsha.usecPerCall,
+      redisMeanUs: fcall.usecPerCall,
       redisP50Us: hist ? histogramPercentile(hist, 50) : NaN,
       redisP99Us: hist ? histogramPercentile(hist, 99) : NaN,
       redisCpuUs: ((cpu1 - cpu0) * 1e6) / items.length,
-      callsPerOrder: evalsha.calls ? inner / evalsha.calls : 0,
+      callsPerOrder: fcall.calls ? inner / fcall.calls : 0,
       errors: run.errors,
     },
     stats,
@@ -166,9 +165,9 @@ async function measurePhase(
   };
 }
 
-/** Commands counted in commandstats that scripts issued (not the bench's own EVALSHA/INFO/CONFIG). */
+/** Commands counted in commandstats that scripts issued (not the bench's own FCALL/INFO/CONFIG). */
 function isScriptCommand(name: string): boolean {
-  return !/^(evalsha|eval|info|config.*|script.*|zcard|get|flushall|ping|client.*)$/.test(name);
+  return !/^(fcall|evalsha|eval|info|config.*|script.*|function.*|zcard|get|flushall|ping|client.*)$/.test(name);
 }
 
 function perOrder(stats: Map<string, CommandStat>, orders: number): Record<string, number> {
@@ -232,13 +231,13 @@ async function oneRun(server: BenchRedis, flow: ReturnType<typeof orderFlow>): P
     // The timed phases get a connection of their own (no auto-pipelining, nothing else on it) and,
     // with BENCH_LUA_DIR, the scripts of another tree under the same command names.
     const bench = createRedis({ url: server.url, name: 'bench' }) as Redis;
-    const scripts = new Scripts(bench, LUA_DIR ? loadLuaScripts(LUA_DIR) : undefined);
+    const scripts = new Scripts(bench, LUA_DIR ? buildLuaLibrary(LUA_DIR) : undefined);
     await scripts.preload();
     const engine = new SpotEngine(ctx.keys, scripts, config.streamMaxLen);
-    const noopSha = (await redis.script('LOAD', NOOP_LUA)) as string;
+    const noopFn = await loadNoopFunction(redis);
     const queueNoop = (p: Parameters<PipelinedQueue>[0], o: PlaceSpotInput) => {
       const { keys, args } = engine.placeArgs(o);
-      p.evalsha(noopSha, keys.length, ...keys, ...args);
+      p.fcall(noopFn, keys.length, ...keys, ...args);
     };
     const queueEngine = (p: Parameters<PipelinedQueue>[0], o: PlaceSpotInput) => engine.queuePlace(p, o);
     const noopOk = (r: unknown) => r === 'OK';
@@ -345,7 +344,7 @@ async function main(): Promise<void> {
     mem ? fmtNum(p.ordersPerSec / mem, 4) : '',
   ];
   printTable(
-    `Medians of ${RUNS} runs (batch = ${BATCH} orders; redis µs = EVALSHA time inside the server, p50/p99 as LATENCY HISTOGRAM bucket upper bounds; redis cpu µs = server main-thread CPU per order)`,
+    `Medians of ${RUNS} runs (batch = ${BATCH} orders; redis µs = FCALL time inside the server, p50/p99 as LATENCY HISTOGRAM bucket upper bounds; redis cpu µs = server main-thread CPU per order)`,
     [
       'phase',
       'orders/s',

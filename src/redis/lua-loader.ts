@@ -8,38 +8,66 @@ export interface LuaScript {
   /** Command name, from `<name>-<numKeys>.lua`. */
   name: string;
   numberOfKeys: number;
-  lua: string;
-  sha: string;
+  /** The script's own text, its `--- @include` lines still in place. */
+  source: string;
+}
+
+/**
+ * Every script of a `lua/` tree as one Redis Functions library: each include once at the top
+ * (defined when the library loads, not on every call), then one registered function per script.
+ * Names carry the library's version, a hash of its text, so two releases of the service can share
+ * one Redis during a rolling deploy without calling each other's scripts (as EVALSHA's cache did).
+ */
+export interface LuaLibrary {
+  /** `exchange_<version>`. */
+  name: string;
+  version: string;
+  /** The text for FUNCTION LOAD. */
+  code: string;
+  scripts: LuaScript[];
+  /** Registered name of a script: `<name>_<version>`. */
+  functionName(script: string): string;
 }
 
 const INCLUDE = /^--- @include "([^"]+)"\s*$/gm;
+const VERSION = '%VERSION%';
 
 /**
  * Expands `--- @include "includes/x"` lines. Each include is emitted once, in first-use order, ahead
- * of the script body; a missing include or a cycle is an error naming the chain.
+ * of the text that uses it; `emitted` is shared across calls so a library defines each include once.
+ * A missing include or a cycle is an error naming the chain. Returns the includes to emit and the
+ * text without its include lines.
  */
-export function resolveIncludes(dir: string, source: string, file: string): string {
-  const emitted = new Set<string>();
-  const out: string[] = [];
-
+export function splitIncludes(
+  dir: string,
+  source: string,
+  file: string,
+  emitted: Set<string> = new Set(),
+): { includes: string[]; body: string } {
+  const includes: string[] = [];
   const expand = (text: string, chain: string[]): string =>
     text.replace(INCLUDE, (_line, ref: string) => {
       const name = ref.endsWith('.lua') ? ref : `${ref}.lua`;
       if (chain.includes(name)) throw new Error(`circular Lua include: ${[...chain, name].join(' -> ')}`);
       if (emitted.has(name)) return '';
-      let body: string;
+      let text: string;
       try {
-        body = readFileSync(join(dir, name), 'utf8');
+        text = readFileSync(join(dir, name), 'utf8');
       } catch {
         throw new Error(`missing Lua include "${ref}" in ${chain.join(' -> ')}`);
       }
       emitted.add(name);
-      out.push(expand(body, [...chain, name]));
+      includes.push(`-- ${name}\n${expand(text, [...chain, name])}`);
       return '';
     });
+  const body = expand(source, [file]);
+  return { includes, body };
+}
 
-  const main = expand(source, [file]);
-  return `${out.join('\n')}\n${main}`;
+/** A script with its includes in front: one EVAL-able text (probes in tests use it). */
+export function resolveIncludes(dir: string, source: string, file: string): string {
+  const { includes, body } = splitIncludes(dir, source, file);
+  return `${includes.join('\n')}\n${body}`;
 }
 
 export function loadLuaScripts(dir: string = LUA_DIR): LuaScript[] {
@@ -49,7 +77,35 @@ export function loadLuaScripts(dir: string = LUA_DIR): LuaScript[] {
     .map((file) => {
       const m = /^([A-Za-z]+)-(\d+)\.lua$/.exec(file);
       if (!m) throw new Error(`Lua script name must be <camelVerb>-<numKeys>.lua: ${file}`);
-      const lua = resolveIncludes(dir, readFileSync(join(dir, file), 'utf8'), file);
-      return { name: m[1], numberOfKeys: Number(m[2]), lua, sha: createHash('sha1').update(lua).digest('hex') };
+      return { name: m[1], numberOfKeys: Number(m[2]), source: readFileSync(join(dir, file), 'utf8') };
     });
+}
+
+/**
+ * Builds the library of a `lua/` tree. Includes sit at the library's top level, where Redis offers
+ * only `redis` while loading: they may define functions and constant tables, and use `string`,
+ * `cjson` and the rest only inside function bodies. A script body becomes
+ * `function(KEYS, ARGV) ... end`, so it reads exactly as an EVAL script does.
+ */
+export function buildLuaLibrary(dir: string = LUA_DIR): LuaLibrary {
+  const scripts = loadLuaScripts(dir);
+  const emitted = new Set<string>();
+  const top: string[] = [];
+  const registrations: string[] = [];
+  for (const s of scripts) {
+    const { includes, body } = splitIncludes(dir, s.source, `${s.name}-${s.numberOfKeys}.lua`, emitted);
+    top.push(...includes);
+    registrations.push(
+      `redis.register_function('${s.name}_${VERSION}', function(KEYS, ARGV)\n${body}\nend)`,
+    );
+  }
+  const template = `#!lua name=exchange_${VERSION}\n${top.join('\n')}\n${registrations.join('\n\n')}\n`;
+  const version = createHash('sha1').update(template).digest('hex').slice(0, 12);
+  return {
+    name: `exchange_${version}`,
+    version,
+    code: template.split(VERSION).join(version),
+    scripts,
+    functionName: (script) => `${script}_${version}`,
+  };
 }

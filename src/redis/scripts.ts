@@ -1,7 +1,8 @@
 import type { ChainableCommander } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { Histogram } from 'prom-client';
 import type { RedisClient } from './connection';
-import { loadLuaScripts, type LuaScript } from './lua-loader';
+import { buildLuaLibrary, type LuaLibrary, type LuaScript } from './lua-loader';
 
 export const luaLatency = new Histogram({
   name: 'lua_script_duration_seconds',
@@ -10,53 +11,67 @@ export const luaLatency = new Histogram({
   buckets: [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5],
 });
 
-type ScriptCaller = (...args: (string | number)[]) => Promise<unknown>;
-
 /**
- * The engine's Lua scripts, registered on a connection as ioredis commands (EVALSHA, falling back
- * to EVAL and so reloading on NOSCRIPT). `run` times each call; `queue` adds one to a pipeline.
+ * The engine's Lua scripts, called as Redis Functions of one versioned library (docs/architecture.md:
+ * an EVALSHA script re-created its ~40 included functions on every call, a fifth of a resting
+ * order's server time). `run` times each call and, when the server has lost the library (FUNCTION
+ * FLUSH, a fresh replica), loads it and calls again: a missing function ran nothing, so the retry is
+ * safe. `queue` adds a call to a pipeline; its caller loads the library first (`preload`).
  */
 export class Scripts {
   readonly byName: Map<string, LuaScript>;
 
   constructor(
     readonly redis: RedisClient,
-    scripts: LuaScript[] = loadLuaScripts(),
+    readonly library: LuaLibrary = buildLuaLibrary(),
   ) {
-    this.byName = new Map(scripts.map((s) => [s.name, s]));
-    for (const s of scripts) {
-      if (!(s.name in redis)) redis.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.lua });
-    }
+    this.byName = new Map(library.scripts.map((s) => [s.name, s]));
   }
 
-  /** Loads every script into the server's cache up front, so the first calls do not pay for EVAL. */
+  /** Loads the library on every master (REPLACE: loading the same version twice is harmless). */
   async preload(): Promise<void> {
-    await Promise.all([...this.byName.values()].map((s) => this.redis.script('LOAD', s.lua)));
+    const nodes = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
+    await Promise.all(nodes.map((n) => n.call('FUNCTION', 'LOAD', 'REPLACE', this.library.code)));
   }
 
   async loaded(): Promise<boolean> {
-    const shas = [...this.byName.values()].map((s) => s.sha);
-    const found = (await this.redis.script('EXISTS', ...shas)) as number[];
-    return found.every((x) => x === 1);
+    const nodes = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
+    const lists = await Promise.all(
+      nodes.map((n) => n.call('FUNCTION', 'LIST', 'LIBRARYNAME', this.library.name) as Promise<unknown[]>),
+    );
+    return lists.every((l) => l.length > 0);
   }
 
   async run<T>(name: string, keys: string[], args: (string | number)[]): Promise<T> {
+    const fn = this.functionOf(name, keys);
     const end = luaLatency.startTimer({ script: name });
     try {
-      return (await this.caller(this.redis, name)(...keys, ...args)) as T;
+      try {
+        return (await this.redis.fcall(fn, keys.length, ...keys, ...args)) as T;
+      } catch (err) {
+        if (!isFunctionMissing(err)) throw err;
+        await this.preload();
+        return (await this.redis.fcall(fn, keys.length, ...keys, ...args)) as T;
+      }
     } finally {
       end();
     }
   }
 
   queue(pipeline: ChainableCommander, name: string, keys: string[], args: (string | number)[]): void {
-    this.caller(pipeline, name)(...keys, ...args);
+    pipeline.fcall(this.functionOf(name, keys), keys.length, ...keys, ...args);
   }
 
-  private caller(target: unknown, name: string): ScriptCaller {
+  private functionOf(name: string, keys: string[]): string {
     const script = this.byName.get(name);
     if (!script) throw new Error(`unknown Lua script ${name}`);
-    const fn = (target as Record<string, ScriptCaller>)[name];
-    return fn.bind(target);
+    if (keys.length !== script.numberOfKeys) {
+      throw new Error(`Lua script ${name} takes ${script.numberOfKeys} keys, called with ${keys.length}`);
+    }
+    return this.library.functionName(name);
   }
+}
+
+function isFunctionMissing(err: unknown): boolean {
+  return err instanceof Error && /Function not found/i.test(err.message);
 }

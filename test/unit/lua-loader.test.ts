@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadLuaScripts, resolveIncludes } from '../../src/redis/lua-loader';
+import { buildLuaLibrary, loadLuaScripts, resolveIncludes } from '../../src/redis/lua-loader';
 
 function dirWith(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'lua-loader-'));
@@ -47,6 +47,27 @@ describe('Lua loader', () => {
   it('every script of the project loads, and each opens with its contract', () => {
     const scripts = loadLuaScripts();
     expect(scripts.length).toBeGreaterThan(5);
-    for (const s of scripts) expect(s.lua).toMatch(/Input:[\s\S]*Output:/);
+    for (const s of scripts) expect(s.source).toMatch(/Input:[\s\S]*Output:/);
+  });
+
+  it('builds one library: each include defined once at the top, one versioned function per script', () => {
+    const files = {
+      'includes/a.lua': 'local function a() return 1 end',
+      'one-1.lua': '--- @include "includes/a"\nreturn a()',
+      'two-2.lua': '--- @include "includes/a"\nreturn a() + 1',
+    };
+    const lib = buildLuaLibrary(dirWith(files));
+    expect(lib.code.startsWith(`#!lua name=${lib.name}\n`)).toBe(true);
+    expect(lib.name).toBe(`exchange_${lib.version}`);
+    expect(lib.code.match(/local function a\(\)/g)).toHaveLength(1);
+    expect(lib.code.indexOf('local function a')).toBeLessThan(lib.code.indexOf('register_function'));
+    for (const name of ['one', 'two']) {
+      expect(lib.functionName(name)).toBe(`${name}_${lib.version}`);
+      expect(lib.code).toContain(`redis.register_function('${name}_${lib.version}', function(KEYS, ARGV)`);
+    }
+    // another text is another version, so two releases never call each other's functions
+    const changed = buildLuaLibrary(dirWith({ ...files, 'two-2.lua': '--- @include "includes/a"\nreturn a() + 2' }));
+    expect(changed.version).not.toBe(lib.version);
+    expect(buildLuaLibrary(dirWith(files)).version).toBe(lib.version);
   });
 });

@@ -86,3 +86,13 @@ export async function serverCpuSeconds(redis: Client): Promise<number> {
   const main = get('used_cpu_user_main_thread') + get('used_cpu_sys_main_thread');
   return Number.isFinite(main) ? main : get('used_cpu_user') + get('used_cpu_sys');
 }
+
+/**
+ * The baseline every engine bench compares with: a Redis Function that does nothing, called with the
+ * engine's own KEYS/ARGV (what FCALL, the network and ioredis cost by themselves). Returns its name.
+ */
+export async function loadNoopFunction(redis: Client): Promise<string> {
+  const name = 'bench_noop';
+  await redis.call('FUNCTION', 'LOAD', 'REPLACE', `#!lua name=${name}\nredis.register_function('${name}', function() return 'OK' end)`);
+  return name;
+}

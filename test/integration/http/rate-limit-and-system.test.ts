@@ -32,12 +32,15 @@ describe('system endpoints', () => {
       const ready = await request(app).get('/ready');
       expect(ready.status).toBe(200);
       expect(ready.body.scripts).toBe('loaded');
-      await ctx.redis.script('FLUSH');
+      // a server that lost the library (FUNCTION FLUSH, a fresh replica) gets it back on the next call
+      await ctx.redis.call('FUNCTION', 'DELETE', ctx.scripts.library.name);
       expect(await ctx.scripts.loaded()).toBe(false);
-      // a flushed script cache is reloaded, and calls keep working through NOSCRIPT
+      expect((await request(app).get('/api/orderbook/BTC_USDT')).status).toBe(200);
+      expect(await ctx.scripts.loaded()).toBe(true);
+      // and /ready loads it when it is missing
+      await ctx.redis.call('FUNCTION', 'DELETE', ctx.scripts.library.name);
       expect((await request(app).get('/ready')).status).toBe(200);
       expect(await ctx.scripts.loaded()).toBe(true);
-      await request(app).get('/api/orderbook/BTC_USDT');
       const metrics = await request(app).get('/metrics');
       expect(metrics.text).toContain('http_request_duration_seconds_bucket');
       expect(metrics.text).toMatch(/route="\/api\/orderbook\/:pair"/);
