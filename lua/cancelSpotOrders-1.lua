@@ -22,7 +22,7 @@ table.sort(ids, function(a, b) return tonumber(a) < tonumber(b) end)
 local ctx = spotContextFor(P, pair, ts, maxlen)
 local cancelled = {}
 for _, id in ipairs(ids) do
-  if not cancelSpot(ctx, tonumber(id), user) then cancelled[#cancelled + 1] = id end
+  if not cancelSpot(ctx, loadSpotOrder(P, id), user) then cancelled[#cancelled + 1] = id end
 end
 flushDeltas(ctx)
 publishEvents(ctx)

@@ -26,7 +26,8 @@
   Output:
     {'OK', id, status, filled, filledQuote, fee, rsv}  placed (matched, rested, or ended); the
                                             caller knows the rest of the order it sent
-    {'DUP', order hash as a flat list}      clientOrderId already used by this user: nothing done
+    {'DUP', id, order hash as a flat list}  clientOrderId already used by this user: nothing done
+                                            (the record layout of includes/spotOrder)
     {'ERR', code, detail}                   rejected, nothing changed:
       ORDER_POST_ONLY_WOULD_TAKE, INSUFFICIENT_BALANCE, NOTIONAL_TOO_LARGE
   Events: one entry on KEYS[10]: accepted, trade*, done*, book* (see includes/publishEvents).
@@ -35,6 +36,7 @@ local rcall = redis.call
 --- @include "includes/matchOrder"
 --- @include "includes/publishEvents"
 --- @include "includes/spotSettlement"
+--- @include "includes/spotOrder"
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
 
@@ -46,13 +48,9 @@ local P, user, pair, side, otype = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local price, amount, budget = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local postOnly, stp, clid, ts = ARGV[9] == '1', tonumber(ARGV[10]), ARGV[11], ARGV[12]
 
-local function orderReply(tag, id)
-  return { tag, rcall('HGETALL', orderKey(P, id)) }
-end
-
 if clid ~= '' then
   local existing = rcall('HGET', clidKey, clid)
-  if existing then return orderReply('DUP', existing) end
+  if existing then return { 'DUP', existing, rcall('HGETALL', orderKey(P, existing)) } end
 end
 
 local ctx = newContext(P, {
@@ -95,13 +93,14 @@ end
 
 -- Accepted: from here on nothing rejects.
 local id = rcall('INCR', orderIdsKey)
+local idText = fmt(id)
 addDelta(ctx, availKey, reserveCur, -reserve)
 addDelta(ctx, rsvKey, reserveCur, reserve)
 
 local taker = { id = id, user = user, side = side, limit = price, stp = stp, price = price,
   remaining = amount or math.huge, rsv = reserve, filled = 0, filledQuote = 0, fee = 0 }
 if budget then taker.budget = budget end
-ctx.events[1] = { e = 'accepted', id = fmt(id), u = user, side = side, type = otype,
+ctx.events[1] = { e = 'accepted', id = idText, u = user, side = side, type = otype,
   p = price and fmt(price) or '', a = amount and fmt(amount) or '' }
 
 local outcome = matchOrder(ctx, taker, SPOT_SETTLEMENT)
@@ -125,27 +124,15 @@ else
     addDelta(ctx, availKey, reserveCur, taker.rsv)
     taker.rsv = 0
   end
-  ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(id), u = user, status = status }
+  ctx.events[#ctx.events + 1] = { e = 'done', id = idText, u = user, status = status }
 end
 
 flushDeltas(ctx)
--- Empty optional fields are left out of the hash: readers treat a missing field as empty.
-local order = { 'id', fmt(id), 'kind', 'spot', 'user', user, 'pair', pair, 'side', side, 'type', otype,
-  'filled', fmt(taker.filled), 'filledQuote', fmt(taker.filledQuote), 'fee', fmt(taker.fee),
-  'rsv', fmt(taker.rsv), 'status', status, 'postOnly', postOnly and '1' or '0', 'stp', fmt(stp),
-  'cts', ts, 'uts', ts }
-local function optional(field, value)
-  if value ~= '' then
-    order[#order + 1] = field
-    order[#order + 1] = value
-  end
-end
-optional('price', price and fmt(price) or '')
-optional('amount', amount and fmt(amount) or '')
-optional('quoteAmount', budget and fmt(budget) or '')
-optional('clid', clid)
-rcall('HSET', orderKey(P, id), unpack(order))
-rcall('ZADD', userOrdersKey, id, id)
+rcall('HSET', orderKey(P, idText),
+  'spot', user .. '|' .. pair .. '|' .. side .. '|' .. otype .. '|' .. ARGV[6] .. '|' .. ARGV[7] .. '|' .. ARGV[8]
+    .. '|' .. ARGV[9] .. '|' .. ARGV[10] .. '|' .. ts .. '|' .. clid,
+  'state', spotStateText(taker.filled, taker.filledQuote, taker.fee, taker.rsv, status, ts))
+rcall('ZADD', userOrdersKey, id, idText)
 if clid ~= '' then rcall('HSET', clidKey, clid, id) end
 publishEvents(ctx)
-return { 'OK', fmt(id), status, fmt(taker.filled), fmt(taker.filledQuote), fmt(taker.fee), fmt(taker.rsv) }
+return { 'OK', idText, status, fmt(taker.filled), fmt(taker.filledQuote), fmt(taker.fee), fmt(taker.rsv) }

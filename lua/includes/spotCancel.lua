@@ -17,12 +17,12 @@ local function spotContextFor(P, pair, ts, maxlen)
   return ctx
 end
 
-local function cancelSpot(ctx, id, user)
-  local f = redis.call('HMGET', orderKey(ctx.P, id), 'user', 'status', 'kind')
-  if not f[1] or f[1] ~= user or f[3] ~= 'spot' then return 'ORDER_NOT_FOUND' end
-  if f[2] ~= 'open' and f[2] ~= 'partiallyFilled' then return 'ORDER_NOT_OPEN' end
-  local maker = spotLoadMaker(ctx, id)
-  unrestOrder(ctx, ownSide(maker.side), id, maker.price, maker.remaining)
+-- `order` as loadSpotOrder gives it (nil when there is no such spot order).
+local function cancelSpot(ctx, order, user)
+  if not order or order.user ~= user then return 'ORDER_NOT_FOUND' end
+  if order.status ~= 'open' and order.status ~= 'partiallyFilled' then return 'ORDER_NOT_OPEN' end
+  local maker = spotAsMaker(order)
+  unrestOrder(ctx, ownSide(maker.side), maker.id, maker.price, maker.remaining)
   spotFinishMaker(ctx, maker, 'cancelled')
   return nil
 end

@@ -8,20 +8,22 @@
 --- @include "includes/mulDiv"
 --- @include "includes/deltas"
 --- @include "includes/fmt"
+--- @include "includes/spotOrder"
 
 local function spotReserveCurrency(ctx, side)
   if side == 'buy' then return ctx.spot.quote end
   return ctx.spot.base
 end
 
+-- A resting order as matching sees it: what it still offers, and that it is the maker.
+local function spotAsMaker(order)
+  order.remaining = order.amount - order.filled
+  order.isMaker = true
+  return order
+end
+
 local function spotLoadMaker(ctx, id)
-  local f = redis.call('HMGET', orderKey(ctx.P, id), 'user', 'side', 'price', 'amount', 'filled',
-    'filledQuote', 'fee', 'rsv', 'stp')
-  local amount = tonumber(f[4])
-  local filled = tonumber(f[5])
-  return { id = id, user = f[1], side = f[2], price = tonumber(f[3]), amount = amount, filled = filled,
-    filledQuote = tonumber(f[6]), fee = tonumber(f[7]), rsv = tonumber(f[8]), stp = tonumber(f[9]),
-    remaining = amount - filled, isMaker = true }
+  return spotAsMaker(loadSpotOrder(ctx.P, id))
 end
 
 -- Lots a taker can still pay for: a market buy is bounded by its quote budget.
@@ -74,9 +76,8 @@ local function spotFill(ctx, taker, maker, ticks, qty, tradeId)
 
   -- a maker that this fill empties is written once, by spotFinishMaker
   if maker.remaining > qty then
-    redis.call('HSET', orderKey(ctx.P, maker.id), 'filled', fmt(maker.filled), 'filledQuote',
-      fmt(maker.filledQuote), 'fee', fmt(maker.fee), 'rsv', fmt(maker.rsv), 'status', 'partiallyFilled',
-      'uts', ctx.ts)
+    redis.call('HSET', orderKey(ctx.P, maker.id), 'state',
+      spotStateText(maker.filled, maker.filledQuote, maker.fee, maker.rsv, 'partiallyFilled', ctx.ts))
   end
   local takerFee, makerFee = buyerFee, sellerFee
   if taker.side == 'sell' then takerFee, makerFee = sellerFee, buyerFee end
@@ -90,8 +91,8 @@ local function spotFinishMaker(ctx, maker, status)
     addDelta(ctx, walletRsvKey(ctx.P, maker.user), cur, -maker.rsv)
     addDelta(ctx, walletAvailKey(ctx.P, maker.user), cur, maker.rsv)
   end
-  redis.call('HSET', orderKey(ctx.P, maker.id), 'filled', fmt(maker.filled), 'filledQuote',
-    fmt(maker.filledQuote), 'fee', fmt(maker.fee), 'rsv', '0', 'status', status, 'uts', ctx.ts)
+  redis.call('HSET', orderKey(ctx.P, maker.id), 'state',
+    spotStateText(maker.filled, maker.filledQuote, maker.fee, 0, status, ctx.ts))
   redis.call('SREM', userOpenKey(ctx.P, 'spot', ctx.pair, maker.user), maker.id)
   ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(maker.id), u = maker.user, status = status }
 end

@@ -5,6 +5,7 @@ import { feeRatePpm } from '../domain/decimal';
 import type { Keys } from '../redis/keys';
 import type { Scripts } from '../redis/scripts';
 import { hashOf, unwrap, type ScriptReply } from './reply';
+import { decodeSpotOrder, type SpotOrderRecord } from './spot-order-record';
 
 export type Side = 'buy' | 'sell';
 export type OrderType = 'limit' | 'market';
@@ -31,7 +32,7 @@ export interface PlaceSpotInput {
 
 export interface PlaceResult {
   duplicate: boolean;
-  order: Record<string, string>;
+  order: SpotOrderRecord;
 }
 
 /** Typed calls into the spot Lua scripts: argument builders in KEYS/ARGV order, reply decoders. */
@@ -91,13 +92,13 @@ export class SpotEngine {
     this.scripts.queue(pipeline, 'placeSpotOrder', keys, args);
   }
 
-  async cancel(userId: string, orderId: string, timestamp: number): Promise<Record<string, string>> {
+  async cancel(userId: string, orderId: string, timestamp: number): Promise<SpotOrderRecord> {
     const reply = unwrap(
       await this.scripts.run<ScriptReply>('cancelSpotOrder', [this.keys.order(orderId)], [
-        this.keys.engine, userId, timestamp, this.streamMaxLen,
+        this.keys.engine, userId, orderId, timestamp, this.streamMaxLen,
       ]),
     );
-    return hashOf(reply[1]);
+    return storedOrder(reply);
   }
 
   async cancelAll(userId: string, pairCode: string, timestamp: number): Promise<string[]> {
@@ -118,10 +119,10 @@ export class SpotEngine {
  */
 export function decodeSpotPlace(reply: ScriptReply, o: PlaceSpotInput): PlaceResult {
   const r = unwrap(reply);
-  if (r[0] === 'DUP') return { duplicate: true, order: hashOf(r[1]) };
+  if (r[0] === 'DUP') return { duplicate: true, order: storedOrder(r) };
   const [, id, status, filled, filledQuote, fee, rsv] = r as string[];
   const ts = String(o.timestamp);
-  const order: Record<string, string> = {
+  const order: SpotOrderRecord = {
     id, kind: 'spot', user: o.userId, pair: o.pair.code, side: o.side, type: o.type, filled, filledQuote, fee, rsv,
     status, postOnly: o.postOnly ? '1' : '0', stp: String(STP_FLAGS[o.stp]), cts: ts, uts: ts,
   };
@@ -130,6 +131,13 @@ export function decodeSpotPlace(reply: ScriptReply, o: PlaceSpotInput): PlaceRes
   if (o.quoteBudget) order.quoteAmount = o.quoteBudget;
   if (o.clientOrderId) order.clid = o.clientOrderId;
   return { duplicate: false, order };
+}
+
+/** `{tag, id, raw hash}`: a spot order as the script read it back. */
+function storedOrder(r: unknown[]): SpotOrderRecord {
+  const order = decodeSpotOrder(String(r[1]), hashOf(r[2]));
+  if (!order) throw new Error(`spot script answered no spot order for id ${String(r[1])}`);
+  return order;
 }
 
 export function decodePlace(reply: ScriptReply): PlaceResult {

@@ -5,6 +5,7 @@ import { scales, type Pair } from '../domain/market';
 import { pageOf, paged, type PageRequest, type PagedResult } from '../domain/paging';
 import type { MarketStore } from '../engine/market-store';
 import type { OrderType, PlaceSpotInput, Side, SpotEngine, StpMode } from '../engine/spot-engine';
+import { decodeSpotOrder, type SpotOrderRecord } from '../engine/spot-order-record';
 import type { RedisClient } from '../redis/connection';
 import type { Keys } from '../redis/keys';
 import { requirePair } from './require-pair';
@@ -100,8 +101,8 @@ export class SpotOrderService {
   }
 
   async get(userId: string, orderId: string): Promise<SpotOrderDto> {
-    const h = /^\d{1,16}$/.test(orderId) ? await this.redis.hgetall(this.keys.order(orderId)) : {};
-    if (h.user !== userId || h.kind !== 'spot') throw notFound('ORDER_NOT_FOUND', 'Order not found');
+    const h = /^\d{1,16}$/.test(orderId) ? (await this.orderRecords([orderId]))[0] : null;
+    if (!h || h.user !== userId) throw notFound('ORDER_NOT_FOUND', 'Order not found');
     return spotOrderDto(h, await this.spotPair(h.pair));
   }
 
@@ -116,9 +117,9 @@ export class SpotOrderService {
         this.redis.zrevrange(key, start, start + q.pageSize - 1),
         this.redis.zcard(key),
       ]);
-      page = pageOf(await this.orderHashes(ids), total, q);
+      page = pageOf(await this.orderRecords(ids), total, q);
     } else {
-      const rows = await this.orderHashes(await this.redis.zrevrange(key, 0, -1));
+      const rows = await this.orderRecords(await this.redis.zrevrange(key, 0, -1));
       page = paged(
         rows.filter((h) => (!q.currencyPairCode || h.pair === q.currencyPairCode) && (!q.status || h.status === q.status)),
         q,
@@ -128,11 +129,14 @@ export class SpotOrderService {
     return { ...page, items };
   }
 
-  private async orderHashes(ids: string[]): Promise<Record<string, string>[]> {
+  /** Spot orders by id, in that order; an id that is no spot order is left out. */
+  private async orderRecords(ids: string[]): Promise<SpotOrderRecord[]> {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hgetall(this.keys.order(id));
-    return ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
+    const hashes = (await pipeline.exec()) ?? [];
+    const orders = ids.map((id, i) => decodeSpotOrder(id, hashes[i][1] as Record<string, string>));
+    return orders.filter((o): o is SpotOrderRecord => o !== null);
   }
 }
 

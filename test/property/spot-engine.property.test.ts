@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { AppError } from '../../src/domain/errors';
 import type { Pair } from '../../src/domain/market';
 import type { StpMode } from '../../src/engine/spot-engine';
+import { decodeSpotOrder } from '../../src/engine/spot-order-record';
 import { testContext } from '../support/harness';
 import {
   ReferenceMatcher,
@@ -385,7 +386,13 @@ function readState(m: Market, watched: number[]) {
     // fees of this sequence's currencies only: the hash holds every earlier sequence's too
     r.hmget(k.feesCollected(), m.base, m.quote),
     r.xrange(k.events('spot', code), m.stream.last === '-' ? '-' : `(${m.stream.last}`, '+'),
-    Promise.all(watched.map((id) => r.hmget(k.order(m.engineIdOf.get(id) as string), ...ORDER_FIELDS))),
+    Promise.all(
+      watched.map(async (id) => {
+        const engineId = m.engineIdOf.get(id) as string;
+        const order = decodeSpotOrder(engineId, await r.hgetall(k.order(engineId)));
+        return ORDER_FIELDS.map((f) => order?.[f] ?? null);
+      }),
+    ),
   ]);
 }
 
