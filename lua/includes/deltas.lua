@@ -22,3 +22,9 @@ local function flushDeltas(ctx)
     end
   end
 end
+
+-- What the command has added to `field` of `key` so far and not yet written.
+local function pendingDelta(ctx, key, field)
+  local byField = ctx.deltas[key]
+  return byField and byField[field] or 0
+end

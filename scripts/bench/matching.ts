@@ -8,7 +8,10 @@
  * flow goes through a Redis Function that does nothing, with the same KEYS/ARGV (what FCALL, the network and
  * ioredis cost by themselves) and through nodejs-order-book (what matching costs without Redis).
  *
- * Env: BENCH_RUNS (5), BENCH_RESTING (100000), BENCH_CROSSING (50000), BENCH_BATCH (500),
+ * Each run does the flow twice, on fresh prefixes: one order per script call, then BENCH_GROUP
+ * orders per call as the API's group commit sends them from a busy market.
+ *
+ * Env: BENCH_RUNS (5), BENCH_RESTING (100000), BENCH_CROSSING (50000), BENCH_BATCH (500), BENCH_GROUP (64),
  * BENCH_IN_FLIGHT (2), BENCH_MAX_SECONDS (900), REDIS_URL (else a private redis-server),
  * BENCH_LUA_DIR (another lua/ tree, e.g. an older commit's, to compare engine versions A/B).
  */
@@ -20,11 +23,10 @@ import { loadConfig } from '../../src/config/env';
 import { createLogger } from '../../src/config/logger';
 import { createContext } from '../../src/context';
 import type { Pair } from '../../src/domain/market';
-import type { PlaceSpotInput } from '../../src/engine/spot-engine';
 import { createRedis } from '../../src/redis/connection';
 import { buildLuaLibrary } from '../../src/redis/lua-loader';
 import { Scripts } from '../../src/redis/scripts';
-import { SpotEngine } from '../../src/engine/spot-engine';
+import { MAX_PLACE_BATCH, SpotEngine, type PlaceSpotInput } from '../../src/engine/spot-engine';
 import { seedMarkets } from '../../src/services/market-seeder';
 import { envInt, exitAfter } from './lib/deadline';
 import { runPipelined, type PipelinedRun } from './lib/pipeline';
@@ -46,6 +48,7 @@ const RESTING = envInt('BENCH_RESTING', 100_000);
 const CROSSING = envInt('BENCH_CROSSING', 50_000);
 const BATCH = envInt('BENCH_BATCH', 500);
 const IN_FLIGHT = envInt('BENCH_IN_FLIGHT', 2);
+const GROUP = Math.min(envInt('BENCH_GROUP', MAX_PLACE_BATCH), MAX_PLACE_BATCH);
 const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 900);
 const LUA_DIR = process.env.BENCH_LUA_DIR ? resolve(process.env.BENCH_LUA_DIR) : undefined;
 
@@ -109,13 +112,13 @@ interface PhaseResult {
   /** Batch round trip, client side, ms. */
   batchP50Ms: number;
   batchP99Ms: number;
-  /** Redis-side time of one script call: mean from commandstats, p50/p99 as power-of-two bucket bounds. */
+  /** Redis-side time of one FCALL (one call places GROUP orders): mean from commandstats, p50/p99 as power-of-two bucket bounds. */
   redisMeanUs: number;
   redisP50Us: number;
   redisP99Us: number;
   /** CPU the server's main thread spent per order (INFO cpu), µs: robust to a busy shared box. */
   redisCpuUs: number;
-  /** Commands a script call issued, on average (redis.call count per order). */
+  /** Commands the scripts issued per order (redis.call count). */
   callsPerOrder: number;
   errors: number;
 }
@@ -134,13 +137,16 @@ interface RunResult {
 
 async function measurePhase(
   redis: Redis,
-  items: PlaceSpotInput[],
-  queue: Parameters<typeof runPipelined<PlaceSpotInput>>[1]['queue'],
+  calls: PlaceSpotInput[][],
+  queue: PipelinedQueue,
   isOk: (r: unknown) => boolean,
 ): Promise<{ phase: PhaseResult; stats: Map<string, CommandStat>; run: PipelinedRun }> {
+  const orders = calls.reduce((n, c) => n + c.length, 0);
   await resetStats(redis);
   const cpu0 = await serverCpuSeconds(redis);
-  const run = await runPipelined(redis, { items, queue, batchSize: BATCH, inFlight: IN_FLIGHT, isOk });
+  // pipelines of about BATCH orders, whatever the orders per call
+  const perPipeline = Math.max(1, Math.round(BATCH / calls[0].length));
+  const run = await runPipelined(redis, { items: calls, queue, batchSize: perPipeline, inFlight: IN_FLIGHT, isOk });
   const cpu1 = await serverCpuSeconds(redis);
   const stats = await commandStats(redis);
   const hist = await latencyHistogram(redis, 'fcall');
@@ -150,14 +156,14 @@ async function measurePhase(
   const batches = summarize(run.batchMs);
   return {
     phase: {
-      ordersPerSec: (items.length / run.elapsedMs) * 1000,
+      ordersPerSec: (orders / run.elapsedMs) * 1000,
       batchP50Ms: batches.p50,
       batchP99Ms: batches.p99,
       redisMeanUs: fcall.usecPerCall,
       redisP50Us: hist ? histogramPercentile(hist, 50) : NaN,
       redisP99Us: hist ? histogramPercentile(hist, 99) : NaN,
-      redisCpuUs: ((cpu1 - cpu0) * 1e6) / items.length,
-      callsPerOrder: fcall.calls ? inner / fcall.calls : 0,
+      redisCpuUs: ((cpu1 - cpu0) * 1e6) / orders,
+      callsPerOrder: inner / orders,
       errors: run.errors,
     },
     stats,
@@ -204,7 +210,14 @@ function inMemory(flow: { resting: FlowOrder[]; crossing: FlowOrder[] }): {
   };
 }
 
-async function oneRun(server: BenchRedis, flow: ReturnType<typeof orderFlow>): Promise<RunResult> {
+function chunk<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** One run of the whole flow on a fresh key prefix, `group` orders per script call. */
+async function oneRun(server: BenchRedis, flow: ReturnType<typeof orderFlow>, group: number): Promise<RunResult> {
   const prefix = `bench${randomBytes(3).toString('hex')}`;
   const config = loadConfig({
     REDIS_URL: server.url,
@@ -225,8 +238,6 @@ async function oneRun(server: BenchRedis, flow: ReturnType<typeof orderFlow>): P
       }
     }
     const ts = Date.now();
-    const resting = flow.resting.map((o) => toInput(pair, o, ts));
-    const crossing = flow.crossing.map((o) => toInput(pair, o, ts));
     const redis = ctx.redis as Redis;
     // The timed phases get a connection of their own (no auto-pipelining, nothing else on it) and,
     // with BENCH_LUA_DIR, the scripts of another tree under the same command names.
@@ -235,15 +246,19 @@ async function oneRun(server: BenchRedis, flow: ReturnType<typeof orderFlow>): P
     await scripts.preload();
     const engine = new SpotEngine(ctx.keys, scripts, config.streamMaxLen);
     const noopFn = await loadNoopFunction(redis);
-    const queueNoop = (p: Parameters<PipelinedQueue>[0], o: PlaceSpotInput) => {
-      const { keys, args } = engine.placeArgs(o);
+    const queueNoop = (p: PipelineOf, call: PlaceSpotInput[]) => {
+      const [keys, args] = engine.placeArgs(call);
       p.fcall(noopFn, keys.length, ...keys, ...args);
     };
-    const queueEngine = (p: Parameters<PipelinedQueue>[0], o: PlaceSpotInput) => engine.queuePlace(p, o);
+    const queueEngine = (p: PipelineOf, call: PlaceSpotInput[]) => engine.queuePlace(p, call);
     const noopOk = (r: unknown) => r === 'OK';
-    const placedOk = (r: unknown) => Array.isArray(r) && r[0] === 'OK';
-    // placeSpotOrder answers {'OK', id, status, ...} (see its Output block)
-    const filledOk = (r: unknown) => placedOk(r) && (r as string[])[2] === 'filled';
+    // placeSpotOrders answers one {'OK', id, status, ...} per order (see its Output block)
+    const allOk = (r: unknown, status?: string) =>
+      Array.isArray(r) && (r as string[][]).every((o) => o[0] === 'OK' && (!status || o[2] === status));
+    const placedOk = (r: unknown) => allOk(r);
+    const filledOk = (r: unknown) => allOk(r, 'filled');
+    const resting = chunk(flow.resting.map((o) => toInput(pair, o, ts)), group);
+    const crossing = chunk(flow.crossing.map((o) => toInput(pair, o, ts)), group);
 
     const noopResting = await measurePhase(bench, resting, queueNoop, noopOk);
     const engineResting = await measurePhase(bench, resting, queueEngine, placedOk);
@@ -264,8 +279,8 @@ async function oneRun(server: BenchRedis, flow: ReturnType<typeof orderFlow>): P
       noopCrossing: noopCrossing.phase,
       memResting: mem.resting,
       memCrossing: mem.crossing,
-      commandsResting: perOrder(engineResting.stats, resting.length),
-      commandsCrossing: perOrder(engineCrossing.stats, crossing.length),
+      commandsResting: perOrder(engineResting.stats, flow.resting.length),
+      commandsCrossing: perOrder(engineCrossing.stats, flow.crossing.length),
       check: { trades, bookDepthAfterResting, bookDepthAfterCrossing },
     };
   } finally {
@@ -275,7 +290,8 @@ async function oneRun(server: BenchRedis, flow: ReturnType<typeof orderFlow>): P
   }
 }
 
-type PipelinedQueue = Parameters<typeof runPipelined<PlaceSpotInput>>[1]['queue'];
+type PipelinedQueue = Parameters<typeof runPipelined<PlaceSpotInput[]>>[1]['queue'];
+type PipelineOf = Parameters<PipelinedQueue>[0];
 
 function medianPhase(runs: RunResult[], pick: (r: RunResult) => PhaseResult): PhaseResult {
   const phases = runs.map(pick);
@@ -300,35 +316,44 @@ async function main(): Promise<void> {
       `batches of ${BATCH}, ${IN_FLIGHT} in flight, Redis ${redisVersion} at ${server.url}${server.privateServer ? ' (private)' : ''}`,
   );
   const flow = orderFlow();
-  const runs: RunResult[] = [];
+  const modes = [...new Set([1, GROUP])];
+  const runs = new Map<number, RunResult[]>(modes.map((g) => [g, []]));
   try {
     for (let i = 0; i < RUNS; i++) {
-      const r = await oneRun(server, flow);
-      runs.push(r);
-      console.log(
-        `run ${i + 1}/${RUNS}: resting ${fmtNum(r.engineResting.ordersPerSec)}/s (no-op ${fmtNum(r.noopResting.ordersPerSec)}/s), ` +
-          `crossing ${fmtNum(r.engineCrossing.ordersPerSec)}/s (no-op ${fmtNum(r.noopCrossing.ordersPerSec)}/s), ` +
-          `in-memory ${fmtNum(r.memResting)}/s / ${fmtNum(r.memCrossing)}/s; trades ${r.check.trades}, ` +
-          `book ${r.check.bookDepthAfterResting} -> ${r.check.bookDepthAfterCrossing}`,
-      );
-      const bad =
-        r.engineResting.errors + r.engineCrossing.errors + r.noopResting.errors + r.noopCrossing.errors;
-      if (bad || r.check.trades !== CROSSING || r.check.bookDepthAfterResting !== RESTING) {
-        throw new Error(
-          `run ${i + 1} did not do what it should: ${JSON.stringify(r.check)}, ${bad} error replies`,
+      for (const group of modes) {
+        const r = await oneRun(server, flow, group);
+        runs.get(group)?.push(r);
+        console.log(
+          `run ${i + 1}/${RUNS}, ${group} per call: resting ${fmtNum(r.engineResting.ordersPerSec)}/s (no-op ${fmtNum(r.noopResting.ordersPerSec)}/s), ` +
+            `crossing ${fmtNum(r.engineCrossing.ordersPerSec)}/s (no-op ${fmtNum(r.noopCrossing.ordersPerSec)}/s), ` +
+            `in-memory ${fmtNum(r.memResting)}/s / ${fmtNum(r.memCrossing)}/s; trades ${r.check.trades}, ` +
+            `book ${r.check.bookDepthAfterResting} -> ${r.check.bookDepthAfterCrossing}`,
         );
+        const bad =
+          r.engineResting.errors + r.engineCrossing.errors + r.noopResting.errors + r.noopCrossing.errors;
+        if (bad || r.check.trades !== CROSSING || r.check.bookDepthAfterResting !== RESTING) {
+          throw new Error(`run ${i + 1} did not do what it should: ${JSON.stringify(r.check)}, ${bad} error replies`);
+        }
       }
     }
   } finally {
     await server.stop();
   }
 
-  const er = medianPhase(runs, (r) => r.engineResting);
-  const ec = medianPhase(runs, (r) => r.engineCrossing);
-  const nr = medianPhase(runs, (r) => r.noopResting);
-  const nc = medianPhase(runs, (r) => r.noopCrossing);
-  const memR = median(runs.map((r) => r.memResting));
-  const memC = median(runs.map((r) => r.memCrossing));
+  const medians = modes.map((group) => {
+    const rs = runs.get(group) ?? [];
+    return {
+      group,
+      engineResting: medianPhase(rs, (r) => r.engineResting),
+      engineCrossing: medianPhase(rs, (r) => r.engineCrossing),
+      noopResting: medianPhase(rs, (r) => r.noopResting),
+      noopCrossing: medianPhase(rs, (r) => r.noopCrossing),
+      inMemoryResting: median(rs.map((r) => r.memResting)),
+      inMemoryCrossing: median(rs.map((r) => r.memCrossing)),
+      commandsResting: rs[0].commandsResting,
+      commandsCrossing: rs[0].commandsCrossing,
+    };
+  });
   const row = (name: string, p: PhaseResult, base: PhaseResult | null, mem: number | null) => [
     name,
     p.ordersPerSec,
@@ -340,39 +365,47 @@ async function main(): Promise<void> {
     p.redisCpuUs,
     p.callsPerOrder,
     base ? `${fmtNum(p.ordersPerSec / base.ordersPerSec, 3)}` : '',
-    base ? `${fmtNum(p.redisMeanUs / base.redisMeanUs, 1)}x` : '',
+    base ? `${fmtNum(p.redisCpuUs / base.redisCpuUs, 1)}x` : '',
     mem ? fmtNum(p.ordersPerSec / mem, 4) : '',
   ];
   printTable(
-    `Medians of ${RUNS} runs (batch = ${BATCH} orders; redis µs = FCALL time inside the server, p50/p99 as LATENCY HISTOGRAM bucket upper bounds; redis cpu µs = server main-thread CPU per order)`,
+    `Medians of ${RUNS} runs (pipelines of about ${BATCH} orders; redis µs = one FCALL inside the server, p50/p99 as LATENCY HISTOGRAM bucket upper bounds; redis cpu µs = server main-thread CPU per order)`,
     [
       'phase',
       'orders/s',
-      'batch p50 ms',
-      'batch p99 ms',
-      'redis µs mean',
-      'redis µs p50≤',
-      'redis µs p99≤',
-      'redis cpu µs',
+      'pipeline p50 ms',
+      'pipeline p99 ms',
+      'redis µs/call mean',
+      'p50≤',
+      'p99≤',
+      'redis cpu µs/order',
       'cmds/order',
       'thru / no-op',
-      'redis µs / no-op',
+      'cpu / no-op',
       'thru / in-mem',
     ],
-    [
-      row('engine resting', er, nr, memR),
-      row('no-op resting', nr, null, null),
-      row('engine crossing (1 fill)', ec, nc, memC),
-      row('no-op crossing', nc, null, null),
-      ['in-memory resting', memR, '', '', '', '', '', '', '', '', '', ''],
-      ['in-memory crossing', memC, '', '', '', '', '', '', '', '', '', ''],
-    ],
+    medians.flatMap((m) => {
+      const g = `${m.group}/call`;
+      return [
+        row(`engine resting, ${g}`, m.engineResting, m.noopResting, m.inMemoryResting),
+        row(`no-op resting, ${g}`, m.noopResting, null, null),
+        row(`engine crossing (1 fill), ${g}`, m.engineCrossing, m.noopCrossing, m.inMemoryCrossing),
+        row(`no-op crossing, ${g}`, m.noopCrossing, null, null),
+      ];
+    }).concat([
+      ['in-memory resting', medians[0].inMemoryResting, '', '', '', '', '', '', '', '', '', ''],
+      ['in-memory crossing', medians[0].inMemoryCrossing, '', '', '', '', '', '', '', '', '', ''],
+    ]),
   );
-  const target = (v: number, t: number) =>
-    `${fmtNum(v)}/s vs target ${fmtNum(t)}/s: ${v >= t ? 'met' : 'MISSED'}`;
-  console.log(`\nresting ${target(er.ordersPerSec, 30_000)}; crossing ${target(ec.ordersPerSec, 20_000)}`);
-  console.log(`commands per resting order:  ${JSON.stringify(runs[0].commandsResting)}`);
-  console.log(`commands per crossing order: ${JSON.stringify(runs[0].commandsCrossing)}`);
+  const target = (v: number, t: number) => `${fmtNum(v)}/s vs target ${fmtNum(t)}/s: ${v >= t ? 'met' : 'MISSED'}`;
+  for (const m of medians) {
+    console.log(
+      `\n${m.group} order(s) per call: resting ${target(m.engineResting.ordersPerSec, 30_000)}; ` +
+        `crossing ${target(m.engineCrossing.ordersPerSec, 20_000)}`,
+    );
+    console.log(`  commands per resting order:  ${JSON.stringify(m.commandsResting)}`);
+    console.log(`  commands per crossing order: ${JSON.stringify(m.commandsCrossing)}`);
+  }
 
   const file = writeResults('matching', {
     bench: 'matching',
@@ -383,32 +416,28 @@ async function main(): Promise<void> {
       resting: RESTING,
       crossing: CROSSING,
       batch: BATCH,
+      group: GROUP,
       inFlight: IN_FLIGHT,
       pair: PAIR,
       levelsPerSide: LEVELS,
       lots: LOTS,
     },
-    medians: {
-      engineResting: er,
-      engineCrossing: ec,
-      noopResting: nr,
-      noopCrossing: nc,
-      inMemoryResting: memR,
-      inMemoryCrossing: memC,
+    medians: medians.map((m) => ({
+      ...m,
       ratios: {
-        restingVsNoop: er.ordersPerSec / nr.ordersPerSec,
-        crossingVsNoop: ec.ordersPerSec / nc.ordersPerSec,
-        restingVsInMemory: er.ordersPerSec / memR,
-        crossingVsInMemory: ec.ordersPerSec / memC,
+        restingVsNoop: m.engineResting.ordersPerSec / m.noopResting.ordersPerSec,
+        crossingVsNoop: m.engineCrossing.ordersPerSec / m.noopCrossing.ordersPerSec,
+        restingVsInMemory: m.engineResting.ordersPerSec / m.inMemoryResting,
+        crossingVsInMemory: m.engineCrossing.ordersPerSec / m.inMemoryCrossing,
       },
       targets: {
         resting: 30_000,
         crossing: 20_000,
-        restingMet: er.ordersPerSec >= 30_000,
-        crossingMet: ec.ordersPerSec >= 20_000,
+        restingMet: m.engineResting.ordersPerSec >= 30_000,
+        crossingMet: m.engineCrossing.ordersPerSec >= 20_000,
       },
-    },
-    runs,
+    })),
+    runs: Object.fromEntries(runs),
   });
   console.log(`\nwrote ${file}`);
 }

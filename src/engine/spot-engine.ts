@@ -6,6 +6,7 @@ import type { Keys } from '../redis/keys';
 import type { Scripts } from '../redis/scripts';
 import { hashOf, unwrap, type ScriptReply } from './reply';
 import { decodeSpotOrder, type SpotOrderRecord } from './spot-order-record';
+import { GroupCommit } from './group-commit';
 
 export type Side = 'buy' | 'sell';
 export type OrderType = 'limit' | 'market';
@@ -35,61 +36,79 @@ export interface PlaceResult {
   order: SpotOrderRecord;
 }
 
+/** Orders of one market that one script call places at most (group commit, docs/performance.md). */
+export const MAX_PLACE_BATCH = 64;
+
 /** Typed calls into the spot Lua scripts: argument builders in KEYS/ARGV order, reply decoders. */
 export class SpotEngine {
+  private readonly commit: GroupCommit<PlaceSpotInput, ScriptReply>;
+
   constructor(
     private readonly keys: Keys,
     private readonly scripts: Scripts,
     private readonly streamMaxLen: number,
-  ) {}
+  ) {
+    this.commit = new GroupCommit(
+      (orders) => this.scripts.run<ScriptReply[]>('placeSpotOrders', ...this.placeArgs(orders)),
+      MAX_PLACE_BATCH,
+    );
+  }
 
-  /** Per-pair script arguments, computed once: pairs never change after creation. */
-  private readonly pairArgs = new Map<string, (string | number)[]>();
+  /** Per-pair leading KEYS and ARGV, computed once: pairs never change after creation. */
+  private readonly pairParts = new Map<string, { keys: string[]; args: (string | number)[] }>();
 
-  private argsOfPair(pair: Pair): (string | number)[] {
-    let args = this.pairArgs.get(pair.code);
-    if (!args) {
+  private partsOfPair(pair: Pair): { keys: string[]; args: (string | number)[] } {
+    let parts = this.pairParts.get(pair.code);
+    if (!parts) {
+      const k = this.keys;
+      const code = pair.code;
       const { quoteScale, baseScale } = scales(pair);
-      args = [
-        pair.baseCurrencyCode, pair.quoteCurrencyCode, quoteScale, baseScale,
-        feeRatePpm(pair.makerFee), feeRatePpm(pair.takerFee),
-      ];
-      this.pairArgs.set(pair.code, args);
+      parts = {
+        keys: [
+          k.orderIds(), k.tradeIds(),
+          k.book('spot', code, 'bids'), k.book('spot', code, 'asks'),
+          k.levels('spot', code, 'bids'), k.levels('spot', code, 'asks'),
+          k.levelQty('spot', code, 'bids'), k.levelQty('spot', code, 'asks'),
+          k.bookSeq('spot', code), k.events('spot', code), k.lastPrice('spot', code), k.feesCollected(),
+        ],
+        args: [
+          k.engine, code, pair.baseCurrencyCode, pair.quoteCurrencyCode, quoteScale, baseScale,
+          feeRatePpm(pair.makerFee), feeRatePpm(pair.takerFee), this.streamMaxLen,
+        ],
+      };
+      this.pairParts.set(code, parts);
     }
-    return args;
+    return parts;
   }
 
-  placeArgs(o: PlaceSpotInput): { keys: string[]; args: (string | number)[] } {
+  /** KEYS and ARGV of placeSpotOrders for orders of one pair, in lua/placeSpotOrders-12+5n.lua's order. */
+  placeArgs(orders: PlaceSpotInput[]): [string[], (string | number)[]] {
+    const pair = this.partsOfPair(orders[0].pair);
+    const keys = pair.keys.slice();
+    const args = pair.args.slice();
     const k = this.keys;
-    const code = o.pair.code;
-    return {
-      keys: [
-        k.orderIds(), k.tradeIds(),
-        k.book('spot', code, 'bids'), k.book('spot', code, 'asks'),
-        k.levels('spot', code, 'bids'), k.levels('spot', code, 'asks'),
-        k.levelQty('spot', code, 'bids'), k.levelQty('spot', code, 'asks'),
-        k.bookSeq('spot', code), k.events('spot', code), k.lastPrice('spot', code),
-        k.userOrders(o.userId, 'spot'), k.userOpenOrders(o.userId, 'spot', code),
+    for (const o of orders) {
+      if (o.pair.code !== orders[0].pair.code) throw new Error('one placeSpotOrders call takes orders of one pair');
+      keys.push(
+        k.userOrders(o.userId, 'spot'), k.userOpenOrders(o.userId, 'spot', o.pair.code),
         k.clientOrderIds(o.userId), k.walletAvailable(o.userId), k.walletReserved(o.userId),
-        k.feesCollected(),
-      ],
-      args: [
-        k.engine, o.userId, code, o.side, o.type,
-        o.priceTicks ?? '', o.amountLots ?? '', o.quoteBudget ?? '',
+      );
+      args.push(
+        o.userId, o.side, o.type, o.priceTicks ?? '', o.amountLots ?? '', o.quoteBudget ?? '',
         o.postOnly ? '1' : '0', STP_FLAGS[o.stp], o.clientOrderId ?? '', o.timestamp,
-        ...this.argsOfPair(o.pair), this.streamMaxLen,
-      ],
-    };
+      );
+    }
+    return [keys, args];
   }
 
+  /** Places one order; orders arriving together on one market share a script call. */
   async place(o: PlaceSpotInput): Promise<PlaceResult> {
-    const { keys, args } = this.placeArgs(o);
-    return decodeSpotPlace(await this.scripts.run<ScriptReply>('placeSpotOrder', keys, args), o);
+    return decodeSpotPlace(await this.commit.submit(o.pair.code, o), o);
   }
 
-  queuePlace(pipeline: ChainableCommander, o: PlaceSpotInput): void {
-    const { keys, args } = this.placeArgs(o);
-    this.scripts.queue(pipeline, 'placeSpotOrder', keys, args);
+  /** Adds one placeSpotOrders call for `orders` (one pair) to a pipeline; its reply is one per order. */
+  queuePlace(pipeline: ChainableCommander, orders: PlaceSpotInput[]): void {
+    this.scripts.queue(pipeline, 'placeSpotOrders', ...this.placeArgs(orders));
   }
 
   async cancel(userId: string, orderId: string, timestamp: number): Promise<SpotOrderRecord> {

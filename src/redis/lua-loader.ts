@@ -5,9 +5,11 @@ import { join, resolve } from 'node:path';
 export const LUA_DIR = resolve(__dirname, '../../lua');
 
 export interface LuaScript {
-  /** Command name, from `<name>-<numKeys>.lua`. */
+  /** Command name, from `<name>-<numKeys>.lua`, or `<name>-<numKeys>+<perItem>n.lua` for a batch. */
   name: string;
   numberOfKeys: number;
+  /** A batch script's keys per item, after its `numberOfKeys` fixed ones; 0 for a fixed count. */
+  keysPerItem: number;
   /** The script's own text, its `--- @include` lines still in place. */
   source: string;
 }
@@ -75,9 +77,14 @@ export function loadLuaScripts(dir: string = LUA_DIR): LuaScript[] {
     .filter((f) => f.endsWith('.lua'))
     .sort()
     .map((file) => {
-      const m = /^([A-Za-z]+)-(\d+)\.lua$/.exec(file);
-      if (!m) throw new Error(`Lua script name must be <camelVerb>-<numKeys>.lua: ${file}`);
-      return { name: m[1], numberOfKeys: Number(m[2]), source: readFileSync(join(dir, file), 'utf8') };
+      const m = /^([A-Za-z]+)-(\d+)(?:\+(\d+)n)?\.lua$/.exec(file);
+      if (!m) throw new Error(`Lua script name must be <camelVerb>-<numKeys>[+<perItem>n].lua: ${file}`);
+      return {
+        name: m[1],
+        numberOfKeys: Number(m[2]),
+        keysPerItem: Number(m[3] ?? 0),
+        source: readFileSync(join(dir, file), 'utf8'),
+      };
     });
 }
 
@@ -93,7 +100,7 @@ export function buildLuaLibrary(dir: string = LUA_DIR): LuaLibrary {
   const top: string[] = [];
   const registrations: string[] = [];
   for (const s of scripts) {
-    const { includes, body } = splitIncludes(dir, s.source, `${s.name}-${s.numberOfKeys}.lua`, emitted);
+    const { includes, body } = splitIncludes(dir, s.source, `${s.name}.lua`, emitted);
     top.push(...includes);
     registrations.push(
       `redis.register_function('${s.name}_${VERSION}', function(KEYS, ARGV)\n${body}\nend)`,

@@ -65,8 +65,11 @@ export class Scripts {
   private functionOf(name: string, keys: string[]): string {
     const script = this.byName.get(name);
     if (!script) throw new Error(`unknown Lua script ${name}`);
-    if (keys.length !== script.numberOfKeys) {
-      throw new Error(`Lua script ${name} takes ${script.numberOfKeys} keys, called with ${keys.length}`);
+    const { numberOfKeys: fixed, keysPerItem: per } = script;
+    const fits = per ? keys.length > fixed && (keys.length - fixed) % per === 0 : keys.length === fixed;
+    if (!fits) {
+      const wanted = per ? `${fixed} + ${per} per item` : String(fixed);
+      throw new Error(`Lua script ${name} takes ${wanted} keys, called with ${keys.length}`);
     }
     return this.library.functionName(name);
   }

@@ -39,9 +39,11 @@ describe('Lua loader', () => {
 
   it('reads the key count from the file name and refuses other names', () => {
     const ok = dirWith({ 'doThing-3.lua': 'return 1' });
-    expect(loadLuaScripts(ok)).toEqual([expect.objectContaining({ name: 'doThing', numberOfKeys: 3 })]);
+    expect(loadLuaScripts(ok)).toEqual([expect.objectContaining({ name: 'doThing', numberOfKeys: 3, keysPerItem: 0 })]);
+    const batch = dirWith({ 'doThings-2+3n.lua': 'return 1' });
+    expect(loadLuaScripts(batch)).toEqual([expect.objectContaining({ name: 'doThings', numberOfKeys: 2, keysPerItem: 3 })]);
     const bad = dirWith({ 'do_thing.lua': 'return 1' });
-    expect(() => loadLuaScripts(bad)).toThrow(/<camelVerb>-<numKeys>.lua/);
+    expect(() => loadLuaScripts(bad)).toThrow(/<camelVerb>-<numKeys>\[\+<perItem>n\]\.lua/);
   });
 
   it('every script of the project loads, and each opens with its contract', () => {

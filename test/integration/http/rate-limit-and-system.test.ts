@@ -1,5 +1,20 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
+import { buildLuaLibrary } from '../../../src/redis/lua-loader';
+import { Scripts } from '../../../src/redis/scripts';
 import { bearer, createApp, testContext } from '../../support/harness';
+
+/** A library of its own, so deleting it from the shared test server disturbs no other suite. */
+function privateLibrary() {
+  const dir = mkdtempSync(join(tmpdir(), 'lua-private-'));
+  writeFileSync(
+    join(dir, 'echoArg-1.lua'),
+    `--[[\n  Input: KEYS[1] unused, ARGV[1] a value\n  Output: the value (${dir})\n]]\nreturn ARGV[1]\n`,
+  );
+  return buildLuaLibrary(dir);
+}
 
 describe('order rate limit', () => {
   it('answers 429 with Retry-After once a user passes the limit, and other users are unaffected', async () => {
@@ -33,14 +48,19 @@ describe('system endpoints', () => {
       expect(ready.status).toBe(200);
       expect(ready.body.scripts).toBe('loaded');
       // a server that lost the library (FUNCTION FLUSH, a fresh replica) gets it back on the next call
-      await ctx.redis.call('FUNCTION', 'DELETE', ctx.scripts.library.name);
-      expect(await ctx.scripts.loaded()).toBe(false);
-      expect((await request(app).get('/api/orderbook/BTC_USDT')).status).toBe(200);
-      expect(await ctx.scripts.loaded()).toBe(true);
+      const scripts = new Scripts(ctx.redis, privateLibrary());
+      await scripts.preload();
+      await ctx.redis.call('FUNCTION', 'DELETE', scripts.library.name);
+      expect(await scripts.loaded()).toBe(false);
+      expect(await scripts.run('echoArg', [ctx.keys.engine], ['hello'])).toBe('hello');
+      expect(await scripts.loaded()).toBe(true);
       // and /ready loads it when it is missing
-      await ctx.redis.call('FUNCTION', 'DELETE', ctx.scripts.library.name);
-      expect((await request(app).get('/ready')).status).toBe(200);
-      expect(await ctx.scripts.loaded()).toBe(true);
+      await ctx.redis.call('FUNCTION', 'DELETE', scripts.library.name);
+      const withPrivate = createApp({ ...ctx, scripts });
+      expect((await request(withPrivate).get('/ready')).status).toBe(200);
+      expect(await scripts.loaded()).toBe(true);
+      await ctx.redis.call('FUNCTION', 'DELETE', scripts.library.name);
+      await request(app).get('/api/orderbook/BTC_USDT');
       const metrics = await request(app).get('/metrics');
       expect(metrics.text).toContain('http_request_duration_seconds_bucket');
       expect(metrics.text).toMatch(/route="\/api\/orderbook\/:pair"/);

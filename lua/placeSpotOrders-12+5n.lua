@@ -1,0 +1,157 @@
+--[[
+  Places a batch of spot orders on one market, in the order given, each exactly as if it came
+  alone: idempotency check, post-only check, reservation, matching, resting the rest of a limit
+  order. A rejected order changes nothing and does not stop the others. The batch is one atomic
+  step with one event entry: group commit (docs/performance.md), the API sends together what
+  arrived while the market's previous call ran; an order on a quiet market is a batch of one.
+
+  Input: n orders; the file name says 12 keys plus 5 per order.
+    KEYS[1]  order id counter           KEYS[7]  level quantities bids
+    KEYS[2]  trade id counter           KEYS[8]  level quantities asks
+    KEYS[3]  book bids                  KEYS[9]  book sequence
+    KEYS[4]  book asks                  KEYS[10] market event stream
+    KEYS[5]  level prices bids          KEYS[11] market last price
+    KEYS[6]  level prices asks          KEYS[12] fees collected (hash by currency)
+    per order i, from k = 12 + 5 (i - 1):
+    KEYS[k+1] user's spot orders (zset by id)
+    KEYS[k+2] user's open orders on this pair (set)
+    KEYS[k+3] user's clientOrderId -> order id (hash)
+    KEYS[k+4] user's available balances (hash by currency)
+    KEYS[k+5] user's reserved balances (hash by currency)
+    ARGV[1]  engine key prefix          ARGV[6]  base minor units per lot
+    ARGV[2]  pair code                  ARGV[7]  maker fee, ppm
+    ARGV[3]  base currency code         ARGV[8]  taker fee, ppm
+    ARGV[4]  quote currency code        ARGV[9]  stream MAXLEN
+    ARGV[5]  quote minor units per tick x lot
+    per order i, from a = 9 + 10 (i - 1):
+    ARGV[a+1] user id                   ARGV[a+6]  quote budget, minor units (market buy only, else '')
+    ARGV[a+2] side: buy | sell          ARGV[a+7]  postOnly 0 | 1
+    ARGV[a+3] type: limit | market      ARGV[a+8]  self-trade prevention 0-3
+    ARGV[a+4] price in ticks ('' market) ARGV[a+9] clientOrderId ('' for none)
+    ARGV[a+5] amount in lots ('' market buy by quote)   ARGV[a+10] timestamp, ms
+  Output: one reply per order, in order:
+    {'OK', id, status, filled, filledQuote, fee, rsv}  placed (matched, rested, or ended); the
+                                            caller knows the rest of the order it sent
+    {'DUP', id, order hash as a flat list}  clientOrderId already used by this user: nothing done
+                                            (the record layout of includes/spotOrder)
+    {'ERR', code, detail}                   rejected, nothing changed:
+      ORDER_POST_ONLY_WOULD_TAKE, INSUFFICIENT_BALANCE, NOTIONAL_TOO_LARGE
+  Events: one entry on KEYS[10]: per order accepted, trade*, done*; book* for the batch
+  (see includes/publishEvents).
+]]
+local rcall = redis.call
+--- @include "includes/matchOrder"
+--- @include "includes/publishEvents"
+--- @include "includes/spotSettlement"
+--- @include "includes/spotOrder"
+--- @include "includes/safeInt"
+--- @include "includes/fmt"
+
+local P, pair = ARGV[1], ARGV[2]
+local ctx = newContext(P, {
+  orderIds = KEYS[1], tradeIds = KEYS[2],
+  book = { bids = KEYS[3], asks = KEYS[4] },
+  levels = { bids = KEYS[5], asks = KEYS[6] },
+  lvlqty = { bids = KEYS[7], asks = KEYS[8] },
+  seq = KEYS[9], events = KEYS[10], last = KEYS[11], fees = KEYS[12],
+}, '', ARGV[9])
+ctx.pair = pair
+ctx.spot = {
+  base = ARGV[3], quote = ARGV[4], quoteScale = tonumber(ARGV[5]), baseScale = tonumber(ARGV[6]),
+  makerFee = tonumber(ARGV[7]), takerFee = tonumber(ARGV[8]),
+}
+local spot = ctx.spot
+
+-- One order, its keys from KEYS[k+1] and its arguments from ARGV[a+1]; returns its reply.
+local function placeOne(k, a)
+  local userOrdersKey, userOpenKey, clidKey, availKey, rsvKey = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3],
+    KEYS[k + 4], KEYS[k + 5]
+  local user, side, otype = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
+  local price, amount, budget = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6])
+  local postOnly, stp, clid, ts = ARGV[a + 7] == '1', tonumber(ARGV[a + 8]), ARGV[a + 9], ARGV[a + 10]
+
+  if clid ~= '' then
+    local existing = rcall('HGET', clidKey, clid)
+    if existing then return { 'DUP', existing, rcall('HGETALL', orderKey(P, existing)) } end
+  end
+
+  -- What the order reserves, in minor units of the currency it pays with.
+  local reserveCur = spotReserveCurrency(ctx, side)
+  local reserve
+  if side == 'sell' then
+    reserve = amount * spot.baseScale
+  elseif budget then
+    reserve = budget
+  else
+    reserve = price * amount * spot.quoteScale
+  end
+  if not isSafe(reserve) or (amount and not isSafe(amount * spot.baseScale))
+    or (price and amount and not isSafe(price * amount * spot.quoteScale)) then
+    return { 'ERR', 'NOTIONAL_TOO_LARGE', '' }
+  end
+
+  if postOnly and otype == 'limit' then
+    local _, best = bestOrder(ctx, oppositeSide(side))
+    if best and crosses(side, price, best) then return { 'ERR', 'ORDER_POST_ONLY_WOULD_TAKE', '' } end
+  end
+
+  -- balances move at the end of the batch: what earlier orders of the batch moved counts too
+  local available = tonumber(rcall('HGET', availKey, reserveCur) or '0') + pendingDelta(ctx, availKey, reserveCur)
+  if available < reserve then
+    return { 'ERR', 'INSUFFICIENT_BALANCE', reserveCur }
+  end
+
+  -- Accepted: from here on nothing rejects.
+  ctx.ts = ts
+  local id = rcall('INCR', ctx.keys.orderIds)
+  local idText = fmt(id)
+  addDelta(ctx, availKey, reserveCur, -reserve)
+  addDelta(ctx, rsvKey, reserveCur, reserve)
+
+  local taker = { id = id, user = user, side = side, limit = price, stp = stp, price = price,
+    remaining = amount or math.huge, rsv = reserve, filled = 0, filledQuote = 0, fee = 0, budget = budget }
+  ctx.events[#ctx.events + 1] = { e = 'accepted', id = idText, u = user, side = side, type = otype,
+    p = ARGV[a + 4], a = ARGV[a + 5] }
+
+  local outcome = matchOrder(ctx, taker, SPOT_SETTLEMENT)
+
+  local status
+  if otype == 'limit' and outcome == 'stopped' and taker.remaining > 0 then
+    restOrder(ctx, ownSide(side), id, price, taker.remaining)
+    rcall('SADD', userOpenKey, idText)
+    if taker.filled > 0 then status = 'partiallyFilled' else status = 'open' end
+  else
+    -- a market buy that spent its budget is filled; any other early end kills the rest (rule 4)
+    if outcome == 'done' or (taker.budgetSpent and taker.filled > 0) then
+      status = 'filled'
+    else
+      status = 'expired'
+    end
+    -- the order is over: whatever it still reserves goes back
+    if taker.rsv > 0 then
+      addDelta(ctx, rsvKey, reserveCur, -taker.rsv)
+      addDelta(ctx, availKey, reserveCur, taker.rsv)
+      taker.rsv = 0
+    end
+    ctx.events[#ctx.events + 1] = { e = 'done', id = idText, u = user, status = status }
+  end
+
+  rcall('HSET', orderKey(P, idText),
+    'spot', user .. '|' .. pair .. '|' .. side .. '|' .. otype .. '|' .. ARGV[a + 4] .. '|' .. ARGV[a + 5]
+      .. '|' .. ARGV[a + 6] .. '|' .. ARGV[a + 7] .. '|' .. ARGV[a + 8] .. '|' .. ts .. '|' .. clid,
+    'state', spotStateText(taker.filled, taker.filledQuote, taker.fee, taker.rsv, status, ts))
+  rcall('ZADD', userOrdersKey, id, idText)
+  if clid ~= '' then rcall('HSET', clidKey, clid, idText) end
+  return { 'OK', idText, status, fmt(taker.filled), fmt(taker.filledQuote), fmt(taker.fee), fmt(taker.rsv) }
+end
+
+local replies = {}
+local n = (#KEYS - 12) / 5
+for i = 1, n do
+  replies[i] = placeOne(12 + 5 * (i - 1), 9 + 10 * (i - 1))
+end
+if #ctx.events > 0 then
+  flushDeltas(ctx)
+  publishEvents(ctx)
+end
+return replies
