@@ -140,7 +140,7 @@ local function placeOne(k, a)
     'spot', user .. '|' .. pair .. '|' .. side .. '|' .. otype .. '|' .. ARGV[a + 4] .. '|' .. ARGV[a + 5]
       .. '|' .. ARGV[a + 6] .. '|' .. ARGV[a + 7] .. '|' .. ARGV[a + 8] .. '|' .. ts .. '|' .. clid,
     'state', spotStateText(taker.filled, taker.filledQuote, taker.fee, taker.rsv, status, ts))
-  rcall('ZADD', userOrdersKey, id, idText)
+  rcall('ZADD', userOrdersKey, idText, idText)
   if clid ~= '' then rcall('HSET', clidKey, clid, idText) end
   return { 'OK', idText, status, fmt(taker.filled), fmt(taker.filledQuote), fmt(taker.fee), fmt(taker.rsv) }
 end

@@ -7,9 +7,11 @@
 ]]
 --- @include "includes/fmt"
 
+-- As a string: a Lua number handed to redis.call is printed with '%.14g', which is both slower
+-- and, past 14 digits, inexact.
 local function bookScore(side, ticks)
-  if side == 'bids' then return -ticks end
-  return ticks
+  if side == 'bids' then return fmt(-ticks) end
+  return fmt(ticks)
 end
 
 local function bookMember(id)
@@ -44,7 +46,7 @@ end
 
 -- The best resting order of a side: id, price in ticks; nil when the side is empty.
 local function bestOrder(ctx, side)
-  local top = redis.call('ZRANGE', ctx.keys.book[side], 0, 0, 'WITHSCORES')
+  local top = redis.call('ZRANGE', ctx.keys.book[side], '0', '0', 'WITHSCORES')
   if #top == 0 then return nil end
   local score = tonumber(top[2])
   if side == 'bids' then score = -score end
