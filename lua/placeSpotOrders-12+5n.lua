@@ -108,7 +108,7 @@ local function placeOne(k, a)
   addDelta(ctx, availKey, reserveCur, -reserve)
   addDelta(ctx, rsvKey, reserveCur, reserve)
 
-  local taker = { id = id, user = user, side = side, limit = price, stp = stp, price = price,
+  local taker = { id = id, idText = idText, user = user, side = side, limit = price, stp = stp, price = price,
     remaining = amount or math.huge, rsv = reserve, filled = 0, filledQuote = 0, fee = 0, budget = budget }
   ctx.events[#ctx.events + 1] = { e = 'accepted', id = idText, u = user, side = side, type = otype,
     p = ARGV[a + 4], a = ARGV[a + 5] }

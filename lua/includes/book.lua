@@ -39,18 +39,19 @@ local function restOrder(ctx, side, id, ticks, lots)
   changeLevel(ctx, side, ticks, lots)
 end
 
-local function unrestOrder(ctx, side, id, ticks, lots)
-  redis.call('ZREM', ctx.keys.book[side], bookMember(id))
+-- `member`: the order's book member when the caller already holds it (bestOrder gives it).
+local function unrestOrder(ctx, side, id, ticks, lots, member)
+  redis.call('ZREM', ctx.keys.book[side], member or bookMember(id))
   if lots > 0 then changeLevel(ctx, side, ticks, -lots) end
 end
 
--- The best resting order of a side: id, price in ticks; nil when the side is empty.
+-- The best resting order of a side: id, price in ticks, book member; nil when the side is empty.
 local function bestOrder(ctx, side)
   local top = redis.call('ZRANGE', ctx.keys.book[side], '0', '0', 'WITHSCORES')
   if #top == 0 then return nil end
   local score = tonumber(top[2])
   if side == 'bids' then score = -score end
-  return tonumber(top[1]), score
+  return tonumber(top[1]), score, top[1]
 end
 
 local function oppositeSide(orderSide)

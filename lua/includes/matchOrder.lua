@@ -6,6 +6,7 @@
     settle.fill(ctx, taker, maker, ticks, qty, tradeId) -> table of extra fields for the trade event
     settle.finishMaker(ctx, maker, status)    -> a maker leaving the book: 'filled' or 'expired'
   taker: { id, user, side = 'buy'|'sell', limit = ticks or nil (market), remaining = lots, stp }.
+  An order may carry `idText`, its id already printed, which the events then use.
 
   Self-trade prevention modes are bit flags, NONE 0, EXPIRE_TAKER 1, EXPIRE_MAKER 2, EXPIRE_BOTH 3,
   so the stricter intent of the two orders is their bitwise OR (TAKER against MAKER gives BOTH).
@@ -22,14 +23,14 @@ local STP_EXPIRE_MAKER = 2
 local function matchOrder(ctx, taker, settle)
   local opp = oppositeSide(taker.side)
   while taker.remaining > 0 do
-    local makerId, ticks = bestOrder(ctx, opp)
+    local makerId, ticks, member = bestOrder(ctx, opp)
     if not makerId or not crosses(taker.side, taker.limit, ticks) then return 'stopped' end
     local maker = settle.loadMaker(ctx, makerId)
     local mode = 0
     if maker.user == taker.user then mode = bit.bor(taker.stp, maker.stp) end
     if mode ~= 0 then
       if bit.band(mode, STP_EXPIRE_MAKER) ~= 0 then
-        unrestOrder(ctx, opp, makerId, ticks, maker.remaining)
+        unrestOrder(ctx, opp, makerId, ticks, maker.remaining, member)
         settle.finishMaker(ctx, maker, 'expired')
       end
       if bit.band(mode, STP_EXPIRE_TAKER) ~= 0 then return 'expired' end
@@ -41,14 +42,14 @@ local function matchOrder(ctx, taker, settle)
       taker.remaining = taker.remaining - qty
       maker.remaining = maker.remaining - qty
       if maker.remaining == 0 then
-        unrestOrder(ctx, opp, makerId, ticks, qty)
+        unrestOrder(ctx, opp, makerId, ticks, qty, member)
         settle.finishMaker(ctx, maker, 'filled')
       else
         changeLevel(ctx, opp, ticks, -qty)
       end
       ctx.lastTicks = ticks
       local ev = { e = 'trade', id = fmt(tradeId), p = fmt(ticks), q = fmt(qty), side = taker.side,
-        tk = fmt(taker.id), mk = fmt(maker.id), tu = taker.user, mu = maker.user }
+        tk = taker.idText or fmt(taker.id), mk = maker.idText or fmt(maker.id), tu = taker.user, mu = maker.user }
       for k, v in pairs(extra or {}) do ev[k] = v end
       ctx.events[#ctx.events + 1] = ev
     end

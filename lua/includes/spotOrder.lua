@@ -17,15 +17,18 @@ local function spotStateText(filled, filledQuote, fee, rsv, status, ts)
   return fmt(filled) .. '|' .. fmt(filledQuote) .. '|' .. fmt(fee) .. '|' .. fmt(rsv) .. '|' .. status .. '|' .. ts
 end
 
--- A spot order as a table with numbers where the engine computes; nil when `id` is no spot order.
+-- A spot order as a table with numbers where the engine computes; nil when `id` (a number or its
+-- decimal string) is no spot order.
 local function loadSpotOrder(P, id)
-  local f = redis.call('HMGET', orderKey(P, id), 'spot', 'state')
+  local idText = id
+  if type(id) ~= 'string' then idText = fmt(id) end
+  local f = redis.call('HMGET', orderKey(P, idText), 'spot', 'state')
   if not f[1] then return nil end
   local user, pair, side, otype, price, amount, quoteAmount, postOnly, stp, cts, clid =
     string.match(f[1], SPOT_RECORD)
   local filled, filledQuote, fee, rsv, status, uts = string.match(f[2], SPOT_STATE)
   return {
-    id = tonumber(id), user = user, pair = pair, side = side, type = otype, price = tonumber(price),
+    id = tonumber(id), idText = idText, user = user, pair = pair, side = side, type = otype, price = tonumber(price),
     amount = tonumber(amount), quoteAmount = quoteAmount, postOnly = postOnly, stp = tonumber(stp),
     cts = cts, clid = clid, filled = tonumber(filled), filledQuote = tonumber(filledQuote),
     fee = tonumber(fee), rsv = tonumber(rsv), status = status, uts = uts,
