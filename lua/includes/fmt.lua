@@ -4,5 +4,6 @@
   leaves a script goes through here.
 ]]
 local function fmt(n)
+  if n == 0 then return '0' end -- the commonest value (fresh orders, fee-free fills) skips sprintf
   return string.format('%d', n)
 end
