@@ -136,13 +136,14 @@ local function placeOne(k, a)
     ctx.events[#ctx.events + 1] = { e = 'done', id = idText, u = user, status = status }
   end
 
+  local filled, filledQuote, fee, rsv = fmt(taker.filled), fmt(taker.filledQuote), fmt(taker.fee), fmt(taker.rsv)
   rcall('HSET', orderKey(P, idText),
     'spot', user .. '|' .. pair .. '|' .. side .. '|' .. otype .. '|' .. ARGV[a + 4] .. '|' .. ARGV[a + 5]
       .. '|' .. ARGV[a + 6] .. '|' .. ARGV[a + 7] .. '|' .. ARGV[a + 8] .. '|' .. ts .. '|' .. clid,
-    'state', spotStateText(taker.filled, taker.filledQuote, taker.fee, taker.rsv, status, ts))
+    'state', spotStateText(filled, filledQuote, fee, rsv, status, ts))
   rcall('ZADD', userOrdersKey, idText, idText)
   if clid ~= '' then rcall('HSET', clidKey, clid, idText) end
-  return { 'OK', idText, status, fmt(taker.filled), fmt(taker.filledQuote), fmt(taker.fee), fmt(taker.rsv) }
+  return { 'OK', idText, status, filled, filledQuote, fee, rsv }
 end
 
 local replies = {}

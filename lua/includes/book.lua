@@ -7,11 +7,11 @@
 ]]
 --- @include "includes/fmt"
 
--- As a string: a Lua number handed to redis.call is printed with '%.14g', which is both slower
--- and, past 14 digits, inexact.
-local function bookScore(side, ticks)
-  if side == 'bids' then return fmt(-ticks) end
-  return fmt(ticks)
+-- The score of price `p` (ticks, as text) on `side`. Scores go to Redis as strings: a Lua number
+-- handed to redis.call is printed with '%.14g', which is both slower and, past 14 digits, inexact.
+local function scoreText(side, p)
+  if side == 'bids' then return '-' .. p end
+  return p
 end
 
 local function bookMember(id)
@@ -19,24 +19,29 @@ local function bookMember(id)
 end
 
 -- ctx.changed[side][p] keeps the level's new total as publishEvents prints it ('0' once removed),
--- so publishing needs no HGET per changed level.
-local function changeLevel(ctx, side, ticks, delta)
-  local p = fmt(ticks)
-  local qty = redis.call('HINCRBY', ctx.keys.lvlqty[side], p, fmt(delta))
+-- so publishing needs no HGET per changed level. `p`: the price as text, when the caller has it.
+local function changeLevel(ctx, side, ticks, delta, p)
+  p = p or fmt(ticks)
+  local deltaText = fmt(delta)
+  local qty = redis.call('HINCRBY', ctx.keys.lvlqty[side], p, deltaText)
   if qty <= 0 then
     redis.call('HDEL', ctx.keys.lvlqty[side], p)
     redis.call('ZREM', ctx.keys.levels[side], p)
     ctx.changed[side][p] = '0'
+  elseif qty == delta then
+    -- a new level
+    redis.call('ZADD', ctx.keys.levels[side], scoreText(side, p), p)
+    ctx.changed[side][p] = deltaText
   else
-    if qty == delta then redis.call('ZADD', ctx.keys.levels[side], bookScore(side, ticks), p) end
     ctx.changed[side][p] = fmt(qty)
   end
   ctx.bookChanged = true
 end
 
 local function restOrder(ctx, side, id, ticks, lots)
-  redis.call('ZADD', ctx.keys.book[side], bookScore(side, ticks), bookMember(id))
-  changeLevel(ctx, side, ticks, lots)
+  local p = fmt(ticks)
+  redis.call('ZADD', ctx.keys.book[side], scoreText(side, p), bookMember(id))
+  changeLevel(ctx, side, ticks, lots, p)
 end
 
 -- `member`: the order's book member when the caller already holds it (bestOrder gives it).

@@ -13,8 +13,9 @@
 local SPOT_RECORD = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$'
 local SPOT_STATE = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$'
 
+-- The `state` field from its values, the numbers already printed (callers often need them again).
 local function spotStateText(filled, filledQuote, fee, rsv, status, ts)
-  return fmt(filled) .. '|' .. fmt(filledQuote) .. '|' .. fmt(fee) .. '|' .. fmt(rsv) .. '|' .. status .. '|' .. ts
+  return filled .. '|' .. filledQuote .. '|' .. fee .. '|' .. rsv .. '|' .. status .. '|' .. ts
 end
 
 -- A spot order as a table with numbers where the engine computes; nil when `id` (a number or its

@@ -77,7 +77,8 @@ local function spotFill(ctx, taker, maker, ticks, qty, tradeId)
   -- a maker that this fill empties is written once, by spotFinishMaker
   if maker.remaining > qty then
     redis.call('HSET', orderKey(ctx.P, maker.idText), 'state',
-      spotStateText(maker.filled, maker.filledQuote, maker.fee, maker.rsv, 'partiallyFilled', ctx.ts))
+      spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), fmt(maker.rsv), 'partiallyFilled',
+        ctx.ts))
   end
   local takerFee, makerFee = buyerFee, sellerFee
   if taker.side == 'sell' then takerFee, makerFee = sellerFee, buyerFee end
@@ -92,7 +93,7 @@ local function spotFinishMaker(ctx, maker, status)
     addDelta(ctx, walletAvailKey(ctx.P, maker.user), cur, maker.rsv)
   end
   redis.call('HSET', orderKey(ctx.P, maker.idText), 'state',
-    spotStateText(maker.filled, maker.filledQuote, maker.fee, 0, status, ctx.ts))
+    spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), '0', status, ctx.ts))
   redis.call('SREM', userOpenKey(ctx.P, 'spot', ctx.pair, maker.user), maker.idText)
   ctx.events[#ctx.events + 1] = { e = 'done', id = maker.idText, u = maker.user, status = status }
 end
