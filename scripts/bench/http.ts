@@ -82,6 +82,8 @@ async function serve(kind: string): Promise<void> {
 type Sample = PostLoadSample;
 
 interface AppSample extends Sample {
+  /** Mean orders per placeSpotOrders call, from the app's /metrics. */
+  ordersPerCall: number;
   rested: number;
   filled: number;
   partiallyFilled: number;
@@ -126,21 +128,28 @@ async function oneRun(
     const baseline = await withChildServer(__filename, 'baseline', env, (port) => load(port, tokens));
     const statuses: Record<string, number> = {};
     let firstFailure: string | undefined;
-    const app = await withChildServer(__filename, 'app', env, (port) =>
-      load(port, tokens, (status, body) => {
+    let ordersPerCall = NaN;
+    const app = await withChildServer(__filename, 'app', env, async (port) => {
+      const sample = await load(port, tokens, (status, body) => {
         if (status < 200 || status >= 300) {
           firstFailure ??= `${status} ${body.slice(0, 200)}`;
           return;
         }
         const s = /"status":"([A-Za-z]+)"/.exec(body)?.[1] ?? 'unknown';
         statuses[s] = (statuses[s] ?? 0) + 1;
-      }),
-    );
+      });
+      // how much the engine's group commit batched under this load (src/engine/spot-engine.ts)
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
+      ordersPerCall = metric('spot_place_batch_orders_sum') / metric('spot_place_batch_orders_count');
+      return sample;
+    });
     if (firstFailure) console.log(`  first non-2xx response: ${firstFailure}`);
     return {
       baseline,
       app: {
         ...app,
+        ordersPerCall,
         rested: statuses.open ?? 0,
         filled: statuses.filled ?? 0,
         partiallyFilled: statuses.partiallyFilled ?? 0,
@@ -169,7 +178,8 @@ async function main(): Promise<void> {
       console.log(
         `run ${i + 1}/${RUNS}: app ${fmtNum(r.app.reqPerSec)} req/s (p50 ${r.app.latencyP50Ms} ms, p99 ${r.app.latencyP99Ms} ms, ` +
           `${r.app.non2xx} non-2xx, ${r.app.errors} errors; ${r.app.rested} rested, ${r.app.filled} filled, ` +
-          `${r.app.partiallyFilled} partly filled), baseline ${fmtNum(r.baseline.reqPerSec)} req/s`,
+          `${r.app.partiallyFilled} partly filled; ${fmtNum(r.app.ordersPerCall, 1)} orders per script call), ` +
+          `baseline ${fmtNum(r.baseline.reqPerSec)} req/s`,
       );
     }
   } finally {
@@ -181,6 +191,7 @@ async function main(): Promise<void> {
     latencyP50Ms: med((r) => r.app.latencyP50Ms),
     latencyP99Ms: med((r) => r.app.latencyP99Ms),
     errorRate: med((r) => r.app.errorRate),
+    ordersPerCall: med((r) => r.app.ordersPerCall),
   };
   const baseline = {
     reqPerSec: med((r) => r.baseline.reqPerSec),
@@ -223,7 +234,8 @@ async function main(): Promise<void> {
   );
   console.log(
     `\nreal app over all runs: ${totals.requests} requests, ${totals.non2xx} non-2xx, ${totals.errors} socket errors; ` +
-      `orders ${totals.rested} rested, ${totals.filled} filled, ${totals.partiallyFilled} partially filled`,
+      `orders ${totals.rested} rested, ${totals.filled} filled, ${totals.partiallyFilled} partially filled; ` +
+      `${fmtNum(app.ordersPerCall, 1)} orders per placeSpotOrders call (median of runs, group commit)`,
   );
   const file = writeResults('http', {
     bench: 'http',

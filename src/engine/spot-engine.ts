@@ -1,4 +1,5 @@
 import type { ChainableCommander } from 'ioredis';
+import { Histogram } from 'prom-client';
 import type { Pair } from '../domain/market';
 import { scales } from '../domain/market';
 import { feeRatePpm } from '../domain/decimal';
@@ -39,6 +40,13 @@ export interface PlaceResult {
 /** Orders of one market that one script call places at most (group commit, docs/performance.md). */
 export const MAX_PLACE_BATCH = 64;
 
+/** How many orders each placeSpotOrders call carried: how much the group commit is batching. */
+export const placeBatchOrders = new Histogram({
+  name: 'spot_place_batch_orders',
+  help: 'Spot orders per placeSpotOrders script call (group commit)',
+  buckets: [1, 2, 4, 8, 16, 32, 64],
+});
+
 /** Typed calls into the spot Lua scripts: argument builders in KEYS/ARGV order, reply decoders. */
 export class SpotEngine {
   private readonly commit: GroupCommit<PlaceSpotInput, ScriptReply>;
@@ -48,10 +56,10 @@ export class SpotEngine {
     private readonly scripts: Scripts,
     private readonly streamMaxLen: number,
   ) {
-    this.commit = new GroupCommit(
-      (orders) => this.scripts.run<ScriptReply[]>('placeSpotOrders', ...this.placeArgs(orders)),
-      MAX_PLACE_BATCH,
-    );
+    this.commit = new GroupCommit((orders) => {
+      placeBatchOrders.observe(orders.length);
+      return this.scripts.run<ScriptReply[]>('placeSpotOrders', ...this.placeArgs(orders));
+    }, MAX_PLACE_BATCH);
   }
 
   /** Per-pair leading KEYS and ARGV, computed once: pairs never change after creation. */
