@@ -61,6 +61,16 @@ describe('system endpoints', () => {
       expect(await scripts.loaded()).toBe(true);
       await ctx.redis.call('FUNCTION', 'DELETE', scripts.library.name);
       await request(app).get('/api/orderbook/BTC_USDT');
+      const batches = async () =>
+        Number(/^spot_place_batch_orders_count (\d+)$/m.exec((await request(app).get('/metrics')).text)?.[1] ?? NaN);
+      const callsBefore = await batches();
+      await ctx.wallets.deposit('metrics-user', 'USDT', 100);
+      const placed = await request(app)
+        .post('/api/orders')
+        .set('Authorization', bearer('metrics-user'))
+        .send({ currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price: 100, amount: 0.01 });
+      expect(placed.status).toBe(200);
+      expect(await batches()).toBe(callsBefore + 1);
       const metrics = await request(app).get('/metrics');
       expect(metrics.text).toContain('http_request_duration_seconds_bucket');
       expect(metrics.text).toMatch(/route="\/api\/orderbook\/:pair"/);
