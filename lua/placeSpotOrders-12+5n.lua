@@ -138,8 +138,8 @@ local function placeOne(k, a)
 
   local filled, filledQuote, fee, rsv = fmt(taker.filled), fmt(taker.filledQuote), fmt(taker.fee), fmt(taker.rsv)
   rcall('HSET', orderKey(P, idText),
-    'spot', user .. '|' .. pair .. '|' .. side .. '|' .. otype .. '|' .. ARGV[a + 4] .. '|' .. ARGV[a + 5]
-      .. '|' .. ARGV[a + 6] .. '|' .. ARGV[a + 7] .. '|' .. ARGV[a + 8] .. '|' .. ts .. '|' .. clid,
+    'spot', spotRecordText(user, pair, side, otype, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8],
+      ts, clid),
     'state', spotStateText(filled, filledQuote, fee, rsv, status, ts))
   rcall('ZADD', userOrdersKey, idText, idText)
   if clid ~= '' then rcall('HSET', clidKey, clid, idText) end

@@ -13,6 +13,12 @@
 local SPOT_RECORD = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$'
 local SPOT_STATE = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$'
 
+-- The `spot` field from its values, all text as the order arrived ('' for an empty optional).
+local function spotRecordText(user, pair, side, otype, price, amount, quoteAmount, postOnly, stp, cts, clid)
+  return user .. '|' .. pair .. '|' .. side .. '|' .. otype .. '|' .. price .. '|' .. amount .. '|' .. quoteAmount
+    .. '|' .. postOnly .. '|' .. stp .. '|' .. cts .. '|' .. clid
+end
+
 -- The `state` field from its values, the numbers already printed (callers often need them again).
 local function spotStateText(filled, filledQuote, fee, rsv, status, ts)
   return filled .. '|' .. filledQuote .. '|' .. fee .. '|' .. rsv .. '|' .. status .. '|' .. ts
