@@ -1,24 +1,167 @@
-import type { Pair } from '../../src/domain/market';
-import { STP_MODES, type PlaceSpotInput } from '../../src/engine/spot-engine';
+import { AppError } from '../../src/domain/errors';
+import { feeRatePpm } from '../../src/domain/decimal';
+import { scales, type Pair } from '../../src/domain/market';
 import type { ScriptReply } from '../../src/engine/reply';
+import {
+  MAX_PLACE_BATCH,
+  STP_MODES,
+  decodeSpotPlace,
+  type PlaceResult,
+  type PlaceSpotInput,
+} from '../../src/engine/spot-engine';
+import { decodeSpotOrder } from '../../src/engine/spot-order-record';
 import { testContext } from '../support/harness';
 
 /**
- * placeSpotOrders with several orders in one call (the group commit of docs/spot.md) must do
- * exactly what the same orders do one call each. Expected values come from the one-per-call run.
+ * placeSpotOrders with several orders in one call (group commit, docs/spot.md) against the real
+ * Redis: a batch must end exactly where the same orders end one call each. Expected values come
+ * from a one-per-call run on a second, fresh context (its own key prefix, so its own id counters:
+ * ids of both runs count from 1 and compare as they are), never from constants.
  */
 type Ctx = Awaited<ReturnType<typeof testContext>>;
+type Deposits = Record<string, { USDT?: number; BTC?: number }>;
 
+const PAIR = 'BTC_USDT';
 const USERS = ['u0', 'u1', 'u2'];
+/** Wallets that cover any 20 random orders. */
+const RICH_DEPOSITS: Deposits = Object.fromEntries(USERS.map((u) => [u, { USDT: 1_000, BTC: 1 }]));
+/** Unequal wallets, so that some orders of a random batch are not covered. */
+const RANDOM_DEPOSITS: Deposits = {
+  u0: { USDT: 20, BTC: 0.02 },
+  u1: { USDT: 8, BTC: 0.01 },
+  u2: { USDT: 40, BTC: 0.005 },
+};
 
-async function market(): Promise<{ ctx: Ctx; pair: Pair }> {
+async function market(deposits: Deposits = RANDOM_DEPOSITS): Promise<{ ctx: Ctx; pair: Pair }> {
   const ctx = await testContext();
-  for (const u of USERS) {
-    await ctx.wallets.deposit(u, 'USDT', 20);
-    await ctx.wallets.deposit(u, 'BTC', 0.02);
+  try {
+    for (const [user, amounts] of Object.entries(deposits)) {
+      for (const [currency, amount] of Object.entries(amounts)) {
+        if (amount) await ctx.wallets.deposit(user, currency, amount);
+      }
+    }
+    const pair = await ctx.marketStore.getPair('spot', PAIR);
+    if (!pair) throw new Error(`${PAIR} was not seeded`);
+    return { ctx, pair };
+  } catch (e) {
+    await ctx.cleanup();
+    throw e;
   }
-  const pair = (await ctx.marketStore.getPair('spot', 'BTC_USDT')) as Pair;
-  return { ctx, pair };
+}
+
+/** Runs `body` on fresh markets and always cleans them up. */
+async function withMarkets<T>(
+  count: number,
+  deposits: Deposits,
+  body: (m: { ctx: Ctx; pair: Pair }[]) => Promise<T>,
+) {
+  const markets: { ctx: Ctx; pair: Pair }[] = [];
+  try {
+    for (let i = 0; i < count; i++) markets.push(await market(deposits));
+    return await body(markets);
+  } finally {
+    for (const m of markets) await m.ctx.cleanup();
+  }
+}
+
+/** One placeSpotOrders call for all of `orders`, through the script runner. */
+function placeBatch(ctx: Ctx, orders: PlaceSpotInput[]): Promise<ScriptReply[]> {
+  return ctx.scripts.run<ScriptReply[]>('placeSpotOrders', ...ctx.spotEngine.placeArgs(orders));
+}
+
+/** One placeSpotOrders call for all of `orders`, through SpotEngine.queuePlace on a pipeline. */
+async function placeQueued(ctx: Ctx, orders: PlaceSpotInput[]): Promise<ScriptReply[]> {
+  const pipeline = ctx.redis.pipeline();
+  ctx.spotEngine.queuePlace(pipeline, orders);
+  const results = (await pipeline.exec()) ?? [];
+  expect(results).toHaveLength(1);
+  const [err, reply] = results[0];
+  if (err) throw err;
+  return reply as ScriptReply[];
+}
+
+/** The same orders one call each, each awaited before the next is sent. */
+async function placeOneByOne(ctx: Ctx, orders: PlaceSpotInput[]): Promise<ScriptReply[]> {
+  const replies: ScriptReply[] = [];
+  for (const o of orders) {
+    const reply = await placeBatch(ctx, [o]);
+    expect(reply).toHaveLength(1);
+    replies.push(reply[0]);
+  }
+  return replies;
+}
+
+/** A reply with a DUP's order hash as an object, so field order inside the hash does not matter. */
+function outcome(reply: ScriptReply): unknown[] {
+  if (reply[0] !== 'DUP') return reply;
+  return ['DUP', reply[1], decodeSpotOrder(String(reply[1]), hashOf(reply[2]))];
+}
+
+function hashOf(flat: unknown): Record<string, string> {
+  const list = flat as string[];
+  const out: Record<string, string> = {};
+  for (let i = 0; i < list.length; i += 2) out[list[i]] = list[i + 1];
+  return out;
+}
+
+const streamKey = (ctx: Ctx) => ctx.keys.events('spot', PAIR);
+
+/**
+ * Everything the placements can change apart from the event stream and the book sequence (which a
+ * batch advances once, not once per order): book, balances, fees, every order record, open orders,
+ * clientOrderIds, last price and the id counters.
+ */
+async function stateOf(ctx: Ctx, users: string[]) {
+  const k = ctx.keys;
+  const r = ctx.redis;
+  const book = await ctx.books.snapshot('spot', PAIR, 0);
+  const perUser = await Promise.all(
+    users.map(async (u) => {
+      const ids = await r.zrange(k.userOrders(u, 'spot'), '0', '-1');
+      const orders = await Promise.all(
+        ids.map(async (id) => decodeSpotOrder(id, await r.hgetall(k.order(id)))),
+      );
+      return {
+        user: u,
+        balances: await ctx.wallets.balances(u),
+        orders,
+        open: (await r.smembers(k.userOpenOrders(u, 'spot', PAIR))).sort(),
+        clientOrderIds: await r.hgetall(k.clientOrderIds(u)),
+      };
+    }),
+  );
+  return {
+    bids: book.bids,
+    asks: book.asks,
+    users: perUser,
+    fees: await r.hgetall(k.feesCollected()),
+    last: await r.get(k.lastPrice('spot', PAIR)),
+    orderIds: await r.get(k.orderIds()),
+    tradeIds: await r.get(k.tradeIds()),
+  };
+}
+
+type Event = Record<string, string>;
+
+async function streamEntries(ctx: Ctx): Promise<{ id: string; fields: Record<string, string> }[]> {
+  const entries = await ctx.redis.xrange(streamKey(ctx), '-', '+');
+  return entries.map(([id, flat]) => ({ id, fields: hashOf(flat) }));
+}
+
+const eventsOf = (fields: Record<string, string>) => JSON.parse(fields.ev) as Event[];
+
+/** Every event but the book's, in order, across all entries of the market stream. */
+async function orderEvents(ctx: Ctx): Promise<Event[]> {
+  return (await streamEntries(ctx)).flatMap((e) => eventsOf(e.fields)).filter((e) => e.e !== 'book');
+}
+
+/** Minor units of a user's wallet, exactly as the engine holds them (absent = 0). */
+async function wallet(ctx: Ctx, user: string, currency: string): Promise<{ avail: number; rsv: number }> {
+  const [avail, rsv] = await Promise.all([
+    ctx.redis.hget(ctx.keys.walletAvailable(user), currency),
+    ctx.redis.hget(ctx.keys.walletReserved(user), currency),
+  ]);
+  return { avail: Number(avail ?? 0), rsv: Number(rsv ?? 0) };
 }
 
 /** A deterministic pseudo-random sequence (LCG), so a failure replays. */
@@ -26,189 +169,498 @@ function rng(seed: number) {
   let x = seed >>> 0;
   return (n: number) => {
     x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    return x % n;
+    return Math.floor((x / 2 ** 32) * n);
   };
 }
 
-function randomOrders(pair: Pair, seed: number, n: number): PlaceSpotInput[] {
+/**
+ * Three users, both sides, limit and market (market buys by quote budget), every STP mode, some
+ * post-only and some clientOrderIds from a small set (so repeats happen); prices on six levels a
+ * dollar apart, so orders meet each other often.
+ */
+function randomOrders(
+  pair: Pair,
+  seed: number,
+  n: number,
+  opts: { allAccepted?: boolean } = {},
+): PlaceSpotInput[] {
   const r = rng(seed);
   return Array.from({ length: n }, (_, i) => {
     const side = r(2) ? 'buy' : 'sell';
-    const market = r(5) === 0;
+    const isMarket = r(5) === 0;
     const o: PlaceSpotInput = {
       userId: USERS[r(USERS.length)],
       pair,
       side,
-      type: market ? 'market' : 'limit',
+      type: isMarket ? 'market' : 'limit',
       postOnly: r(4) === 0,
       stp: STP_MODES[r(STP_MODES.length)],
-      clientOrderId: r(6) === 0 ? `c${r(3)}` : null,
+      clientOrderId: r(5) === 0 ? `c${r(3)}` : null,
       timestamp: 1_700_000_000_000 + i,
     };
-    if (!market) o.priceTicks = String(100_000 + r(11));
-    if (market && side === 'buy') o.quoteBudget = String(100_000_000 + r(400_000_000));
+    // with wallets that cover everything: no post-only rejection, no repeated clientOrderId
+    if (opts.allAccepted) Object.assign(o, { postOnly: false, clientOrderId: o.clientOrderId && `k${i}` });
+    if (!isMarket) o.priceTicks = String(100_000 + 100 * r(6));
+    if (isMarket && side === 'buy') o.quoteBudget = String(100_000_000 + r(700_000_000));
     else o.amountLots = String(1_000 + r(11_000));
     return o;
   });
 }
 
-async function placeBatch(ctx: Ctx, orders: PlaceSpotInput[]): Promise<ScriptReply[]> {
-  return ctx.scripts.run<ScriptReply[]>('placeSpotOrders', ...ctx.spotEngine.placeArgs(orders));
-}
+const limit = (
+  userId: string,
+  pair: Pair,
+  side: 'buy' | 'sell',
+  priceTicks: number,
+  amountLots: number,
+  timestamp: number,
+  extra: Partial<PlaceSpotInput> = {},
+): PlaceSpotInput => ({
+  userId,
+  pair,
+  side,
+  type: 'limit',
+  priceTicks: String(priceTicks),
+  amountLots: String(amountLots),
+  postOnly: false,
+  stp: 'NONE',
+  clientOrderId: null,
+  timestamp,
+  ...extra,
+});
 
-/** What a reply says, ids included (both markets count ids from 1). */
-const outcome = (reply: ScriptReply) => (reply[0] === 'DUP' ? ['DUP', reply[1]] : reply);
-
-async function stateOf(ctx: Ctx) {
-  const book = await ctx.books.snapshot('spot', 'BTC_USDT', 100);
-  const balances = await Promise.all(USERS.map((u) => ctx.wallets.balances(u)));
-  const fees = await ctx.redis.hgetall(ctx.keys.feesCollected());
-  return { bids: book.bids, asks: book.asks, balances, fees };
-}
-
-/** Every event but the book's, in order, across all entries of the market stream. */
-async function orderEvents(ctx: Ctx): Promise<Record<string, string>[]> {
-  const entries = await ctx.redis.xrange(ctx.keys.events('spot', 'BTC_USDT'), '-', '+');
-  return entries
-    .flatMap(([, fields]) => JSON.parse(fields[fields.indexOf('ev') + 1]) as Record<string, string>[])
-    .filter((e) => e.e !== 'book');
-}
+/** A fee as the engine rounds it: up, on whole minor units. */
+const feeOf = (minor: number, rate: number) => Math.ceil((minor * feeRatePpm(rate)) / 1_000_000);
 
 describe('placeSpotOrders with several orders in one call', () => {
-  it('ends exactly where the same orders placed one call each end', async () => {
-    for (const seed of [1, 2, 3, 4]) {
-      const one = await market();
-      const batched = await market();
-      try {
-        const orders = randomOrders(one.pair, seed, 40);
-        const sequential: ScriptReply[] = [];
-        for (const o of orders) sequential.push(...(await placeBatch(one.ctx, [o])));
-        const together = await placeBatch(batched.ctx, randomOrders(batched.pair, seed, 40));
+  it('a batch of random orders ends exactly where the same orders placed one call each end', async () => {
+    const seen = new Set<string>();
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      await withMarkets(2, RANDOM_DEPOSITS, async ([one, batched]) => {
+        const orders = randomOrders(one.pair, seed, MAX_PLACE_BATCH);
+        const sequential = await placeOneByOne(one.ctx, orders);
+        const entriesBefore = (await streamEntries(batched.ctx)).length;
+        const together = await placeBatch(batched.ctx, randomOrders(batched.pair, seed, MAX_PLACE_BATCH));
 
-        expect(together.map(outcome)).toEqual(sequential.map(outcome));
-        // the sequence did something worth comparing: trades, rests and rejections
-        expect(sequential.some((r) => r[0] === 'OK' && r[2] === 'filled')).toBe(true);
-        expect(sequential.some((r) => r[0] === 'ERR')).toBe(true);
-        expect(await stateOf(batched.ctx)).toEqual(await stateOf(one.ctx));
-        expect(await orderEvents(batched.ctx)).toEqual(await orderEvents(one.ctx));
-      } finally {
-        await one.ctx.cleanup();
-        await batched.ctx.cleanup();
-      }
-    }
-  });
+        const where = `seed ${seed}`;
+        expect([where, together.map(outcome)]).toEqual([where, sequential.map(outcome)]);
+        expect([where, await stateOf(batched.ctx, USERS)]).toEqual([where, await stateOf(one.ctx, USERS)]);
+        expect([where, await orderEvents(batched.ctx)]).toEqual([where, await orderEvents(one.ctx)]);
+        // the whole batch is one entry on the stream
+        expect((await streamEntries(batched.ctx)).length).toBe(entriesBefore + 1);
 
-  it('counts what earlier orders of the batch reserved: the order the balance no longer covers is rejected', async () => {
-    const { ctx, pair } = await market();
-    try {
-      // u0 holds 20 USDT; each buy reserves 100,000 ticks x 15,000 lots x 1 minor unit = 15 USDT
-      const buy = (ts: number): PlaceSpotInput => ({
-        userId: 'u0', pair, side: 'buy', type: 'limit', priceTicks: '100000', amountLots: '15000',
-        postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: ts,
+        // what the sequence exercised, so a generator that stops reaching a rule fails below
+        const events = await orderEvents(one.ctx);
+        const statusOf = new Map(
+          sequential.filter((r) => r[0] === 'OK').map((r) => [String(r[1]), String(r[2])]),
+        );
+        sequential.forEach((r, i) => {
+          seen.add(
+            r[0] === 'OK' ? `OK ${String(r[2])}` : r[0] === 'ERR' ? `ERR ${String(r[1])}` : String(r[0]),
+          );
+          if (r[0] === 'OK' && r[2] === 'expired' && orders[i].type === 'limit')
+            seen.add('limit taker expired');
+        });
+        for (const e of events) {
+          if (e.e === 'trade' && e.tu === e.mu) seen.add('self-trade allowed');
+          // a maker ended by self-trade prevention: expired, though its placement left it resting
+          if (
+            e.e === 'done' &&
+            e.status === 'expired' &&
+            ['open', 'partiallyFilled'].includes(statusOf.get(e.id) ?? '')
+          ) {
+            seen.add('maker expired');
+          }
+        }
       });
-      const before = await ctx.wallets.balances('u0');
-      const [first, second] = await placeBatch(ctx, [buy(1), buy(2)]);
-      expect(first[0]).toBe('OK');
-      expect(second).toEqual(['ERR', 'INSUFFICIENT_BALANCE', 'USDT']);
-      const usdt = (bs: { currencyCode: string; available: number; reserved: number }[]) =>
-        bs.find((b) => b.currencyCode === 'USDT');
-      const after = usdt(await ctx.wallets.balances('u0'));
-      expect(after?.reserved).toBe(15);
-      expect(after?.available).toBe((usdt(before)?.available ?? 0) - 15);
-      // nothing of the second order exists: one order record, one id used
-      expect(await ctx.redis.get(ctx.keys.orderIds())).toBe('1');
-      expect(await ctx.redis.zcard(ctx.keys.userOrders('u0', 'spot'))).toBe(1);
-    } finally {
-      await ctx.cleanup();
     }
+    expect([...seen].sort()).toEqual(
+      [
+        'DUP',
+        'ERR INSUFFICIENT_BALANCE',
+        'ERR ORDER_POST_ONLY_WOULD_TAKE',
+        'OK expired',
+        'OK filled',
+        'OK open',
+        'OK partiallyFilled',
+        'limit taker expired',
+        'maker expired',
+        'self-trade allowed',
+      ].sort(),
+    );
   });
 
-  it('a clientOrderId used twice in one batch places one order; the repeat answers it', async () => {
-    const { ctx, pair } = await market();
-    try {
-      const o: PlaceSpotInput = {
-        userId: 'u1', pair, side: 'sell', type: 'limit', priceTicks: '100500', amountLots: '2000',
-        postOnly: false, stp: 'NONE', clientOrderId: 'same', timestamp: 5,
+  it('counts what an earlier order of the batch reserved: of two orders the balance covers one, the second is rejected and leaves nothing', async () => {
+    await withMarkets(2, {}, async ([batched, alone]) => {
+      const { ctx, pair } = batched;
+      const { quoteScale } = scales(pair);
+      const price = 100_000;
+      const lots = 15_000;
+      const reserveMinor = price * lots * quoteScale;
+      // exactly one order's worth
+      for (const m of [batched, alone]) {
+        await m.ctx.wallets.deposit('poor', pair.quoteCurrencyCode, reserveMinor / 10 ** pair.quoteDecimals);
+      }
+      const first = limit('poor', pair, 'buy', price, lots, 1);
+      const second = limit('poor', pair, 'buy', price, lots, 2);
+      // either order alone is covered by what the wallet holds before the batch
+      expect((await wallet(ctx, 'poor', pair.quoteCurrencyCode)).avail).toBe(reserveMinor);
+
+      const replies = await placeQueued(ctx, [first, second]);
+      expect(replies).toHaveLength(2);
+      expect(replies[0].slice(0, 3)).toEqual(['OK', replies[0][1], 'open']);
+      expect(replies[0][6]).toBe(String(reserveMinor));
+      expect(replies[1]).toEqual(['ERR', 'INSUFFICIENT_BALANCE', pair.quoteCurrencyCode]);
+      const rejection = (() => {
+        try {
+          decodeSpotPlace(replies[1], second);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(rejection).toBeInstanceOf(AppError);
+      expect((rejection as AppError).code).toBe('INSUFFICIENT_BALANCE');
+
+      // the first order's reservation only, and nothing else of the second
+      const firstId = String(replies[0][1]);
+      expect(await wallet(ctx, 'poor', pair.quoteCurrencyCode)).toEqual({ avail: 0, rsv: reserveMinor });
+      expect(await ctx.redis.zrange(ctx.keys.userOrders('poor', 'spot'), '0', '-1')).toEqual([firstId]);
+      expect(await ctx.redis.smembers(ctx.keys.userOpenOrders('poor', 'spot', PAIR))).toEqual([firstId]);
+      expect(await ctx.redis.get(ctx.keys.orderIds())).toBe(firstId);
+      expect(await ctx.redis.exists(ctx.keys.order(Number(firstId) + 1))).toBe(0);
+
+      // and the market is exactly where the first order alone leaves it
+      const onlyFirst = await placeBatch(alone.ctx, [first]);
+      expect(replies[0]).toEqual(onlyFirst[0]);
+      expect(await stateOf(ctx, ['poor'])).toEqual(await stateOf(alone.ctx, ['poor']));
+      expect(await orderEvents(ctx)).toEqual(await orderEvents(alone.ctx));
+    });
+  });
+
+  it('counts what an earlier order of the batch credited: a sale earlier in the batch pays for a later buy', async () => {
+    const deposits: Deposits = { seller: { BTC: 0.05 }, bidder: { USDT: 100 } };
+    await withMarkets(2, deposits, async ([batched, one]) => {
+      const { pair } = batched;
+      const { quoteScale, baseScale } = scales(pair);
+      const bid = limit('bidder', pair, 'buy', 100_000, 10_000, 1);
+      // the seller holds no quote at all: only the sale inside the batch can pay for its buys
+      expect((await wallet(batched.ctx, 'seller', pair.quoteCurrencyCode)).avail).toBe(0);
+
+      const sale = limit('seller', pair, 'sell', 100_000, 10_000, 2);
+      const saleQuote = 100_000 * 10_000 * quoteScale;
+      const proceeds = saleQuote - feeOf(saleQuote, pair.takerFee);
+      const buyPrice = 90_000;
+      const perLot = buyPrice * quoteScale;
+      const fitLots = Math.floor(proceeds / perLot);
+      const leftLots = Math.floor((proceeds - fitLots * perLot) / perLot);
+      const buy = limit('seller', pair, 'buy', buyPrice, fitLots, 3);
+      const tooMuch = limit('seller', pair, 'buy', buyPrice, leftLots + 1, 4);
+      const orders = [sale, buy, tooMuch];
+
+      await placeBatch(batched.ctx, [bid]);
+      const together = await placeBatch(batched.ctx, orders);
+      await placeBatch(one.ctx, [bid]);
+      const sequential = await placeOneByOne(one.ctx, orders);
+
+      expect(together.map(outcome)).toEqual(sequential.map(outcome));
+      expect(together.map((r) => (r[0] === 'OK' ? r[2] : r[1]))).toEqual([
+        'filled',
+        'open',
+        'INSUFFICIENT_BALANCE',
+      ]);
+      const users = Object.keys(deposits);
+      expect(await stateOf(batched.ctx, users)).toEqual(await stateOf(one.ctx, users));
+      expect(await wallet(batched.ctx, 'seller', pair.quoteCurrencyCode)).toEqual({
+        avail: proceeds - fitLots * perLot,
+        rsv: fitLots * perLot,
+      });
+      expect(await wallet(batched.ctx, 'seller', pair.baseCurrencyCode)).toEqual({
+        avail: Math.round(0.05 * 10 ** pair.baseDecimals) - 10_000 * baseScale,
+        rsv: 0,
+      });
+    });
+  });
+
+  it('a clientOrderId used twice by one user in one batch places one order; the repeat answers DUP with its id', async () => {
+    await withMarkets(1, RANDOM_DEPOSITS, async ([{ ctx, pair }]) => {
+      const base = pair.baseCurrencyCode;
+      const before = await wallet(ctx, 'u1', base);
+      const first = limit('u1', pair, 'sell', 100_500, 2_000, 5, { clientOrderId: 'same' });
+      const repeat = limit('u1', pair, 'sell', 100_700, 3_000, 6, { clientOrderId: 'same' });
+      // the same clientOrderId from another user is that user's own
+      const otherUser = limit('u2', pair, 'sell', 100_900, 1_000, 7, { clientOrderId: 'same' });
+
+      const replies = await placeQueued(ctx, [first, repeat, otherUser]);
+      expect(replies.map((r) => r[0])).toEqual(['OK', 'DUP', 'OK']);
+      const firstId = String(replies[0][1]);
+      expect(replies[1][1]).toBe(firstId);
+      expect(replies[2][1]).not.toBe(firstId);
+
+      // the repeat answers the first order as stored, not the repeat's own values
+      const dup: PlaceResult = decodeSpotPlace(replies[1], repeat);
+      const placed: PlaceResult = decodeSpotPlace(replies[0], first);
+      expect(dup.duplicate).toBe(true);
+      expect(placed.duplicate).toBe(false);
+      expect(dup.order).toEqual(placed.order);
+      expect(dup.order).toEqual(decodeSpotOrder(firstId, await ctx.redis.hgetall(ctx.keys.order(firstId))));
+
+      // one order, one reservation
+      expect(await ctx.redis.zrange(ctx.keys.userOrders('u1', 'spot'), '0', '-1')).toEqual([firstId]);
+      expect(await ctx.redis.hgetall(ctx.keys.clientOrderIds('u1'))).toEqual({ same: firstId });
+      const rsv = Number(replies[0][6]);
+      expect(rsv).toBeGreaterThan(0);
+      expect(await wallet(ctx, 'u1', base)).toEqual({ avail: before.avail - rsv, rsv: before.rsv + rsv });
+      const book = await ctx.books.snapshot('spot', PAIR, 0);
+      expect(book.asks).toEqual([
+        [first.priceTicks, first.amountLots],
+        [otherUser.priceTicks, otherUser.amountLots],
+      ]);
+    });
+  });
+
+  it('a clientOrderId whose order the batch rejected stays free for a later order of the same batch', async () => {
+    await withMarkets(2, RANDOM_DEPOSITS, async ([batched, one]) => {
+      const { pair } = batched;
+      const orders = [
+        limit('u2', pair, 'buy', 100_000, 1_000, 1),
+        // would take the bid above: rejected, and its clientOrderId not consumed
+        limit('u1', pair, 'sell', 99_000, 2_000, 2, { postOnly: true, clientOrderId: 'again' }),
+        limit('u1', pair, 'sell', 101_000, 2_000, 3, { clientOrderId: 'again' }),
+      ];
+      const together = await placeBatch(batched.ctx, orders);
+      expect(together.map((r) => r[0])).toEqual(['OK', 'ERR', 'OK']);
+      expect(together[1]).toEqual(['ERR', 'ORDER_POST_ONLY_WOULD_TAKE', '']);
+      expect(await batched.ctx.redis.hgetall(batched.ctx.keys.clientOrderIds('u1'))).toEqual({
+        again: String(together[2][1]),
+      });
+      const sequential = await placeOneByOne(one.ctx, orders);
+      expect(together.map(outcome)).toEqual(sequential.map(outcome));
+      expect(await stateOf(batched.ctx, USERS)).toEqual(await stateOf(one.ctx, USERS));
+    });
+  });
+
+  it("a sell and a crossing buy of one batch trade with each other at the maker's price", async () => {
+    await withMarkets(1, RANDOM_DEPOSITS, async ([{ ctx, pair }]) => {
+      const { quoteScale, baseScale } = scales(pair);
+      const [makerPrice, takerPrice, sold, wanted] = [100_200, 100_900, 3_000, 5_000];
+      const sell = limit('u0', pair, 'sell', makerPrice, sold, 2);
+      const buy = limit('u1', pair, 'buy', takerPrice, wanted, 3);
+      const walletsBefore = {
+        u0: {
+          base: await wallet(ctx, 'u0', pair.baseCurrencyCode),
+          quote: await wallet(ctx, 'u0', pair.quoteCurrencyCode),
+        },
+        u1: {
+          base: await wallet(ctx, 'u1', pair.baseCurrencyCode),
+          quote: await wallet(ctx, 'u1', pair.quoteCurrencyCode),
+        },
       };
-      const [first, repeat] = await placeBatch(ctx, [o, { ...o, amountLots: '3000' }]);
-      expect(first[0]).toBe('OK');
-      expect(repeat[0]).toBe('DUP');
-      expect(repeat[1]).toBe(first[1]);
-      const btc = (await ctx.wallets.balances('u1')).find((b) => b.currencyCode === 'BTC');
-      expect(btc?.reserved).toBe(0.002);
-    } finally {
-      await ctx.cleanup();
-    }
-  });
 
-  it('orders of one batch trade with each other at the maker price, with one event entry and one book sequence step', async () => {
-    const { ctx, pair } = await market();
-    try {
-      const stream = ctx.keys.events('spot', 'BTC_USDT');
-      await placeBatch(ctx, [
-        { userId: 'u2', pair, side: 'buy', type: 'limit', priceTicks: '99000', amountLots: '1000', postOnly: false, stp: 'NONE', timestamp: 1 },
+      const replies = await placeBatch(ctx, [sell, buy]);
+      const [sellId, buyId] = replies.map((r) => String(r[1]));
+      const quote = makerPrice * sold * quoteScale;
+      const base = sold * baseScale;
+      const buyerFee = feeOf(base, pair.takerFee);
+      const sellerFee = feeOf(quote, pair.makerFee);
+      // the sell rested when it came; the buy took it at the maker's price and rests the rest at its own
+      expect(replies[0]).toEqual(['OK', sellId, 'open', '0', '0', '0', String(base)]);
+      expect(replies[1]).toEqual([
+        'OK',
+        buyId,
+        'partiallyFilled',
+        String(sold),
+        String(quote),
+        String(buyerFee),
+        String(takerPrice * (wanted - sold) * quoteScale),
       ]);
-      const [[, prevFields]] = await ctx.redis.xrevrange(stream, '+', '-', 'COUNT', 1);
-      const prevSeq = Number(prevFields[prevFields.indexOf('seq') + 1]);
-      const entriesBefore = await ctx.redis.xlen(stream);
 
-      const [sell, buy] = await placeBatch(ctx, [
-        { userId: 'u0', pair, side: 'sell', type: 'limit', priceTicks: '100200', amountLots: '3000', postOnly: false, stp: 'NONE', timestamp: 2 },
-        { userId: 'u1', pair, side: 'buy', type: 'limit', priceTicks: '100900', amountLots: '3000', postOnly: false, stp: 'NONE', timestamp: 3 },
-      ]);
-      expect(sell.slice(0, 3)).toEqual(['OK', sell[1], 'open']);
-      expect(buy.slice(0, 4)).toEqual(['OK', buy[1], 'filled', '3000']);
-      // at the maker's price: 100,200 ticks x 3,000 lots x quote scale 1
-      expect(buy[4]).toBe(String(100_200 * 3_000));
-      const maker = await ctx.spotOrders.get('u0', String(sell[1]));
-      expect([maker.status, maker.filled]).toEqual(['filled', 0.003]);
-
-      expect(await ctx.redis.xlen(stream)).toBe(entriesBefore + 1);
-      const [[, fields]] = await ctx.redis.xrevrange(stream, '+', '-', 'COUNT', 1);
-      expect(Number(fields[fields.indexOf('seq') + 1])).toBe(prevSeq + 1);
-      const events = JSON.parse(fields[fields.indexOf('ev') + 1]) as Record<string, string>[];
-      expect(events.filter((e) => e.e === 'accepted').map((e) => e.id)).toEqual([sell[1], buy[1]]);
+      const [entry] = (await streamEntries(ctx)).slice(-1);
+      const events = eventsOf(entry.fields);
       const trades = events.filter((e) => e.e === 'trade');
       expect(trades).toHaveLength(1);
-      expect([trades[0].p, trades[0].q, trades[0].mk, trades[0].tk]).toEqual(['100200', '3000', sell[1], buy[1]]);
-    } finally {
-      await ctx.cleanup();
-    }
+      expect(trades[0]).toMatchObject({
+        p: String(makerPrice),
+        q: String(sold),
+        side: 'buy',
+        mk: sellId,
+        tk: buyId,
+        mu: 'u0',
+        tu: 'u1',
+        tf: String(buyerFee),
+        mf: String(sellerFee),
+      });
+      expect(events.filter((e) => e.e === 'done')).toEqual([
+        { e: 'done', id: sellId, u: 'u0', status: 'filled' },
+      ]);
+
+      // both orders as stored
+      const stored = async (id: string) => decodeSpotOrder(id, await ctx.redis.hgetall(ctx.keys.order(id)));
+      expect(await stored(sellId)).toMatchObject({
+        status: 'filled',
+        filled: String(sold),
+        filledQuote: String(quote),
+        fee: String(sellerFee),
+        rsv: '0',
+        price: String(makerPrice),
+        uts: String(buy.timestamp),
+      });
+      expect(await stored(buyId)).toEqual(decodeSpotPlace(replies[1], buy).order);
+      const dto = await ctx.spotOrders.get('u0', sellId);
+      expect([dto.status, dto.filled]).toEqual(['filled', sold / 10 ** pair.digitsAmount]);
+
+      const book = await ctx.books.snapshot('spot', PAIR, 0);
+      expect([book.bids, book.asks]).toEqual([[[String(takerPrice), String(wanted - sold)]], []]);
+      expect(await ctx.redis.get(ctx.keys.lastPrice('spot', PAIR))).toBe(String(makerPrice));
+
+      // money: the seller's base went to the buyer, the buyer paid the maker's price, fees to the exchange
+      expect(await wallet(ctx, 'u0', pair.baseCurrencyCode)).toEqual({
+        avail: walletsBefore.u0.base.avail - base,
+        rsv: walletsBefore.u0.base.rsv,
+      });
+      expect(await wallet(ctx, 'u0', pair.quoteCurrencyCode)).toEqual({
+        avail: walletsBefore.u0.quote.avail + quote - sellerFee,
+        rsv: walletsBefore.u0.quote.rsv,
+      });
+      expect(await wallet(ctx, 'u1', pair.baseCurrencyCode)).toEqual({
+        avail: walletsBefore.u1.base.avail + base - buyerFee,
+        rsv: walletsBefore.u1.base.rsv,
+      });
+      expect(await wallet(ctx, 'u1', pair.quoteCurrencyCode)).toEqual({
+        avail: walletsBefore.u1.quote.avail - quote - takerPrice * (wanted - sold) * quoteScale,
+        rsv: walletsBefore.u1.quote.rsv + takerPrice * (wanted - sold) * quoteScale,
+      });
+      expect(await ctx.redis.hgetall(ctx.keys.feesCollected())).toEqual({
+        [pair.baseCurrencyCode]: String(buyerFee),
+        [pair.quoteCurrencyCode]: String(sellerFee),
+      });
+    });
   });
 
-  it('a batch whose every order is rejected writes no event and moves no balance', async () => {
-    const { ctx, pair } = await market();
-    try {
-      const stream = ctx.keys.events('spot', 'BTC_USDT');
-      const before = { entries: await ctx.redis.xlen(stream), state: await stateOf(ctx) };
-      const tooBig: PlaceSpotInput = {
-        userId: 'u0', pair, side: 'buy', type: 'limit', priceTicks: '100000', amountLots: '900000',
-        postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: 1,
-      };
-      const replies = await placeBatch(ctx, [tooBig, { ...tooBig, userId: 'u1' }]);
-      expect(replies.map((r) => r[0])).toEqual(['ERR', 'ERR']);
-      expect(await ctx.redis.xlen(stream)).toBe(before.entries);
-      expect(await stateOf(ctx)).toEqual(before.state);
-    } finally {
-      await ctx.cleanup();
-    }
-  });
+  it("a batch that changes the book writes one entry: every accepted order's event in batch order, the next seq", async () => {
+    await withMarkets(1, RANDOM_DEPOSITS, async ([{ ctx, pair }]) => {
+      // an earlier call, so there is an entry and a seq before the batch
+      await placeBatch(ctx, [limit('u2', pair, 'buy', 99_000, 1_000, 1)]);
+      const before = await streamEntries(ctx);
+      const prevSeq = Number(before[before.length - 1].fields.seq);
+      expect(prevSeq).toBeGreaterThan(0);
 
-  it('concurrent placements through the engine answer as the same orders placed one by one', async () => {
-    const one = await market();
-    const together = await market();
-    try {
-      const orders = randomOrders(one.pair, 7, 20);
-      const sequential = [];
-      for (const o of orders) sequential.push(await one.ctx.spotEngine.place(o).catch((e: Error) => e.message));
-      const concurrent = await Promise.all(
-        randomOrders(together.pair, 7, 20).map((o) => together.ctx.spotEngine.place(o).catch((e: Error) => e.message)),
+      const orders = [
+        limit('u0', pair, 'sell', 100_200, 3_000, 10),
+        limit('u1', pair, 'buy', 99_500, 1_000, 11),
+        limit('u1', pair, 'buy', 100_000, 900_000, 12), // not covered: rejected, no event
+        limit('u2', pair, 'buy', 100_300, 2_000, 13),
+        { ...limit('u0', pair, 'sell', 0, 500, 14), type: 'market', priceTicks: undefined } as PlaceSpotInput,
+        limit('u2', pair, 'buy', 100_000, 900_000, 15), // rejected last: the entry's ts is still order 14's
+      ];
+      const replies = await placeBatch(ctx, orders);
+      expect(replies.map((r) => r[0])).toEqual(['OK', 'OK', 'ERR', 'OK', 'OK', 'ERR']);
+
+      const after = await streamEntries(ctx);
+      expect(after).toHaveLength(before.length + 1);
+      const entry = after[after.length - 1];
+      expect(Number(entry.fields.seq)).toBe(prevSeq + 1);
+      const accepted = orders.flatMap((o, i) =>
+        replies[i][0] === 'OK' ? [{ o, id: String(replies[i][1]) }] : [],
       );
+      expect(entry.fields.ts).toBe(String(accepted[accepted.length - 1].o.timestamp));
+
+      const events = eventsOf(entry.fields);
+      expect(events.filter((e) => e.e === 'accepted')).toEqual(
+        accepted.map(({ o, id }) => ({
+          e: 'accepted',
+          id,
+          u: o.userId,
+          side: o.side,
+          type: o.type,
+          p: o.priceTicks ?? '',
+          a: o.amountLots ?? '',
+        })),
+      );
+      // each order's own events come right after its accepted event, before the next order's
+      const firstEventOf = (id: string) => events.findIndex((e) => e.e === 'accepted' && e.id === id);
+      const order = accepted.map(({ id }) => firstEventOf(id));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+      const takerTrade = events.findIndex((e) => e.e === 'trade' && e.tk === accepted[2].id);
+      expect(takerTrade).toBeGreaterThan(firstEventOf(accepted[2].id));
+      expect(takerTrade).toBeLessThan(firstEventOf(accepted[3].id));
+
+      // the book events are the batch's final level totals, and the snapshot sits on this entry
+      const book = await ctx.books.snapshot('spot', PAIR, 0);
+      expect([book.seq, book.streamId]).toEqual([prevSeq + 1, entry.id]);
+      const levels = (side: string) =>
+        events.filter((e) => e.e === 'book' && e.side === side && e.q !== '0').map((e) => [e.p, e.q]);
+      for (const [side, shown] of [
+        ['bids', book.bids],
+        ['asks', book.asks],
+      ] as const) {
+        for (const level of levels(side)) expect(shown).toContainEqual(level);
+      }
+    });
+  });
+
+  it('a batch whose every order is rejected writes no entry and changes no balance', async () => {
+    await withMarkets(1, RANDOM_DEPOSITS, async ([{ ctx, pair }]) => {
+      await placeBatch(ctx, [limit('u2', pair, 'buy', 100_000, 1_000, 1)]);
+      const entriesBefore = await ctx.redis.xlen(streamKey(ctx));
+      const stateBefore = await stateOf(ctx, USERS);
+      const seqBefore = (await ctx.books.snapshot('spot', PAIR, 0)).seq;
+
+      const replies = await placeQueued(ctx, [
+        limit('u0', pair, 'buy', 100_000, 900_000, 2),
+        limit('u1', pair, 'sell', 99_000, 1_000, 3, { postOnly: true }),
+        limit('u2', pair, 'sell', 100_000, 900_000, 4, { clientOrderId: 'never' }),
+      ]);
+      expect(replies).toEqual([
+        ['ERR', 'INSUFFICIENT_BALANCE', pair.quoteCurrencyCode],
+        ['ERR', 'ORDER_POST_ONLY_WOULD_TAKE', ''],
+        ['ERR', 'INSUFFICIENT_BALANCE', pair.baseCurrencyCode],
+      ]);
+      expect(await ctx.redis.xlen(streamKey(ctx))).toBe(entriesBefore);
+      expect(await stateOf(ctx, USERS)).toEqual(stateBefore);
+      expect((await ctx.books.snapshot('spot', PAIR, 0)).seq).toBe(seqBefore);
+    });
+  });
+
+  it('20 concurrent SpotEngine.place calls on one pair all resolve, share calls, and answer as the same orders placed one by one', async () => {
+    await withMarkets(2, RICH_DEPOSITS, async ([one, together]) => {
+      const n = 20;
+      const settle = (p: Promise<PlaceResult>) =>
+        p.then(
+          (r) => ({ result: r }),
+          (e: unknown) => {
+            if (e instanceof AppError) return { error: e.code };
+            throw e;
+          },
+        );
+
+      const sequential: Awaited<ReturnType<typeof settle>>[] = [];
+      for (const o of randomOrders(one.pair, 11, n, { allAccepted: true }))
+        sequential.push(await settle(one.ctx.spotEngine.place(o)));
+
+      // counts the script calls; the context is thrown away afterwards
+      const run = jest.spyOn(together.ctx.scripts, 'run');
+      const concurrent = await Promise.all(
+        randomOrders(together.pair, 11, n, { allAccepted: true }).map((o) =>
+          settle(together.ctx.spotEngine.place(o)),
+        ),
+      );
+      const sizes = run.mock.calls
+        .filter((c) => c[0] === 'placeSpotOrders')
+        .map((c) => (c[1].length - 12) / 5);
+      run.mockRestore();
+      // every order went out, in fewer calls than orders; the first, on an idle pair, went alone
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(n);
+      expect(sizes.length).toBeLessThan(n);
+      expect(sizes[0]).toBe(1);
+
       expect(concurrent).toEqual(sequential);
-      expect(await stateOf(together.ctx)).toEqual(await stateOf(one.ctx));
-    } finally {
-      await one.ctx.cleanup();
-      await together.ctx.cleanup();
-    }
+      // each placed, with an order id of its own
+      const placedIds = concurrent.map((c) => ('result' in c && !c.result.duplicate ? c.result.order.id : c));
+      expect(placedIds.every((id) => typeof id === 'string')).toBe(true);
+      expect(new Set(placedIds).size).toBe(n);
+      // and they did meet each other: not all of them simply rested
+      expect(concurrent.some((c) => 'result' in c && c.result.order.filled !== '0')).toBe(true);
+      expect(await stateOf(together.ctx, USERS)).toEqual(await stateOf(one.ctx, USERS));
+    });
   });
 });
