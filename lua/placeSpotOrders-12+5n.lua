@@ -36,6 +36,8 @@
                                             (the record layout of includes/spotOrder)
     {'ERR', code, detail}                   rejected, nothing changed:
       ORDER_POST_ONLY_WOULD_TAKE, INSUFFICIENT_BALANCE, NOTIONAL_TOO_LARGE
+    {'ERR', 'ENGINE_ERROR', message}        a runtime error (a bug) in this order or an earlier
+                                            one of the batch; earlier orders stay placed
   Events: one entry on KEYS[10]: per order accepted, trade*, done*; book* for the batch
   (see includes/publishEvents).
 ]]
@@ -149,7 +151,15 @@ end
 local replies = {}
 local n = (#KEYS - 12) / 5
 for i = 1, n do
-  replies[i] = placeOne(12 + 5 * (i - 1), 9 + 10 * (i - 1))
+  local ok, reply = pcall(placeOne, 12 + 5 * (i - 1), 9 + 10 * (i - 1))
+  if not ok then
+    -- A runtime error is a bug, never a business rejection. The orders before it are placed and
+    -- are written in full below (balances, events) rather than left without their reservations;
+    -- this order and the rest of the batch answer ENGINE_ERROR.
+    for j = i, n do replies[j] = { 'ERR', 'ENGINE_ERROR', tostring(reply) } end
+    break
+  end
+  replies[i] = reply
 end
 if #ctx.events > 0 then
   flushDeltas(ctx)

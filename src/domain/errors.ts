@@ -29,6 +29,7 @@ export const forbidden = (code: string, message: string) => new AppError(403, co
  */
 export const ENGINE_ERRORS: Record<string, { status: number; message: string }> = {
   INSUFFICIENT_BALANCE: { status: 422, message: 'Not enough available balance' },
+  ENGINE_ERROR: { status: 500, message: 'The engine failed on this order' },
   INSUFFICIENT_MARGIN: { status: 422, message: 'Not enough available margin' },
   ORDER_POST_ONLY_WOULD_TAKE: { status: 422, message: 'Post-only order would take liquidity' },
   NOTIONAL_TOO_LARGE: { status: 422, message: 'Order value exceeds what the engine can hold exactly' },
@@ -50,5 +51,7 @@ export const ENGINE_ERRORS: Record<string, { status: number; message: string }> 
 export function engineError(code: string, detail?: string): AppError {
   const known = ENGINE_ERRORS[code];
   if (!known) return new AppError(500, 'ENGINE_ERROR', `Engine returned unknown code ${code}`);
-  return new AppError(known.status, code, detail ? `${known.message}: ${detail}` : known.message);
+  // a 5xx says nothing of the engine's internals (DESIGN 4: never a stack trace in a body)
+  const shown = detail && known.status < 500 ? `${known.message}: ${detail}` : known.message;
+  return new AppError(known.status, code, shown);
 }

@@ -664,3 +664,41 @@ describe('placeSpotOrders with several orders in one call', () => {
     });
   });
 });
+
+describe('a runtime error inside a batch', () => {
+  it('leaves the orders before it placed in full, and answers ENGINE_ERROR for it and the rest', async () => {
+    const ctx = await testContext();
+    try {
+      await ctx.wallets.deposit('a', 'USDT', 20);
+      const pair = (await ctx.marketStore.getPair('spot', 'BTC_USDT')) as Pair;
+      const buy = (price: string, lots: string): PlaceSpotInput => ({
+        userId: 'a', pair, side: 'buy', type: 'limit', priceTicks: price, amountLots: lots,
+        postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: 1,
+      });
+      // a market buy without a budget: input the service never sends, which breaks the script
+      const malformed: PlaceSpotInput = { ...buy('', '10'), userId: 'b', type: 'market', priceTicks: undefined };
+      const stream = ctx.keys.events('spot', 'BTC_USDT');
+      const entriesBefore = await ctx.redis.xlen(stream);
+      const replies = await ctx.scripts.run<ScriptReply[]>(
+        'placeSpotOrders',
+        ...ctx.spotEngine.placeArgs([buy('90000', '1000'), buy('100000', '10000'), malformed, buy('95000', '1000')]),
+      );
+      expect(replies.map((r) => r.slice(0, 2))).toEqual([
+        ['OK', '1'], ['OK', '2'], ['ERR', 'ENGINE_ERROR'], ['ERR', 'ENGINE_ERROR'],
+      ]);
+      // both placed orders hold their reservations: 90000 x 1000 + 100000 x 10000 minor units
+      const usdt = (await ctx.wallets.balances('a')).find((b) => b.currencyCode === 'USDT');
+      const reserved = (90_000 * 1_000 + 100_000 * 10_000) / 1e8;
+      expect(usdt?.reserved).toBeCloseTo(reserved, 8);
+      expect(usdt?.available).toBeCloseTo(20 - reserved, 8);
+      // and their events were published, with the book they built
+      expect(await ctx.redis.xlen(stream)).toBe(entriesBefore + 1);
+      const book = await ctx.books.snapshot('spot', 'BTC_USDT', 10);
+      expect(book.bids.map(([p]) => p)).toHaveLength(2);
+      // the caller of the failed order hears a 500 with no engine internals in it
+      await expect(ctx.spotEngine.place(malformed)).rejects.toMatchObject({ status: 500, code: 'ENGINE_ERROR' });
+    } finally {
+      await ctx.cleanup();
+    }
+  });
+});
