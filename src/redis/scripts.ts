@@ -30,14 +30,12 @@ export class Scripts {
 
   /** Loads the library on every master (REPLACE: loading the same version twice is harmless). */
   async preload(): Promise<void> {
-    const nodes = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
-    await Promise.all(nodes.map((n) => n.call('FUNCTION', 'LOAD', 'REPLACE', this.library.code)));
+    await Promise.all(this.masters().map((n) => n.call('FUNCTION', 'LOAD', 'REPLACE', this.library.code)));
   }
 
   async loaded(): Promise<boolean> {
-    const nodes = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
     const lists = await Promise.all(
-      nodes.map((n) => n.call('FUNCTION', 'LIST', 'LIBRARYNAME', this.library.name) as Promise<unknown[]>),
+      this.masters().map((n) => n.call('FUNCTION', 'LIST', 'LIBRARYNAME', this.library.name) as Promise<unknown[]>),
     );
     return lists.every((l) => l.length > 0);
   }
@@ -60,6 +58,11 @@ export class Scripts {
 
   queue(pipeline: ChainableCommander, name: string, keys: string[], args: (string | number)[]): void {
     pipeline.fcall(this.functionOf(name, keys), keys.length, ...keys, ...args);
+  }
+
+  /** Every server that holds functions: the masters of a cluster, or the one server. */
+  private masters() {
+    return this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
   }
 
   private functionOf(name: string, keys: string[]): string {
