@@ -107,7 +107,8 @@ describe('worker failover', () => {
     );
 
     // Kill it while the burst goes on: whatever it had read, queued or was folding is left behind.
-    const burst = randomTrading(ctx, 'BTC_USDT', 300, random);
+    // long enough to outlast the 100 ms before the kill however fast the engine places orders
+    const burst = randomTrading(ctx, 'BTC_USDT', 1500, random);
     await new Promise((r) => setTimeout(r, 100));
     child.kill('SIGKILL');
     await new Promise((r) => child!.once('exit', r));
