@@ -1,9 +1,9 @@
 import Redis from 'ioredis';
-import { loadConfig } from '../src/config/env';
-import { createLogger } from '../src/config/logger';
-import type { AppContext } from '../src/context';
-import { createApp } from '../src/http/app';
-import { listRoutes } from '../src/http/route-list';
+import { loadConfig } from '../src/platform/config/env';
+import { createLogger } from '../src/platform/config/logger';
+import type { AppContext } from '../src/transport/context';
+import { createApp } from '../src/transport/http/app';
+import { listRoutes } from '../src/transport/http/route-list';
 
 /** `npm run routes`: prints every route as `METHOD /path`, one a line, without touching Redis. */
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });

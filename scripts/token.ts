@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { loadConfig } from '../src/config/env';
+import { loadConfig } from '../src/platform/config/env';
 
 /** `npm run token -- --user <id> [--admin] [--expires 12h]`: an HS256 token signed with JWT_SECRET. */
 function arg(name: string): string | undefined {

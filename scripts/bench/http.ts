@@ -16,11 +16,11 @@ import { resolve } from 'node:path';
 import express from 'express';
 import jwt from 'jsonwebtoken';
 import type Redis from 'ioredis';
-import { loadConfig, type AppConfig } from '../../src/config/env';
-import { createLogger } from '../../src/config/logger';
-import { createContext } from '../../src/context';
-import { createApp } from '../../src/http/app';
-import { seedMarkets } from '../../src/services/market-seeder';
+import { loadConfig, type AppConfig } from '../../src/platform/config/env';
+import { createLogger } from '../../src/platform/config/logger';
+import { createContext } from '../../src/transport/context';
+import { createApp } from '../../src/transport/http/app';
+import { seedMarkets } from '../../src/markets/market-seeder';
 import { reportFailure, reportPort, withChildServer } from './lib/child-server';
 import { envInt, exitAfter } from './lib/deadline';
 import { postLoad, type PostLoadSample } from './lib/post-load';
@@ -138,7 +138,7 @@ async function oneRun(
         const s = /"status":"([A-Za-z]+)"/.exec(body)?.[1] ?? 'unknown';
         statuses[s] = (statuses[s] ?? 0) + 1;
       });
-      // how much the engine's group commit batched under this load (src/engine/spot-engine.ts)
+      // how much the engine's group commit batched under this load (src/spot/spot-engine.ts)
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
       ordersPerCall = metric('spot_place_batch_orders_sum') / metric('spot_place_batch_orders_count');

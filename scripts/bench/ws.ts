@@ -1,7 +1,7 @@
 /**
  * npm run bench:ws — the market-data websocket under fan-out (issue 4).
  *
- * One gateway (src/ws, in a process of its own) with BENCH_CLIENTS websocket clients (in processes
+ * One gateway (src/transport/ws, in a process of its own) with BENCH_CLIENTS websocket clients (in processes
  * of their own) all subscribed to the BTC_USDT spot order book, while this process drives
  * BENCH_RATE book-changing commands a second through the engine's Lua scripts (limit orders that
  * rest and cross, and cancels) for BENCH_SECONDS. Latency is from the command's timestamp (`ts`,
@@ -21,12 +21,12 @@ import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import uWS from 'uWebSockets.js';
-import { loadConfig, type AppConfig } from '../../src/config/env';
-import { createLogger } from '../../src/config/logger';
-import { createContext } from '../../src/context';
-import { seedMarkets } from '../../src/services/market-seeder';
-import { GATEWAY_DEFAULTS } from '../../src/ws/ws-gateway';
-import { startWsRole } from '../../src/ws/ws-role';
+import { loadConfig, type AppConfig } from '../../src/platform/config/env';
+import { createLogger } from '../../src/platform/config/logger';
+import { createContext } from '../../src/transport/context';
+import { seedMarkets } from '../../src/markets/market-seeder';
+import { GATEWAY_DEFAULTS } from '../../src/transport/ws/ws-gateway';
+import { startWsRole } from '../../src/transport/ws/ws-role';
 import { envInt, exitAfter } from './lib/deadline';
 import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
 import { machineInfo, printTable, redisServerVersion, writeResults } from './lib/report';

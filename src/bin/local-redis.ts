@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { redisAnswers, startRedisServer, type RedisServerProcess } from '../redis/redis-server-process';
-import type { Logger } from '../config/logger';
+import { redisAnswers, startRedisServer, type RedisServerProcess } from '../platform/redis/redis-server-process';
+import type { Logger } from '../platform/config/logger';
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 

@@ -1,10 +1,10 @@
-import { loadConfig, type AppConfig } from '../config/env';
-import { createLogger } from '../config/logger';
-import { createContext } from '../context';
-import { seedMarkets } from '../services/market-seeder';
-import type { RedisServerProcess } from '../redis/redis-server-process';
+import { loadConfig, type AppConfig } from '../platform/config/env';
+import { createLogger } from '../platform/config/logger';
+import { createContext } from '../transport/context';
+import { seedMarkets } from '../markets/market-seeder';
+import type { RedisServerProcess } from '../platform/redis/redis-server-process';
 import { ensureRedis } from './local-redis';
-import { startRole, type StartedRole } from './roles';
+import { startRole, type StartedRole } from '../transport/roles';
 
 /**
  * `npm start`: the roles named in ROLES (default api, ws and worker) in one process, against

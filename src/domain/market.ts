@@ -1,4 +1,4 @@
-import type { MarketKind } from '../redis/keys';
+import type { MarketKind } from '../platform/redis/keys';
 
 export interface Currency {
   code: string;

@@ -1,5 +1,5 @@
-import { Keys } from '../../src/redis/keys';
-import { resolveIncludes, LUA_DIR } from '../../src/redis/lua-loader';
+import { Keys } from '../../src/platform/redis/keys';
+import { resolveIncludes, LUA_DIR } from '../../src/platform/redis/lua-loader';
 import { testContext } from '../support/harness';
 
 /** lua/includes/keys.lua builds the keys a script only learns while running; they must match keys.ts. */

@@ -1,15 +1,15 @@
 import { AppError } from '../../src/domain/errors';
 import { feeRatePpm } from '../../src/domain/decimal';
 import { scales, type Pair } from '../../src/domain/market';
-import type { ScriptReply } from '../../src/engine/reply';
+import type { ScriptReply } from '../../src/platform/redis/reply';
 import {
   MAX_PLACE_BATCH,
   STP_MODES,
   decodeSpotPlace,
   type PlaceResult,
   type PlaceSpotInput,
-} from '../../src/engine/spot-engine';
-import { decodeSpotOrder } from '../../src/engine/spot-order-record';
+} from '../../src/spot/spot-engine';
+import { decodeSpotOrder } from '../../src/spot/spot-order-record';
 import { testContext } from '../support/harness';
 
 /**

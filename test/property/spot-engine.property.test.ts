@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { AppError } from '../../src/domain/errors';
 import type { Pair } from '../../src/domain/market';
-import type { StpMode } from '../../src/engine/spot-engine';
-import { decodeSpotOrder } from '../../src/engine/spot-order-record';
+import type { StpMode } from '../../src/spot/spot-engine';
+import { decodeSpotOrder } from '../../src/spot/spot-order-record';
 import { testContext } from '../support/harness';
 import {
   ReferenceMatcher,

@@ -1,4 +1,4 @@
-import { startRedisServer } from '../../src/redis/redis-server-process';
+import { startRedisServer } from '../../src/platform/redis/redis-server-process';
 
 /** Starts a private redis-server for the whole run, unless REDIS_URL points at one already. */
 export default async function globalSetup(): Promise<void> {

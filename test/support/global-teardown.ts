@@ -1,4 +1,4 @@
-import type { RedisServerProcess } from '../../src/redis/redis-server-process';
+import type { RedisServerProcess } from '../../src/platform/redis/redis-server-process';
 
 export default async function globalTeardown(): Promise<void> {
   const server = (globalThis as Record<string, unknown>).__TEST_REDIS__ as RedisServerProcess | undefined;

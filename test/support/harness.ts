@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import jwt from 'jsonwebtoken';
-import { loadConfig, type AppConfig } from '../../src/config/env';
-import { createLogger } from '../../src/config/logger';
-import { createContext, type AppContext } from '../../src/context';
-import { createApp } from '../../src/http/app';
-import { deleteByPrefix } from '../../src/redis/redis-server-process';
-import { seedMarkets } from '../../src/services/market-seeder';
+import { loadConfig, type AppConfig } from '../../src/platform/config/env';
+import { createLogger } from '../../src/platform/config/logger';
+import { createContext, type AppContext } from '../../src/transport/context';
+import { createApp } from '../../src/transport/http/app';
+import { deleteByPrefix } from '../../src/platform/redis/redis-server-process';
+import { seedMarkets } from '../../src/markets/market-seeder';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef';
 

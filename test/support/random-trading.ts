@@ -1,4 +1,4 @@
-import type { AppContext } from '../../src/context';
+import type { AppContext } from '../../src/transport/context';
 
 /** Small deterministic PRNG (mulberry32), so a failing sequence can be replayed from its seed. */
 export function rng(seed: number): () => number {

@@ -2,10 +2,10 @@
  * A worker role in a process of its own, for tests that kill it: configured from the environment
  * like `npm start`, with short takeover times; prints `ready` once the dispatcher runs.
  */
-import { loadConfig } from '../../src/config/env';
-import { createLogger } from '../../src/config/logger';
-import { createContext } from '../../src/context';
-import { startWorkerRole } from '../../src/workers/worker-role';
+import { loadConfig } from '../../src/platform/config/env';
+import { createLogger } from '../../src/platform/config/logger';
+import { createContext } from '../../src/transport/context';
+import { startWorkerRole } from '../../src/transport/workers/worker-role';
 
 async function main(): Promise<void> {
   const config = loadConfig();

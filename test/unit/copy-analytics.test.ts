@@ -1,8 +1,8 @@
 import BigNumber from 'bignumber.js';
 import { futuresParams } from '../../src/domain/futures';
 import type { Pair } from '../../src/domain/market';
-import type { AccountOrder } from '../../src/services/copy-account-reader';
-import { riskScore, tradingAnalytics } from '../../src/services/copy-analytics';
+import type { AccountOrder } from '../../src/copy/copy-account-reader';
+import { riskScore, tradingAnalytics } from '../../src/copy/copy-analytics';
 
 // BTC_USDT futures: 1 price digit, 4 amount digits, USDT 8 decimals: ns = 1e8 / 1e5 = 1000 minor units per tick x lot
 const pair = {

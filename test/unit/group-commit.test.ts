@@ -1,4 +1,4 @@
-import { GroupCommit } from '../../src/engine/group-commit';
+import { GroupCommit } from '../../src/platform/group-commit';
 
 /**
  * GroupCommit with a fake `send` (no Redis): every call is recorded when it is made and settled by

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildLuaLibrary, loadLuaScripts, resolveIncludes } from '../../src/redis/lua-loader';
+import { buildLuaLibrary, loadLuaScripts, resolveIncludes } from '../../src/platform/redis/lua-loader';
 
 function dirWith(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'lua-loader-'));

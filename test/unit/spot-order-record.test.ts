@@ -1,4 +1,4 @@
-import { decodeSpotOrder } from '../../src/engine/spot-order-record';
+import { decodeSpotOrder } from '../../src/spot/spot-order-record';
 
 describe('decodeSpotOrder', () => {
   it('reads both fields, leaves empty optional values out, and keeps bars inside the clientOrderId', () => {

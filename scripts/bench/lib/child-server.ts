@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { stopChild } from '../../../src/redis/redis-server-process';
+import { stopChild } from '../../../src/platform/redis/redis-server-process';
 
 /**
  * A server under test in a process of its own, so the load generator does not share its event loop.

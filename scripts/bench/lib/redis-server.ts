@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { startRedisServer } from '../../../src/redis/redis-server-process';
+import { startRedisServer } from '../../../src/platform/redis/redis-server-process';
 
-export { deleteByPrefix } from '../../../src/redis/redis-server-process';
+export { deleteByPrefix } from '../../../src/platform/redis/redis-server-process';
 
 /** A Redis a benchmark may use: its own private server, or the one REDIS_URL names. */
 export interface BenchRedis {

@@ -1,9 +1,9 @@
 import type { Queue } from 'bullmq';
-import { createRedis } from '../../../src/redis/connection';
-import { startCopyMirrorWorker } from '../../../src/workers/copy-workers';
-import { EventDispatcher } from '../../../src/workers/event-dispatcher';
-import { openQueue, type StreamJob } from '../../../src/workers/queues';
-import { STREAM_ROUTES } from '../../../src/workers/stream-routes';
+import { createRedis } from '../../../src/platform/redis/connection';
+import { startCopyMirrorWorker } from '../../../src/copy/copy-workers';
+import { EventDispatcher } from '../../../src/transport/workers/event-dispatcher';
+import { openQueue, type StreamJob } from '../../../src/platform/queues';
+import { STREAM_ROUTES } from '../../../src/transport/workers/stream-routes';
 import { copyBed, type CopyBed } from './helpers';
 
 let b: CopyBed;

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { parseEntry } from '../../../src/services/market-event';
+import { parseEntry } from '../../../src/market-data/market-event';
 import { bearer } from '../../support/harness';
 import { admin, futuresBed } from '../futures/helpers';
 

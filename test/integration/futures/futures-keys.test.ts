@@ -1,5 +1,5 @@
 import { futuresParams } from '../../../src/domain/futures';
-import { resolveIncludes, LUA_DIR } from '../../../src/redis/lua-loader';
+import { resolveIncludes, LUA_DIR } from '../../../src/platform/redis/lua-loader';
 import { testContext } from '../../support/harness';
 
 /** The futures keys Lua builds while running (lua/includes/keys.lua, futuresSettlement) must match keys.ts. */

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
-import { createRedis } from '../../../src/redis/connection';
-import { queueName } from '../../../src/workers/queues';
-import { FUTURES_TRIGGERS_QUEUE } from '../../../src/workers/futures-triggers.worker';
-import { startFuturesWorkers } from '../../../src/workers/futures-workers';
+import { createRedis } from '../../../src/platform/redis/connection';
+import { queueName } from '../../../src/platform/queues';
+import { FUTURES_TRIGGERS_QUEUE } from '../../../src/futures/workers/futures-triggers.worker';
+import { startFuturesWorkers } from '../../../src/futures/workers/futures-workers';
 import { futuresBed } from './helpers';
 
 type Bed = Awaited<ReturnType<typeof futuresBed>>;
@@ -213,7 +213,7 @@ describe('BullMQ wiring', () => {
 
 describe('stream to trigger sweep, end to end', () => {
   it('the dispatcher hands a futures trade to the trigger queue and the TP closes', async () => {
-    const { startWorkerRole } = await import('../../../src/workers/worker-role');
+    const { startWorkerRole } = await import('../../../src/transport/workers/worker-role');
     const long = await aliceLong({ takeProfit: 110 });
     await b.order('carol', carol, true, 112, 2);
     const role = await startWorkerRole(b.ctx, { blockMs: 200, refreshPairsMs: 60_000, claimEveryMs: 60_000 });

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import BigNumber from 'bignumber.js';
-import type { MarketKind } from '../../../src/redis/keys';
-import { parseEntry } from '../../../src/services/market-event';
+import type { MarketKind } from '../../../src/platform/redis/keys';
+import { parseEntry } from '../../../src/market-data/market-event';
 import { createApp, testContext } from '../../support/harness';
 import { bedFor } from '../futures/helpers';
 

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { buildLuaLibrary } from '../../../src/redis/lua-loader';
-import { Scripts } from '../../../src/redis/scripts';
+import { buildLuaLibrary } from '../../../src/platform/redis/lua-loader';
+import { Scripts } from '../../../src/platform/redis/scripts';
 import { bearer, createApp, testContext } from '../../support/harness';
 
 /** A library of its own, so deleting it from the shared test server disturbs no other suite. */

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import { CANDLE_PERIODS, candleOpen } from '../../../src/domain/candle';
-import type { MarketEntry } from '../../../src/services/market-event';
+import type { MarketEntry } from '../../../src/market-data/market-event';
 import { referenceCandles, type Fill } from '../../support/candle-reference';
 import { createApp, testContext } from '../../support/harness';
 

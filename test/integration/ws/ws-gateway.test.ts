@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type WebSocket from 'ws';
 import type { Express } from 'express';
-import { startWsRole } from '../../../src/ws/ws-role';
+import { startWsRole } from '../../../src/transport/ws/ws-role';
 import { createApp, testContext } from '../../support/harness';
 import { fundTraders, randomTrading, rng } from '../../support/random-trading';
 import { bookFrom, WsClient, type Msg } from '../../support/ws-client';

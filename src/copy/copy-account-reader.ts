@@ -1,0 +1,90 @@
+import BigNumber from 'bignumber.js';
+import { futuresParams, type FuturesParams } from '../domain/futures';
+import type { Pair } from '../domain/market';
+import type { MarketStore } from '../markets/market-store';
+import type { RedisClient } from '../platform/redis/connection';
+import type { Keys } from '../platform/redis/keys';
+import { unrealizedMinor } from '../futures/futures-order-dto';
+import type { FuturesPriceService } from '../futures/futures-price.service';
+
+/** One opening futures order of an account (an order that is or was a position), with what reads it. */
+export interface AccountOrder {
+  h: Record<string, string>;
+  pair: Pair;
+  params: FuturesParams;
+  mark: string | null;
+}
+
+/** A futures account as copy trading reads it: money in minor units of its margin currency. */
+export interface AccountState {
+  id: string;
+  user: string;
+  name: string;
+  currency: string;
+  leverage: number;
+  decimals: number;
+  free: BigNumber;
+  locked: BigNumber;
+  upnl: BigNumber;
+  /** free + locked + unrealized pnl at mark */
+  equity: BigNumber;
+  orders: AccountOrder[];
+}
+
+/**
+ * Read-only view of futures engine state for copy trading: an account's hash and its opening orders,
+ * read straight from the engine keys (the futures services answer per user, copy trading per account).
+ */
+export class CopyAccountReader {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+    private readonly markets: MarketStore,
+    private readonly prices: FuturesPriceService,
+  ) {}
+
+  async order(id: string | number): Promise<Record<string, string>> {
+    return this.redis.hgetall(this.keys.order(id));
+  }
+
+  /** The user's futures order placed with `clientOrderId`, or null. */
+  async orderByClientId(userId: string, clientOrderId: string): Promise<Record<string, string> | null> {
+    const id = await this.redis.hget(this.keys.futuresClientOrderIds(userId), clientOrderId);
+    return id ? this.order(id) : null;
+  }
+
+  async state(accountId: string | number, marks = new Map<string, string | null>()): Promise<AccountState | null> {
+    const a = await this.redis.hgetall(this.keys.futuresAccount(accountId));
+    if (!a.id) return null;
+    const ids = await this.redis.zrange(this.keys.userOrders(a.user, 'futures'), '0', '-1');
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.order(id));
+    const rows = ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
+    const orders: AccountOrder[] = [];
+    let upnl = new BigNumber(0);
+    for (const h of rows) {
+      if (h.acct !== a.id || h.role !== 'open') continue;
+      const pair = await this.markets.getPair('futures', h.pair);
+      if (!pair) continue;
+      if (!marks.has(pair.code)) marks.set(pair.code, await this.prices.markTicks(pair));
+      const o: AccountOrder = { h, pair, params: futuresParams(pair), mark: marks.get(pair.code) ?? null };
+      if (h.status === '50') upnl = upnl.plus(unrealizedMinor(h, o.params, o.mark));
+      orders.push(o);
+    }
+    const free = new BigNumber(a.balance || 0);
+    const locked = new BigNumber(a.locked || 0);
+    return {
+      id: a.id,
+      user: a.user,
+      name: a.name,
+      currency: a.currency,
+      leverage: Number(a.lev),
+      decimals: (await this.markets.getCurrency(a.currency))?.decimals ?? 0,
+      free,
+      locked,
+      upnl,
+      equity: free.plus(locked).plus(upnl),
+      orders,
+    };
+  }
+}

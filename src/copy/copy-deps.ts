@@ -1,0 +1,41 @@
+import type { Logger } from '../platform/config/logger';
+import { AppError } from '../domain/errors';
+import type { CopyEngine } from './copy-engine';
+import type { MarketStore } from '../markets/market-store';
+import type { RedisClient } from '../platform/redis/connection';
+import type { Keys } from '../platform/redis/keys';
+import type { CopyAccountReader } from './copy-account-reader';
+import type { CopyStore } from './copy-store';
+import type { FuturesServices } from '../futures/futures-services';
+
+/** What every copy-trading service works with: its records, the money scripts, and the futures services. */
+export interface CopyDeps {
+  redis: RedisClient;
+  keys: Keys;
+  log: Logger;
+  markets: MarketStore;
+  store: CopyStore;
+  reader: CopyAccountReader;
+  engine: CopyEngine;
+  futures: FuturesServices;
+}
+
+/** Subscription end reasons (CopyFollowingHistoryDto.reason, 2.8 deactivationReason). */
+export const FinishReason = { Slave: 'SLAVE_FINISHED', MasterClosed: 'MASTER_CLOSED' } as const;
+
+export const iso = (ms: string | number) => new Date(Number(ms)).toISOString();
+export const isoOrNull = (ms: string | undefined) => (ms ? iso(ms) : null);
+
+/**
+ * Runs a close; false when the order was no longer open (closed meanwhile by the master's mirror,
+ * a finish, TP/SL or the follower): the state wanted is there already.
+ */
+export async function closedOrClosing(close: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await close();
+    return true;
+  } catch (err) {
+    if (err instanceof AppError && err.status === 409) return false;
+    throw err;
+  }
+}

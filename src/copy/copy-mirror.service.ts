@@ -1,0 +1,150 @@
+import BigNumber from 'bignumber.js';
+import { decimal, fromMinor } from '../domain/decimal';
+import { AppError } from '../domain/errors';
+import { futuresParams } from '../domain/futures';
+import { closedOrClosing, type CopyDeps } from './copy-deps';
+import type { MasterRecord } from './copy-store';
+import type { MarketEntry } from '../market-data/market-event';
+
+/** Why a master order was not mirrored into a subscription (recorded per subscription). */
+export const SkipReason = {
+  BelowMinimum: 'BELOW_PAIR_MINIMUM',
+  NoMargin: 'NO_MARGIN',
+  MasterPositionClosed: 'MASTER_POSITION_CLOSED',
+} as const;
+
+export interface MirrorOutcome {
+  placed: number;
+  skipped: number;
+  closed: number;
+  failed: number;
+}
+
+/** `copy:<masterOrderId>:<subscriptionId>`: the follower order's clientOrderId, so a replay places nothing twice. */
+export const copyClientOrderId = (masterOrderId: string | number, subId: string | number) => `copy:${masterOrderId}:${subId}`;
+
+/**
+ * Mirrors masters' trading onto their active subscriptions (DESIGN 4), from the `done` events of
+ * the futures streams. A master order is mirrored once it stops working (filled, or its rest
+ * expired or cancelled) for the quantity it filled: each subscription gets a market order of
+ * filled × margin / master equity, rounded down to the lot. When a master position closes, each
+ * active subscription's mirrored position closes at market. Every step is idempotent.
+ */
+export class CopyMirrorService {
+  constructor(private readonly d: CopyDeps) {}
+
+  /** The master orders a subscription did not mirror, with the reason of each. */
+  skips(subscriptionId: string | number) {
+    return this.d.store.skips(String(subscriptionId));
+  }
+
+  /** One futures stream entry, as the dispatcher hands it over (or a test reads it). */
+  async handleEntry(entry: Pick<MarketEntry, 'events' | 'ts'>): Promise<MirrorOutcome> {
+    const out: MirrorOutcome = { placed: 0, skipped: 0, closed: 0, failed: 0 };
+    for (const ev of entry.events) {
+      if (ev.e !== 'done') continue;
+      const closedByFollower = ev.status === 'closed' && (await this.d.store.isFollowerUser(ev.u));
+      if (!closedByFollower && !(await this.d.store.isMasterUser(ev.u))) continue;
+      const h = await this.d.reader.order(ev.id);
+      if (h.kind !== 'futures' || h.role !== 'open') continue;
+      if (closedByFollower) await this.returnLeftover(h.acct, entry.ts);
+      const master = await this.d.store.master(h.acct);
+      if (!master || master.status !== 'Active') continue;
+      if (ev.status === 'closed') await this.mirrorClose(master, h.id, out);
+      else if (Number(h.filled) > 0) await this.mirrorOpen(master, h.id, entry.ts, out);
+    }
+    return out;
+  }
+
+  /**
+   * A position left open by finishMasterCopy (closeOrders false) has closed: the free balance of the
+   * finished subscription's account goes back to the slave account, as at the finish itself.
+   */
+  private async returnLeftover(accountId: string, at: number): Promise<void> {
+    const sub = await this.d.store.subscriptionOfAccount(accountId);
+    if (!sub || sub.active === '1') return;
+    await this.d.engine.allocate(sub.user, sub.currency, sub.acct, sub.slave, sub.id, 'out', null, at);
+  }
+
+  /** Places the follower orders of one master order (the order must have stopped working). */
+  async mirrorOpen(master: MasterRecord, masterOrderId: string, at: number, out = newOutcome()): Promise<MirrorOutcome> {
+    const subs = (await this.d.store.masterSubscriptions(master.id)).filter((s) => s.active === '1');
+    if (subs.length === 0) return out;
+    const h = await this.d.reader.order(masterOrderId);
+    const pair = await this.d.futures.futuresOrders.futuresPair(h.pair);
+    const { lotLots, ns } = futuresParams(pair);
+    const equity = (await this.d.reader.state(master.id))?.equity ?? new BigNumber(0);
+    const entry = new BigNumber(h.ecost || 0).div(h.filled);
+    for (const sub of subs) {
+      // an entry older than the subscription (a replay) is not the subscription's to copy
+      if (Number(sub.opened) > at) continue;
+      const clid = copyClientOrderId(h.id, sub.id);
+      if (await this.d.reader.orderByClientId(sub.user, clid)) continue;
+      const skip = async (reason: string) => {
+        await this.d.store.recordSkip(sub.id, h.id, reason, at);
+        out.skipped++;
+      };
+      if (h.status !== '50') {
+        await skip(SkipReason.MasterPositionClosed);
+        continue;
+      }
+      const margin = new BigNumber(sub.margin);
+      if (margin.lte(0) || equity.lte(0)) {
+        await skip(SkipReason.NoMargin);
+        continue;
+      }
+      const raw = new BigNumber(h.filled).times(margin).div(equity).integerValue(BigNumber.ROUND_FLOOR);
+      const lots = raw.minus(raw.mod(lotLots));
+      const notional = entry.times(lots).times(ns).shiftedBy(-pair.quoteDecimals);
+      if (lots.lte(0) || lots.shiftedBy(-pair.digitsAmount).lt(decimal(pair.minBaseAmount)) || notional.lt(decimal(pair.minQuoteAmount))) {
+        await skip(SkipReason.BelowMinimum);
+        continue;
+      }
+      try {
+        const placed = await this.d.futures.futuresOrders.create(sub.user, {
+          isMarket: true, isLong: h.side === 'buy', amount: fromMinor(lots.toFixed(0), pair.digitsAmount),
+          currencyPairCode: pair.code, futuresAccountId: Number(sub.acct), clientOrderId: clid,
+        });
+        const f = await this.d.reader.order(placed.id);
+        if (f.status === '40' || f.status === '30') {
+          await skip(f.status === '40' ? 'INSUFFICIENT_MARGIN' : 'NO_LIQUIDITY');
+          continue;
+        }
+        out.placed++;
+        // the master may have closed while this order was placed: its close found nothing to mirror
+        if ((await this.d.reader.order(h.id)).status !== '50') await this.closeFollower(sub.user, f, out);
+      } catch (err) {
+        if (err instanceof AppError && err.status === 422) await skip(err.code);
+        else {
+          out.failed++;
+          this.d.log.error({ err, subscription: sub.id, masterOrderId: h.id }, 'copy: follower order failed');
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Closes the positions mirrored from one master position in every active subscription. */
+  async mirrorClose(master: MasterRecord, masterOrderId: string, out = newOutcome()): Promise<MirrorOutcome> {
+    for (const sub of await this.d.store.masterSubscriptions(master.id)) {
+      if (sub.active !== '1') continue;
+      const f = await this.d.reader.orderByClientId(sub.user, copyClientOrderId(masterOrderId, sub.id));
+      if (f) await this.closeFollower(sub.user, f, out);
+    }
+    return out;
+  }
+
+  private async closeFollower(userId: string, f: Record<string, string>, out: MirrorOutcome): Promise<void> {
+    if (f.status !== '50' && f.status !== '10') return;
+    try {
+      if (await closedOrClosing(() => this.d.futures.futuresOrders.close(userId, { orderId: Number(f.id), isMarket: true }))) {
+        out.closed++;
+      }
+    } catch (err) {
+      out.failed++;
+      this.d.log.error({ err, orderId: f.id }, 'copy: closing a mirrored position failed');
+    }
+  }
+}
+
+const newOutcome = (): MirrorOutcome => ({ placed: 0, skipped: 0, closed: 0, failed: 0 });

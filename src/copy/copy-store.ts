@@ -1,0 +1,207 @@
+import type { RedisClient } from '../platform/redis/connection';
+import type { Keys } from '../platform/redis/keys';
+
+/** A master strategy record (copy tag); money fields are minor units of `currency`. */
+export interface MasterRecord {
+  id: string;
+  user: string;
+  name: string;
+  strategyName: string;
+  strategyDescription: string;
+  leverage: string;
+  currency: string;
+  slaveIncomePercentage: string;
+  commissionRate: string;
+  socialAUrl: string;
+  socialBUrl: string;
+  socialCUrl: string;
+  socialDUrl: string;
+  initial: string;
+  cts: string;
+  closedAt: string;
+  status: 'Active' | 'Closed';
+}
+
+export interface SlaveRecord {
+  id: string;
+  user: string;
+  name: string;
+  leverage: string;
+  currency: string;
+  cts: string;
+}
+
+/** One subscription; `acct` is the futures account that holds its margin and mirrored positions. */
+export interface SubscriptionRecord {
+  id: string;
+  master: string;
+  slave: string;
+  user: string;
+  acct: string;
+  currency: string;
+  margin: string;
+  initial: string;
+  opened: string;
+  active: '1' | '0';
+  closed: string;
+  reason: string;
+  settledEquity: string;
+  profit: string;
+}
+
+/** The subscription's money ledger (engine tag), minor units. */
+export interface Ledger {
+  netIn: string;
+  commission: string;
+  shared: string;
+  hwm: string;
+  feeTs: string;
+}
+
+type Hash = Record<string, string>;
+const asRecord = <T>(h: Hash): T | null => (h.id ? (h as unknown as T) : null);
+const ids = (list: string[]) => list.sort((a, b) => Number(a) - Number(b));
+
+/** Copy-trading records in Redis under their own hash tag; every key comes from Keys. */
+export class CopyStore {
+  constructor(
+    private readonly redis: RedisClient,
+    readonly keys: Keys,
+  ) {}
+
+  async master(id: string | number): Promise<MasterRecord | null> {
+    return /^\d{1,16}$/.test(String(id)) ? asRecord<MasterRecord>(await this.redis.hgetall(this.keys.copyMaster(id))) : null;
+  }
+
+  async saveMaster(m: MasterRecord): Promise<void> {
+    await this.redis
+      .multi()
+      .hset(this.keys.copyMaster(m.id), m as unknown as Hash)
+      .zadd(this.keys.copyMasters(), m.cts, m.id)
+      .sadd(this.keys.userCopyMasters(m.user), m.id)
+      .sadd(this.keys.copyMasterUsers(), m.user)
+      .exec();
+  }
+
+  async closeMaster(m: MasterRecord, at: number): Promise<void> {
+    await this.redis.hset(this.keys.copyMaster(m.id), 'status', 'Closed', 'closedAt', String(at));
+    const still = (await this.userMasters(m.user)).some((x) => x.status === 'Active' && x.id !== m.id);
+    if (!still) await this.redis.srem(this.keys.copyMasterUsers(), m.user);
+  }
+
+  async isMasterUser(userId: string): Promise<boolean> {
+    return (await this.redis.sismember(this.keys.copyMasterUsers(), userId)) === 1;
+  }
+
+  async allMasters(): Promise<MasterRecord[]> {
+    return this.hashes<MasterRecord>(await this.redis.zrange(this.keys.copyMasters(), '0', '-1'), (id) => this.keys.copyMaster(id));
+  }
+
+  async userMasters(userId: string): Promise<MasterRecord[]> {
+    const list = ids(await this.redis.smembers(this.keys.userCopyMasters(userId)));
+    return this.hashes<MasterRecord>(list, (id) => this.keys.copyMaster(id));
+  }
+
+  async slave(id: string | number): Promise<SlaveRecord | null> {
+    return /^\d{1,16}$/.test(String(id)) ? asRecord<SlaveRecord>(await this.redis.hgetall(this.keys.copySlave(id))) : null;
+  }
+
+  async saveSlave(s: SlaveRecord): Promise<void> {
+    await this.redis
+      .multi()
+      .hset(this.keys.copySlave(s.id), s as unknown as Hash)
+      .sadd(this.keys.userCopySlaves(s.user), s.id)
+      .exec();
+  }
+
+  /** The slave stops being listed; its subscriptions' history stays readable by id. */
+  async deleteSlave(s: SlaveRecord): Promise<void> {
+    await this.redis.multi().srem(this.keys.userCopySlaves(s.user), s.id).del(this.keys.copySlave(s.id)).exec();
+  }
+
+  async userSlaves(userId: string): Promise<SlaveRecord[]> {
+    const list = ids(await this.redis.smembers(this.keys.userCopySlaves(userId)));
+    return this.hashes<SlaveRecord>(list, (id) => this.keys.copySlave(id));
+  }
+
+  async nextSubscriptionId(): Promise<string> {
+    return String(await this.redis.incr(this.keys.copySubscriptionIds()));
+  }
+
+  /** Claims the one active subscription of (master, slave); false when one exists already. */
+  async claimActive(master: string, slave: string, subId: string): Promise<boolean> {
+    return (await this.redis.set(this.keys.copyActiveSubscription(master, slave), subId, 'NX')) === 'OK';
+  }
+
+  async releaseActive(master: string, slave: string): Promise<void> {
+    await this.redis.del(this.keys.copyActiveSubscription(master, slave));
+  }
+
+  async activeSubscription(master: string, slave: string): Promise<SubscriptionRecord | null> {
+    const id = await this.redis.get(this.keys.copyActiveSubscription(master, slave));
+    return id ? this.subscription(id) : null;
+  }
+
+  async subscription(id: string | number): Promise<SubscriptionRecord | null> {
+    return asRecord<SubscriptionRecord>(await this.redis.hgetall(this.keys.copySubscription(id)));
+  }
+
+  async saveSubscription(s: SubscriptionRecord): Promise<void> {
+    await this.redis
+      .multi()
+      .hset(this.keys.copySubscription(s.id), s as unknown as Hash)
+      .zadd(this.keys.copyMasterSubscriptions(s.master), s.opened, s.id)
+      .zadd(this.keys.copySlaveSubscriptions(s.slave), s.opened, s.id)
+      .sadd(this.keys.copyFollowerUsers(), s.user)
+      .hset(this.keys.copySubscriptionAccounts(), s.acct, s.id)
+      .exec();
+  }
+
+  async isFollowerUser(userId: string): Promise<boolean> {
+    return (await this.redis.sismember(this.keys.copyFollowerUsers(), userId)) === 1;
+  }
+
+  /** The subscription whose futures account this is, or null. */
+  async subscriptionOfAccount(accountId: string): Promise<SubscriptionRecord | null> {
+    const id = await this.redis.hget(this.keys.copySubscriptionAccounts(), accountId);
+    return id ? this.subscription(id) : null;
+  }
+
+  async updateSubscription(id: string, fields: Partial<SubscriptionRecord>): Promise<void> {
+    await this.redis.hset(this.keys.copySubscription(id), fields as Hash);
+  }
+
+  /** Newest first. */
+  async masterSubscriptions(master: string): Promise<SubscriptionRecord[]> {
+    const list = await this.redis.zrevrange(this.keys.copyMasterSubscriptions(master), 0, -1);
+    return this.hashes<SubscriptionRecord>(list, (id) => this.keys.copySubscription(id));
+  }
+
+  /** Newest first. */
+  async slaveSubscriptions(slave: string): Promise<SubscriptionRecord[]> {
+    const list = await this.redis.zrevrange(this.keys.copySlaveSubscriptions(slave), 0, -1);
+    return this.hashes<SubscriptionRecord>(list, (id) => this.keys.copySubscription(id));
+  }
+
+  async ledger(subId: string): Promise<Ledger> {
+    const h = await this.redis.hgetall(this.keys.copyLedger(subId));
+    return { netIn: h.netIn ?? '0', commission: h.commission ?? '0', shared: h.shared ?? '0', hwm: h.hwm ?? '0', feeTs: h.feeTs ?? '' };
+  }
+
+  /** Records a master order a subscription did not mirror; the first reason recorded stays. */
+  async recordSkip(subId: string, masterOrderId: string, reason: string, at: number): Promise<void> {
+    await this.redis.hsetnx(this.keys.copySkips(subId), masterOrderId, JSON.stringify({ masterOrderId: Number(masterOrderId), reason, timestamp: new Date(at).toISOString() }));
+  }
+
+  async skips(subId: string): Promise<{ masterOrderId: number; reason: string; timestamp: string }[]> {
+    const h = await this.redis.hgetall(this.keys.copySkips(subId));
+    return Object.values(h).map((v) => JSON.parse(v)).sort((a, b) => a.masterOrderId - b.masterOrderId);
+  }
+
+  private async hashes<T>(list: string[], key: (id: string) => string): Promise<T[]> {
+    if (list.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of list) pipeline.hgetall(key(id));
+    return ((await pipeline.exec()) ?? []).map(([, h]) => asRecord<T>(h as Hash)).filter((x): x is Awaited<T> => x !== null) as T[];
+  }
+}

@@ -1,0 +1,131 @@
+import BigNumber from 'bignumber.js';
+import { fitsEngine, fromMinor, minorString, toMinorDown } from '../domain/decimal';
+import { futuresParams } from '../domain/futures';
+import { badRequest, notFound, rejected } from '../domain/errors';
+import type { FuturesEngine } from './futures-engine';
+import type { MarketStore } from '../markets/market-store';
+import type { RedisClient } from '../platform/redis/connection';
+import type { Keys } from '../platform/redis/keys';
+import { unrealizedMinor } from './futures-order-dto';
+import type { FuturesPriceService } from './futures-price.service';
+
+export interface CreateAccountRequest {
+  name: string;
+  currencyCode: string;
+  leverage: number;
+}
+
+export interface TransferRequest {
+  fromFuturesAccountId: number | null;
+  toFuturesAccountId: number | null;
+  currencyCode: string;
+  amount: number;
+}
+
+/** DESIGN 5's futures account. balance = available + usedMargin; equity adds unrealized pnl at mark. */
+export interface FuturesAccountDto {
+  id: number;
+  name: string;
+  currencyCode: string;
+  leverage: number;
+  balance: number;
+  available: number;
+  usedMargin: number;
+  equity: number;
+}
+
+/** Futures accounts and transfers between them and the wallet. */
+export class FuturesAccountService {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+    private readonly markets: MarketStore,
+    private readonly engine: FuturesEngine,
+    private readonly prices: FuturesPriceService,
+  ) {}
+
+  /** The margin currency must be the quote of a futures pair, the leverage within that pair family's maximum. */
+  async create(userId: string, req: CreateAccountRequest): Promise<FuturesAccountDto> {
+    const pairs = (await this.markets.listPairs('futures')).filter((p) => p.quoteCurrencyCode === req.currencyCode);
+    if (pairs.length === 0) {
+      throw rejected('UNSUPPORTED_MARGIN_CURRENCY', `No futures pair settles in ${req.currencyCode}`);
+    }
+    const max = Math.max(...pairs.map((p) => p.maxLeverage ?? 1));
+    if (req.leverage > max) throw rejected('LEVERAGE_ABOVE_MAX', `Leverage above the maximum ${max} of the pairs`);
+    const h = await this.engine.createAccount(userId, req.name, req.currencyCode, req.leverage, Date.now());
+    return this.dto(h, new BigNumber(0));
+  }
+
+  async list(userId: string): Promise<FuturesAccountDto[]> {
+    const ids = (await this.redis.smembers(this.keys.userFuturesAccounts(userId))).sort((a, b) => Number(a) - Number(b));
+    const upnl = await this.unrealizedByAccount(userId);
+    const out: FuturesAccountDto[] = [];
+    for (const id of ids) {
+      const h = await this.redis.hgetall(this.keys.futuresAccount(id));
+      out.push(await this.dto(h, upnl.get(id) ?? new BigNumber(0)));
+    }
+    return out;
+  }
+
+  /** The caller's account or 404 (another user's account is not found either). */
+  async owned(userId: string, accountId: number | string): Promise<Record<string, string>> {
+    const h = /^\d{1,16}$/.test(String(accountId)) ? await this.redis.hgetall(this.keys.futuresAccount(accountId)) : {};
+    if (h.user !== userId) throw notFound('ACCOUNT_NOT_FOUND', 'Futures account not found');
+    return h;
+  }
+
+  async transfer(userId: string, req: TransferRequest): Promise<void> {
+    const from = req.fromFuturesAccountId === null ? null : String(req.fromFuturesAccountId);
+    const to = req.toFuturesAccountId === null ? null : String(req.toFuturesAccountId);
+    if (from === to) {
+      throw badRequest('VALIDATION_FAILED', 'Source and target are the same', [
+        { path: 'toFuturesAccountId', message: 'must differ from fromFuturesAccountId' },
+      ]);
+    }
+    const currency = await this.markets.getCurrency(req.currencyCode);
+    if (!currency) {
+      throw badRequest('UNKNOWN_CURRENCY', `Unknown currency ${req.currencyCode}`, [
+        { path: 'currencyCode', message: 'no such currency' },
+      ]);
+    }
+    for (const a of [from, to]) if (a !== null) await this.owned(userId, a);
+    const minor = toMinorDown(req.amount, currency.decimals);
+    if (!fitsEngine(minor)) throw rejected('BALANCE_TOO_LARGE', 'Amount exceeds what the engine holds exactly');
+    if (minor.lte(0)) throw rejected('AMOUNT_TOO_SMALL', `amount rounds to zero at ${currency.decimals} decimals`);
+    await this.engine.transfer(userId, from, to, req.currencyCode, minorString(minor));
+  }
+
+  private async unrealizedByAccount(userId: string): Promise<Map<string, BigNumber>> {
+    const ids = await this.redis.zrange(this.keys.userOrders(userId, 'futures'), '0', '-1');
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.order(id));
+    const rows = ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
+    const out = new Map<string, BigNumber>();
+    const marks = new Map<string, string | null>();
+    for (const h of rows) {
+      if (h.status !== '50') continue;
+      const pair = await this.markets.getPair('futures', h.pair);
+      if (!pair) continue;
+      if (!marks.has(pair.code)) marks.set(pair.code, await this.prices.markTicks(pair));
+      const u = unrealizedMinor(h, futuresParams(pair), marks.get(pair.code) ?? null);
+      out.set(h.acct, (out.get(h.acct) ?? new BigNumber(0)).plus(u));
+    }
+    return out;
+  }
+
+  private async dto(h: Record<string, string>, upnl: BigNumber): Promise<FuturesAccountDto> {
+    const digits = (await this.markets.getCurrency(h.currency))?.decimals ?? 0;
+    const balance = new BigNumber(h.balance || 0);
+    const locked = new BigNumber(h.locked || 0);
+    return {
+      id: Number(h.id),
+      name: h.name,
+      currencyCode: h.currency,
+      leverage: Number(h.lev),
+      balance: fromMinor(balance.plus(locked).toFixed(0), digits),
+      available: fromMinor(h.balance, digits),
+      usedMargin: fromMinor(h.locked, digits),
+      equity: fromMinor(balance.plus(locked).plus(upnl).toFixed(0), digits),
+    };
+  }
+}

@@ -1,0 +1,60 @@
+import BigNumber from 'bignumber.js';
+import { decimal, ppmToRate } from '../domain/decimal';
+import { FuturesStatus } from '../domain/futures';
+import type { Pair } from '../domain/market';
+import type { RedisClient } from '../platform/redis/connection';
+import type { Keys } from '../platform/redis/keys';
+import type { FuturesPriceService } from './futures-price.service';
+
+export interface ContractStats {
+  /** Open long quantity in base units (lots × contractValue); equal to the open short quantity. */
+  openInterest: BigNumber;
+  /** Index (= mark) price, null before any price exists. */
+  index: BigNumber | null;
+  /** Rate of the round in progress (settles at `nextFundingAt`), as a fraction. */
+  nextFundingRate: number;
+  /** Rate of the last settled round; the round in progress's rate before the first settlement. */
+  fundingRate: number;
+  nextFundingAt: number;
+}
+
+/** Read-only figures of a futures market that the aggregator contract feeds need. */
+export class FuturesContractStats {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+    private readonly prices: FuturesPriceService,
+  ) {}
+
+  async stats(pair: Pair, now = Date.now()): Promise<ContractStats> {
+    const [openInterest, mark, ratePpm, settled] = await Promise.all([
+      this.openLongLots(pair),
+      this.prices.markTicks(pair),
+      this.prices.fundingRatePpm(pair),
+      this.redis.hget(this.keys.fundingState(pair.code), 'rate'),
+    ]);
+    const nextFundingRate = ppmToRate(ratePpm);
+    return {
+      openInterest: openInterest.shiftedBy(-pair.digitsAmount).times(decimal(pair.contractValue ?? 1)),
+      index: mark ? new BigNumber(mark).shiftedBy(-pair.digitsPrice) : null,
+      nextFundingRate,
+      fundingRate: settled !== null ? ppmToRate(settled) : nextFundingRate,
+      nextFundingAt: this.prices.fundingRound(now).finish,
+    };
+  }
+
+  /** Sum of the open quantity of the long positions in force (`factive`), in lots. */
+  private async openLongLots(pair: Pair): Promise<BigNumber> {
+    const ids = await this.redis.smembers(this.keys.futuresActive(pair.code));
+    if (ids.length === 0) return new BigNumber(0);
+    const pipe = this.redis.pipeline();
+    for (const id of ids) pipe.hmget(this.keys.order(id), 'side', 'status', 'openQty');
+    let sum = new BigNumber(0);
+    for (const [err, row] of (await pipe.exec()) ?? []) {
+      if (err) throw err;
+      const [side, status, openQty] = row as (string | null)[];
+      if (side === 'buy' && Number(status) === FuturesStatus.InPosition && openQty) sum = sum.plus(openQty);
+    }
+    return sum;
+  }
+}

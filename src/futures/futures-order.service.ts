@@ -1,0 +1,182 @@
+import BigNumber from 'bignumber.js';
+import { requirePair } from '../markets/require-pair';
+import { fitsEngine, MAX_SAFE, minorString, toMinorDown, decimal } from '../domain/decimal';
+import { futuresParams, FuturesStatus } from '../domain/futures';
+import { notFound, rejected } from '../domain/errors';
+import type { Pair } from '../domain/market';
+import type { FuturesEngine, CreateFuturesInput } from './futures-engine';
+import type { StpMode } from '../spot/spot-engine';
+import type { MarketStore } from '../markets/market-store';
+import type { RedisClient } from '../platform/redis/connection';
+import type { Keys } from '../platform/redis/keys';
+import { futuresOrderDto, type FuturesOrderDto } from './futures-order-dto';
+import type { FuturesPriceService } from './futures-price.service';
+
+/** SPEC 4.3 create-order body; postOnly and selfTradePrevention are DESIGN 4 extensions. */
+export interface CreateFuturesRequest {
+  isMarket: boolean;
+  isLong: boolean;
+  price?: number | null;
+  stopLoss?: number | null;
+  takeProfit?: number | null;
+  amount: number;
+  currencyPairCode: string;
+  futuresAccountId: number;
+  clientOrderId?: string | null;
+  postOnly?: boolean;
+  selfTradePrevention?: StpMode;
+}
+
+export interface CloseRequest {
+  orderId: number;
+  isMarket: boolean;
+  limitPrice?: number | null;
+}
+
+/** The filters of orders-history and positions (SPEC 4.3), names as the query spells them. */
+export interface FuturesListQuery {
+  CurrencyPair?: string;
+  Page: number;
+  PageSize: number;
+  DateFrom?: Date;
+  DateTo?: Date;
+  Statuses?: number[];
+  FuturesAccountId?: number;
+  IsActive?: boolean;
+}
+
+/** Futures order use cases: request numbers to engine units (rounded down, SPEC 4.7 rule 9), checks, DTOs. */
+export class FuturesOrderService {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+    private readonly markets: MarketStore,
+    private readonly engine: FuturesEngine,
+    private readonly prices: FuturesPriceService,
+  ) {}
+
+  futuresPair(code: string): Promise<Pair> {
+    return requirePair(this.markets, 'futures', code);
+  }
+
+  /** Turns a request into engine units; every rejection here happens before the engine is touched. */
+  async toEngineInput(userId: string, req: CreateFuturesRequest, timestamp: number): Promise<CreateFuturesInput> {
+    const pair = await this.futuresPair(req.currencyPairCode);
+    if (!pair.isActive) throw rejected('PAIR_INACTIVE', `Pair ${pair.code} is not trading`);
+    const { lotLots, ns } = futuresParams(pair);
+    const raw = toMinorDown(req.amount, pair.digitsAmount);
+    const lots = raw.minus(raw.mod(lotLots));
+    assertSafe(lots);
+    if (lots.lte(0) || lots.shiftedBy(-pair.digitsAmount).lt(decimal(pair.minBaseAmount))) {
+      throw rejected('BELOW_MIN_BASE_AMOUNT', `amount is below the pair minimum ${pair.minBaseAmount} (lot ${pair.lotSize})`);
+    }
+    const input: CreateFuturesInput = {
+      userId, pairCode: pair.code, accountId: String(req.futuresAccountId), side: req.isLong ? 'buy' : 'sell',
+      isMarket: req.isMarket, amountLots: minorString(lots), postOnly: !req.isMarket && !!req.postOnly,
+      stp: req.selfTradePrevention ?? 'NONE', clientOrderId: req.clientOrderId ?? null, timestamp,
+      tpTicks: this.optionalTicks(pair, req.takeProfit, 'takeProfit'),
+      slTicks: this.optionalTicks(pair, req.stopLoss, 'stopLoss'),
+    };
+    if (!req.isMarket) {
+      const ticks = this.ticks(pair, req.price as number, 'price');
+      const notional = ticks.times(lots).times(ns);
+      assertSafe(notional);
+      if (notional.shiftedBy(-pair.quoteDecimals).lt(decimal(pair.minQuoteAmount))) {
+        throw rejected('BELOW_MIN_QUOTE_AMOUNT', `price x amount is below the pair minimum ${pair.minQuoteAmount}`);
+      }
+      input.priceTicks = minorString(ticks);
+    }
+    return input;
+  }
+
+  async create(userId: string, req: CreateFuturesRequest): Promise<{ id: number; clientOrderId: string | null }> {
+    const { order } = await this.engine.create(await this.toEngineInput(userId, req, Date.now()));
+    return { id: Number(order.id), clientOrderId: order.clid ? order.clid : null };
+  }
+
+  async close(userId: string, req: CloseRequest): Promise<FuturesOrderDto> {
+    let limit: string | null = null;
+    if (!req.isMarket) {
+      const h = await this.ownedHash(userId, req.orderId);
+      limit = minorString(this.ticks(await this.futuresPair(h.pair), req.limitPrice as number, 'limitPrice'));
+    }
+    return this.dto(await this.engine.close(userId, String(req.orderId), limit, Date.now()));
+  }
+
+  async updateTrigger(userId: string, orderId: number, which: 'tp' | 'sl', price: number | null | undefined) {
+    const h = await this.ownedHash(userId, orderId);
+    const ticks = this.optionalTicks(await this.futuresPair(h.pair), price, which === 'tp' ? 'takeProfit' : 'stopLoss');
+    return this.dto(await this.engine.updateTrigger(userId, String(orderId), which, ticks ?? null, Date.now()));
+  }
+
+  /** orders-history: every order of the caller, newest first. */
+  ordersHistory(userId: string, q: FuturesListQuery): Promise<FuturesOrderDto[]> {
+    const statuses = q.Statuses?.length ? new Set(q.Statuses.map(String)) : null;
+    return this.list(userId, q, (h) => !statuses || statuses.has(h.status));
+  }
+
+  /** positions: orders that became positions; IsActive true = in position, false = closed, omitted = both. */
+  positions(userId: string, q: FuturesListQuery): Promise<FuturesOrderDto[]> {
+    const wanted =
+      q.IsActive === undefined
+        ? [FuturesStatus.InPosition, FuturesStatus.PositionClosed]
+        : [q.IsActive ? FuturesStatus.InPosition : FuturesStatus.PositionClosed];
+    const set = new Set(wanted.map(String));
+    return this.list(userId, q, (h) => set.has(h.status));
+  }
+
+  private async list(
+    userId: string,
+    q: FuturesListQuery,
+    keep: (h: Record<string, string>) => boolean,
+  ): Promise<FuturesOrderDto[]> {
+    const ids = await this.redis.zrevrange(this.keys.userOrders(userId, 'futures'), 0, -1);
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.order(id));
+    const rows = ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
+    const from = q.DateFrom?.getTime();
+    const to = q.DateTo?.getTime();
+    const matching = rows.filter(
+      (h) =>
+        keep(h) &&
+        (!q.CurrencyPair || h.pair === q.CurrencyPair) &&
+        (q.FuturesAccountId === undefined || h.acct === String(q.FuturesAccountId)) &&
+        (from === undefined || Number(h.cts) >= from) &&
+        (to === undefined || Number(h.cts) <= to),
+    );
+    const start = (q.Page - 1) * q.PageSize;
+    return Promise.all(matching.slice(start, start + q.PageSize).map((h) => this.dto(h)));
+  }
+
+  private async ownedHash(userId: string, orderId: number): Promise<Record<string, string>> {
+    const h = await this.redis.hgetall(this.keys.order(orderId));
+    if (h.user !== userId || h.kind !== 'futures' || h.role !== 'open') {
+      throw notFound('ORDER_NOT_FOUND', 'Order not found');
+    }
+    return h;
+  }
+
+  private async dto(h: Record<string, string>): Promise<FuturesOrderDto> {
+    const pair = await this.futuresPair(h.pair);
+    return futuresOrderDto(h, pair, futuresParams(pair), await this.prices.markTicks(pair));
+  }
+
+  private ticks(pair: Pair, price: number, path: string): BigNumber {
+    const ticks = toMinorDown(price, pair.digitsPrice);
+    assertSafe(ticks);
+    if (ticks.lte(0)) {
+      throw rejected('PRICE_TOO_SMALL', `${path} rounds to zero at ${pair.digitsPrice} digits`);
+    }
+    return ticks;
+  }
+
+  /** TP/SL: omitted, null or 0 means none (DESIGN 4). */
+  private optionalTicks(pair: Pair, price: number | null | undefined, path: string): string | undefined {
+    if (price === undefined || price === null || price === 0) return undefined;
+    return minorString(this.ticks(pair, price, path));
+  }
+}
+
+const assertSafe = (v: BigNumber) => {
+  if (!fitsEngine(v)) throw rejected('NOTIONAL_TOO_LARGE', `Value exceeds ${MAX_SAFE.toFixed()} engine units`);
+};

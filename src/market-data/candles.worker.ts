@@ -1,0 +1,34 @@
+import { Worker, type ConnectionOptions } from 'bullmq';
+import type { AppContext } from '../transport/context';
+import { bullBase, queueName, type StreamJob } from '../platform/queues';
+
+export interface ProcessorOptions {
+  concurrency: number;
+  /** A job whose worker died is given to another after this long. */
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+}
+
+/** Folds each dispatched stream entry's trades into the candles; the Lua fold ignores a replay. */
+export function startCandlesWorker(
+  ctx: AppContext,
+  connection: ConnectionOptions,
+  opts: ProcessorOptions,
+): Worker<StreamJob> {
+  const worker = new Worker<StreamJob>(
+    queueName('candles'),
+    async (job) => {
+      const { kind, pair, entryId, ts, seq, events } = job.data;
+      return ctx.candles.apply(kind, pair, { id: entryId, ts, seq, events });
+    },
+    {
+      ...bullBase(ctx, connection),
+      concurrency: opts.concurrency,
+      lockDuration: opts.lockDurationMs,
+      stalledInterval: opts.stalledIntervalMs,
+      maxStalledCount: 10,
+    },
+  );
+  worker.on('failed', (job, err) => ctx.log.error({ err, jobId: job?.id }, 'candles job failed'));
+  return worker;
+}

@@ -1,0 +1,37 @@
+import Joi from 'joi';
+import { CURRENCY_CODE } from '../../domain/market';
+import { positive, userId } from '../../platform/http/common.schema';
+
+export const currencySchema = Joi.object({
+  code: Joi.string().pattern(CURRENCY_CODE).required(),
+  name: Joi.string().min(1).max(64).required(),
+  decimals: Joi.number().integer().min(0).max(18).required(),
+});
+
+const rate = Joi.number().min(0).max(1);
+
+export const pairSchema = Joi.object({
+  kind: Joi.string().valid('spot', 'futures').required(),
+  baseCurrencyCode: Joi.string().pattern(CURRENCY_CODE).required(),
+  quoteCurrencyCode: Joi.string().pattern(CURRENCY_CODE).required(),
+  digitsPrice: Joi.number().integer().min(0).max(12).required(),
+  digitsAmount: Joi.number().integer().min(0).max(12).required(),
+  minBaseAmount: Joi.number().min(0).required(),
+  minQuoteAmount: Joi.number().min(0).required(),
+  makerFee: rate.required(),
+  takerFee: rate.required(),
+  contractValue: positive().when('kind', { is: 'futures', then: Joi.required(), otherwise: Joi.forbidden() }),
+  lotSize: positive().when('kind', { is: 'futures', then: Joi.required(), otherwise: Joi.forbidden() }),
+  maxLeverage: Joi.number().integer().min(1).max(200).when('kind', {
+    is: 'futures', then: Joi.required(), otherwise: Joi.forbidden(),
+  }),
+  maintenanceMarginRate: Joi.number().greater(0).less(1).when('kind', {
+    is: 'futures', then: Joi.required(), otherwise: Joi.forbidden(),
+  }),
+});
+
+export const depositSchema = Joi.object({
+  userId: userId.required(),
+  currencyCode: Joi.string().pattern(CURRENCY_CODE).required(),
+  amount: positive().required(),
+});

@@ -1,0 +1,99 @@
+import { conflict, badRequest } from '../domain/errors';
+import { CURRENCY_CODE, pairCode, type Currency, type Pair } from '../domain/market';
+import { decimal, feeRatePpm } from '../domain/decimal';
+import type { MarketStore } from './market-store';
+
+/** What an operator gives for a new pair: everything but what the engine derives. */
+export type PairRequest = Omit<Pair, 'id' | 'code' | 'isActive' | 'baseDecimals' | 'quoteDecimals'>;
+
+/** The spot pair listing of DESIGN 5 (`GET /api/currencies/pairs`). */
+export type SpotPairDto = Pick<
+  Pair,
+  'baseCurrencyCode' | 'quoteCurrencyCode' | 'digitsPrice' | 'digitsAmount' | 'minBaseAmount' | 'minQuoteAmount' | 'makerFee' | 'takerFee'
+> & { currencyPairCode: string };
+
+/** Currencies and pairs: validation of new ones (admin, seeding) and the public listings. */
+export class MarketService {
+  constructor(private readonly store: MarketStore) {}
+
+  async createCurrency(c: Currency): Promise<{ created: boolean; currency: Currency }> {
+    if (!CURRENCY_CODE.test(c.code)) throw badRequest('INVALID_CURRENCY_CODE', `Bad currency code ${c.code}`);
+    const created = await this.store.createCurrency(c);
+    return { created, currency: (await this.store.getCurrency(c.code)) as Currency };
+  }
+
+  async createPair(req: PairRequest): Promise<{ created: boolean; pair: Pair }> {
+    const [base, quote] = await Promise.all([
+      this.store.getCurrency(req.baseCurrencyCode),
+      this.store.getCurrency(req.quoteCurrencyCode),
+    ]);
+    if (!base || !quote) {
+      throw badRequest('UNKNOWN_CURRENCY', 'Both currencies must exist before the pair', [
+        { path: base ? 'quoteCurrencyCode' : 'baseCurrencyCode', message: 'no such currency' },
+      ]);
+    }
+    // Exactness: a fill of ticks x lots must be a whole number of minor units of both currencies.
+    if (quote.decimals < req.digitsPrice + req.digitsAmount || base.decimals < req.digitsAmount) {
+      throw badRequest(
+        'PAIR_DIGITS_EXCEED_CURRENCY',
+        `digitsPrice + digitsAmount must not exceed ${quote.code} decimals (${quote.decimals}), ` +
+          `and digitsAmount must not exceed ${base.code} decimals (${base.decimals})`,
+      );
+    }
+    for (const [name, rate] of [['makerFee', req.makerFee], ['takerFee', req.takerFee]] as const) {
+      if (!decimal(rate).shiftedBy(6).isInteger() || feeRatePpm(rate) > 1_000_000) {
+        throw badRequest('INVALID_FEE', `${name} must be a fraction in steps of 0.000001`, [
+          { path: name, message: 'whole parts per million, at most 1' },
+        ]);
+      }
+    }
+    const code = pairCode(base.code, quote.code);
+    const pair: Omit<Pair, 'id'> = {
+      ...req,
+      code,
+      isActive: true,
+      baseDecimals: base.decimals,
+      quoteDecimals: quote.decimals,
+    };
+    const { created } = await this.store.createPair(pair);
+    if (!created) {
+      const existing = (await this.store.getPair(req.kind, code)) as Pair;
+      return { created, pair: existing };
+    }
+    return { created, pair: (await this.store.getPair(req.kind, code)) as Pair };
+  }
+
+  async createPairOrConflict(req: PairRequest): Promise<Pair> {
+    const { created, pair } = await this.createPair(req);
+    if (!created) throw conflict('PAIR_EXISTS', `Pair ${pair.code} already exists`);
+    return pair;
+  }
+
+  async createCurrencyOrConflict(c: Currency): Promise<Currency> {
+    const { created, currency } = await this.createCurrency(c);
+    if (!created) throw conflict('CURRENCY_EXISTS', `Currency ${c.code} already exists`);
+    return currency;
+  }
+
+  listCurrencies(): Promise<Currency[]> {
+    return this.store.listCurrencies();
+  }
+
+  async listSpotPairs(): Promise<SpotPairDto[]> {
+    return (await this.store.listPairs('spot')).map(spotPairDto);
+  }
+}
+
+export function spotPairDto(p: Pair): SpotPairDto {
+  return {
+    currencyPairCode: p.code,
+    baseCurrencyCode: p.baseCurrencyCode,
+    quoteCurrencyCode: p.quoteCurrencyCode,
+    digitsPrice: p.digitsPrice,
+    digitsAmount: p.digitsAmount,
+    minBaseAmount: p.minBaseAmount,
+    minQuoteAmount: p.minQuoteAmount,
+    makerFee: p.makerFee,
+    takerFee: p.takerFee,
+  };
+}

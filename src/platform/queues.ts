@@ -1,0 +1,40 @@
+import { Queue, type ConnectionOptions } from 'bullmq';
+import type { AppContext } from '../transport/context';
+import type { MarketKind } from './redis/keys';
+import type { MarketEvent } from '../market-data/market-event';
+
+/** What the dispatcher hands to a queue: one market stream entry. */
+export interface StreamJob {
+  kind: MarketKind;
+  pair: string;
+  entryId: string;
+  ts: number;
+  seq?: number;
+  events: MarketEvent[];
+}
+
+/** Queue names carry their own hash tag, so each queue's keys share a slot (BullMQ's advice for cluster). */
+export const queueName = (name: string) => `{${name}}`;
+
+/**
+ * BullMQ cannot take `:` in a job id; the id is still the stream entry's, so adding the same entry
+ * twice while the first job is kept adds nothing.
+ */
+export const streamJobId = (kind: MarketKind, pair: string, entryId: string) => `${kind}/${pair}/${entryId}`;
+
+/** How long finished jobs stay, and with them the job-id guard against re-adding an entry. */
+export const KEEP_JOBS = {
+  removeOnComplete: { age: 3600, count: 50000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+export function bullBase(ctx: AppContext, connection: ConnectionOptions) {
+  return { connection, prefix: ctx.keys.bullPrefix() };
+}
+
+export function openQueue(ctx: AppContext, connection: ConnectionOptions, name: string): Queue<StreamJob> {
+  return new Queue<StreamJob>(queueName(name), {
+    ...bullBase(ctx, connection),
+    defaultJobOptions: { ...KEEP_JOBS, attempts: 10, backoff: { type: 'exponential', delay: 500 } },
+  });
+}

@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const LUA_DIR = resolve(__dirname, '../../../lua');
+
+export interface LuaScript {
+  /** Command name, from `<name>-<numKeys>.lua`, or `<name>-<numKeys>+<perItem>n.lua` for a batch. */
+  name: string;
+  numberOfKeys: number;
+  /** A batch script's keys per item, after its `numberOfKeys` fixed ones; 0 for a fixed count. */
+  keysPerItem: number;
+  /** The script's own text, its `--- @include` lines still in place. */
+  source: string;
+}
+
+/**
+ * Every script of a `lua/` tree as one Redis Functions library: each include once at the top
+ * (defined when the library loads, not on every call), then one registered function per script.
+ * Names carry the library's version, a hash of its text, so two releases of the service can share
+ * one Redis during a rolling deploy without calling each other's scripts (as EVALSHA's cache did).
+ */
+export interface LuaLibrary {
+  /** `exchange_<version>`. */
+  name: string;
+  version: string;
+  /** The text for FUNCTION LOAD. */
+  code: string;
+  scripts: LuaScript[];
+  /** Registered name of a script: `<name>_<version>`. */
+  functionName(script: string): string;
+}
+
+const INCLUDE = /^--- @include "([^"]+)"\s*$/gm;
+const VERSION = '%VERSION%';
+
+/**
+ * Expands `--- @include "includes/x"` lines. Each include is emitted once, in first-use order, ahead
+ * of the text that uses it; `emitted` is shared across calls so a library defines each include once.
+ * A missing include or a cycle is an error naming the chain. Returns the includes to emit and the
+ * text without its include lines.
+ */
+export function splitIncludes(
+  dir: string,
+  source: string,
+  file: string,
+  emitted: Set<string> = new Set(),
+): { includes: string[]; body: string } {
+  const includes: string[] = [];
+  const expand = (text: string, chain: string[]): string =>
+    text.replace(INCLUDE, (_line, ref: string) => {
+      const name = ref.endsWith('.lua') ? ref : `${ref}.lua`;
+      if (chain.includes(name)) throw new Error(`circular Lua include: ${[...chain, name].join(' -> ')}`);
+      if (emitted.has(name)) return '';
+      let text: string;
+      try {
+        text = readFileSync(join(dir, name), 'utf8');
+      } catch {
+        throw new Error(`missing Lua include "${ref}" in ${chain.join(' -> ')}`);
+      }
+      emitted.add(name);
+      includes.push(`-- ${name}\n${expand(text, [...chain, name])}`);
+      return '';
+    });
+  const body = expand(source, [file]);
+  return { includes, body };
+}
+
+/** A script with its includes in front: one EVAL-able text (probes in tests use it). */
+export function resolveIncludes(dir: string, source: string, file: string): string {
+  const { includes, body } = splitIncludes(dir, source, file);
+  return `${includes.join('\n')}\n${body}`;
+}
+
+export function loadLuaScripts(dir: string = LUA_DIR): LuaScript[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.lua'))
+    .sort()
+    .map((file) => {
+      const m = /^([A-Za-z]+)-(\d+)(?:\+(\d+)n)?\.lua$/.exec(file);
+      if (!m) throw new Error(`Lua script name must be <camelVerb>-<numKeys>[+<perItem>n].lua: ${file}`);
+      return {
+        name: m[1],
+        numberOfKeys: Number(m[2]),
+        keysPerItem: Number(m[3] ?? 0),
+        source: readFileSync(join(dir, file), 'utf8'),
+      };
+    });
+}
+
+/**
+ * Builds the library of a `lua/` tree. Includes sit at the library's top level, where Redis offers
+ * only `redis` while loading: they may define functions and constant tables, and use `string`,
+ * `cjson` and the rest only inside function bodies. A script body becomes
+ * `function(KEYS, ARGV) ... end`, so it reads exactly as an EVAL script does.
+ */
+export function buildLuaLibrary(dir: string = LUA_DIR): LuaLibrary {
+  const scripts = loadLuaScripts(dir);
+  const emitted = new Set<string>();
+  const top: string[] = [];
+  const registrations: string[] = [];
+  for (const s of scripts) {
+    const { includes, body } = splitIncludes(dir, s.source, `${s.name}.lua`, emitted);
+    top.push(...includes);
+    registrations.push(
+      `redis.register_function('${s.name}_${VERSION}', function(KEYS, ARGV)\n${body}\nend)`,
+    );
+  }
+  const template = `#!lua name=exchange_${VERSION}\n${top.join('\n')}\n${registrations.join('\n\n')}\n`;
+  const version = createHash('sha1').update(template).digest('hex').slice(0, 12);
+  return {
+    name: `exchange_${version}`,
+    version,
+    code: template.split(VERSION).join(version),
+    scripts,
+    functionName: (script) => `${script}_${version}`,
+  };
+}

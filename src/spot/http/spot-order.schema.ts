@@ -1,0 +1,46 @@
+import Joi from 'joi';
+import { STP_MODES } from '../spot-engine';
+import { pageSchema, positive } from '../../platform/http/common.schema';
+
+/** `forMarketBuy` for a market buy, `otherwise` for every other order. */
+const byOrderKind = (forMarketBuy: Joi.Schema, otherwise: Joi.Schema) =>
+  Joi.when('type', {
+    is: 'market',
+    then: Joi.when('side', { is: 'buy', then: forMarketBuy, otherwise }),
+    otherwise,
+  });
+
+/** DESIGN 4: limit needs price and amount; a market buy spends quoteAmount; a market sell sells amount. */
+export const placeSpotOrderSchema = Joi.object({
+  currencyPairCode: Joi.string().max(80).required(),
+  side: Joi.string().valid('buy', 'sell').required(),
+  type: Joi.string().valid('limit', 'market').required(),
+  price: Joi.when('type', {
+    is: 'limit',
+    then: positive().required(),
+    otherwise: Joi.valid(null, 0).optional(),
+  }),
+  amount: byOrderKind(Joi.valid(null).optional(), positive().required()),
+  quoteAmount: byOrderKind(positive().required(), Joi.valid(null).optional()),
+  postOnly: Joi.boolean().default(false),
+  selfTradePrevention: Joi.string()
+    .valid(...STP_MODES)
+    .default('NONE'),
+  clientOrderId: Joi.string().min(1).max(64).allow(null),
+});
+
+export const listSpotOrdersQuery = Joi.object({
+  currencyPairCode: Joi.string().max(80),
+  status: Joi.string().valid('open', 'partiallyFilled', 'filled', 'cancelled', 'expired'),
+  ...pageSchema(50),
+});
+
+export const cancelAllQuery = Joi.object({
+  currencyPairCode: Joi.string().max(80).required(),
+});
+
+export const orderIdParams = Joi.object({ orderId: Joi.string().pattern(/^\d{1,16}$/).required() });
+
+export const bookQuery = Joi.object({ depth: Joi.number().integer().min(1).max(1000).default(100) });
+
+export const tradesQuery = Joi.object({ limit: Joi.number().integer().min(1).max(1000).default(100) });

@@ -1,0 +1,42 @@
+import Joi from 'joi';
+import { CANDLE_PERIODS } from '../../domain/candle';
+import type { MarketKind } from '../../platform/redis/keys';
+import type { Channel } from './topics';
+
+/** A client's request (DESIGN 6). */
+export interface ClientRequest {
+  op: 'subscribe' | 'unsubscribe';
+  channel: Channel;
+  market: string;
+  kind: MarketKind;
+  period?: number;
+}
+
+const schema = Joi.object({
+  op: Joi.string().valid('subscribe', 'unsubscribe').required(),
+  channel: Joi.string().valid('orderbook', 'deals', 'candles', 'ticker').required(),
+  market: Joi.string().max(80).required(),
+  kind: Joi.string().valid('spot', 'futures').default('spot'),
+  period: Joi.when('channel', {
+    is: 'candles',
+    then: Joi.number()
+      .valid(...CANDLE_PERIODS)
+      .default(60),
+    otherwise: Joi.forbidden(),
+  }),
+});
+
+/** Parses one text frame; the error is a sentence for the client. */
+export function parseRequest(text: string): { request: ClientRequest } | { error: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { error: 'message is not JSON' };
+  }
+  const { value, error } = schema.validate(raw, { abortEarly: true, convert: false });
+  if (error) return { error: error.details[0].message };
+  return { request: value as ClientRequest };
+}
+
+export const errorMessage = (message: string) => JSON.stringify({ op: 'error', message });
