@@ -30,13 +30,13 @@ async function cruiseImports(
 }
 
 /** One line per violation; a cycle reads as its modules, sorted, whichever module it was reported from. */
-function describe_(violation: Violation): string {
+function describeViolation(violation: Violation): string {
   if (violation.cycle.length > 0) return `${violation.rule}: ${[...violation.cycle].sort().join(' ⇄ ')}`;
   return `${violation.rule}: ${violation.from} → ${violation.to}`;
 }
 
 function lines(violations: Violation[]): string[] {
-  return [...new Set(violations.map(describe_))].sort();
+  return [...new Set(violations.map(describeViolation))].sort();
 }
 
 /** A tree with one planted violation per rule, next to the imports the rules allow. */
