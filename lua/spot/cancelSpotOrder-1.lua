@@ -12,7 +12,7 @@
   Events: one entry on the market stream: done (cancelled), book.
 ]]
 local rcall = redis.call
---- @include "includes/spotCancel"
+--- @include "includes/spot/spotCancel"
 
 local orderHash = KEYS[1]
 local P, user, id, ts, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]

@@ -12,7 +12,7 @@
   Events: one entry on the market stream: done (cancelled) per order, book.
 ]]
 local rcall = redis.call
---- @include "includes/spotCancel"
+--- @include "includes/spot/spotCancel"
 
 local openKey = KEYS[1]
 local P, user, pair, ts, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]

@@ -44,8 +44,8 @@
 local rcall = redis.call
 --- @include "includes/matchOrder"
 --- @include "includes/publishEvents"
---- @include "includes/spotSettlement"
---- @include "includes/spotOrder"
+--- @include "includes/spot/spotSettlement"
+--- @include "includes/spot/spotOrder"
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
 

@@ -13,10 +13,12 @@
  *
  * Env: BENCH_RUNS (5), BENCH_RESTING (100000), BENCH_CROSSING (50000), BENCH_BATCH (500), BENCH_GROUP (64),
  * BENCH_IN_FLIGHT (2), BENCH_MAX_SECONDS (900), REDIS_URL (else a private redis-server),
- * BENCH_LUA_DIR (another lua/ tree, e.g. an older commit's, to compare engine versions A/B).
+ * BENCH_LUA_DIR (another lua/ tree, flat or in feature folders, or a checkout holding one, e.g. an older
+ * commit's, to compare engine versions A/B; its placeSpotOrders must take the KEYS this SpotEngine sends).
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type Redis from 'ioredis';
 import { OrderBook, Side as ObSide } from 'nodejs-order-book';
 import { loadConfig } from '../../src/platform/config/env';
@@ -50,7 +52,12 @@ const BATCH = envInt('BENCH_BATCH', 500);
 const IN_FLIGHT = envInt('BENCH_IN_FLIGHT', 2);
 const GROUP = Math.min(envInt('BENCH_GROUP', MAX_PLACE_BATCH), MAX_PLACE_BATCH);
 const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 900);
-const LUA_DIR = process.env.BENCH_LUA_DIR ? resolve(process.env.BENCH_LUA_DIR) : undefined;
+const LUA_DIR = process.env.BENCH_LUA_DIR ? luaTree(resolve(process.env.BENCH_LUA_DIR)) : undefined;
+
+/** The lua/ tree of `dir`: the folder itself, or its lua/ when it is a checkout's root (the loader recurses). */
+function luaTree(dir: string): string {
+  return existsSync(join(dir, 'lua', 'includes')) ? join(dir, 'lua') : dir;
+}
 
 const PAIR = 'BTC_USDT';
 const MID = 5_000_000; // 50,000.00 USDT in ticks

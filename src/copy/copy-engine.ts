@@ -2,7 +2,7 @@ import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { unwrap, type ScriptReply } from '../platform/redis/reply';
 
-/** Typed calls into the copy-trading money scripts (lua/allocateCopyMargin-3, lua/settleCopyCharge-3). */
+/** Typed calls into the copy-trading money scripts (lua/copy/allocateCopyMargin-3, lua/copy/settleCopyCharge-3). */
 export class CopyEngine {
   constructor(
     private readonly keys: Keys,

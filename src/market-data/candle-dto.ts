@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { decimal, fromMinor } from '../domain/decimal';
 import type { Pair } from '../domain/market';
 
-/** A candle as lua/applyCandleTrades-3.lua stores it: engine units as decimal strings. */
+/** A candle as lua/market-data/applyCandleTrades-3.lua stores it: engine units as decimal strings. */
 export interface StoredCandle {
   o: string;
   c: string;

@@ -1,5 +1,5 @@
 /**
- * Spot order hashes as lua/includes/spotOrder.lua stores them: two bar-separated fields, `spot`
+ * Spot order hashes as lua/includes/spot/spotOrder.lua stores them: two bar-separated fields, `spot`
  * (what never changes) and `state` (what fills change). Decoded here into the flat record the rest
  * of the code reads, with empty optional values left out, as the engine's replies are.
  */

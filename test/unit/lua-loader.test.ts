@@ -1,12 +1,15 @@
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { buildLuaLibrary, loadLuaScripts, resolveIncludes } from '../../src/platform/redis/lua-loader';
 
 function dirWith(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'lua-loader-'));
   mkdirSync(join(dir, 'includes'));
-  for (const [name, body] of Object.entries(files)) writeFileSync(join(dir, name), body);
+  for (const [name, body] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), body);
+  }
   return dir;
 }
 
@@ -44,6 +47,33 @@ describe('Lua loader', () => {
     expect(loadLuaScripts(batch)).toEqual([expect.objectContaining({ name: 'doThings', numberOfKeys: 2, keysPerItem: 3 })]);
     const bad = dirWith({ 'do_thing.lua': 'return 1' });
     expect(() => loadLuaScripts(bad)).toThrow(/<camelVerb>-<numKeys>\[\+<perItem>n\]\.lua/);
+  });
+
+  it('finds scripts in feature folders, includes in sub-folders of includes/, and never takes an include for a script', () => {
+    const dir = dirWith({
+      'includes/futures/fill.lua': '--- @include "includes/fmt"\nlocal function fill() return fmt(2) end',
+      'includes/fmt.lua': 'local function fmt(n) return n end',
+      'includes/spot/odd-name.lua': 'local function odd() return 1 end',
+      'futures/createThing-4.lua': '--- @include "includes/futures/fill"\nreturn fill()',
+      'spot/deep/placeThings-2+3n.lua': 'return 1',
+      'flat-1.lua': 'return 1',
+    });
+    const scripts = loadLuaScripts(dir);
+    expect(scripts.map((s) => [s.name, s.path, s.numberOfKeys, s.keysPerItem])).toEqual([
+      ['flat', 'flat-1.lua', 1, 0],
+      ['createThing', 'futures/createThing-4.lua', 4, 0],
+      ['placeThings', 'spot/deep/placeThings-2+3n.lua', 2, 3],
+    ]);
+    const lib = buildLuaLibrary(dir);
+    expect(lib.code.indexOf('local function fmt')).toBeLessThan(lib.code.indexOf('local function fill'));
+    expect(lib.code).toContain(`redis.register_function('createThing_${lib.version}'`);
+    expect(lib.code).not.toContain('odd');
+  });
+
+  it('fails on two scripts of one name in different folders, naming both', () => {
+    const dir = dirWith({ 'spot/doThing-1.lua': 'return 1', 'futures/doThing-2.lua': 'return 2' });
+    expect(() => loadLuaScripts(dir)).toThrow('two Lua scripts named doThing: futures/doThing-2.lua and spot/doThing-1.lua');
+    expect(() => buildLuaLibrary(dir)).toThrow(/two Lua scripts named doThing/);
   });
 
   it('every script of the project loads, and each opens with its contract', () => {

@@ -3,7 +3,7 @@
   Returns nil on success or an error code. ctx must be a context of the order's market with
   ctx.spot.base/quote set (spotContextFor).
 ]]
---- @include "includes/spotSettlement"
+--- @include "includes/spot/spotSettlement"
 --- @include "includes/book"
 --- @include "includes/keys"
 --- @include "includes/publishEvents"

@@ -8,7 +8,7 @@
 --- @include "includes/mulDiv"
 --- @include "includes/deltas"
 --- @include "includes/fmt"
---- @include "includes/spotOrder"
+--- @include "includes/spot/spotOrder"
 
 local function spotReserveCurrency(ctx, side)
   if side == 'buy' then return ctx.spot.quote end

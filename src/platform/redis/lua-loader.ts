@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 
 export const LUA_DIR = resolve(__dirname, '../../../lua');
 
 export interface LuaScript {
   /** Command name, from `<name>-<numKeys>.lua`, or `<name>-<numKeys>+<perItem>n.lua` for a batch. */
   name: string;
+  /** Where the file sits, relative to the tree: `futures/createFuturesOrder-28.lua`. */
+  path: string;
   numberOfKeys: number;
   /** A batch script's keys per item, after its `numberOfKeys` fixed ones; 0 for a fixed count. */
   keysPerItem: number;
@@ -35,8 +37,9 @@ const INCLUDE = /^--- @include "([^"]+)"\s*$/gm;
 const VERSION = '%VERSION%';
 
 /**
- * Expands `--- @include "includes/x"` lines. Each include is emitted once, in first-use order, ahead
- * of the text that uses it; `emitted` is shared across calls so a library defines each include once.
+ * Expands `--- @include "includes/x"` lines (an include may sit in a sub-folder: `includes/futures/x`).
+ * Each include is emitted once, in first-use order, ahead of the text that uses it; `emitted` is
+ * shared across calls so a library defines each include once.
  * A missing include or a cycle is an error naming the chain. Returns the includes to emit and the
  * text without its include lines.
  */
@@ -72,20 +75,42 @@ export function resolveIncludes(dir: string, source: string, file: string): stri
   return `${includes.join('\n')}\n${body}`;
 }
 
+/**
+ * Every script of a `lua/` tree, found in any folder but `includes/` (scripts sit in feature
+ * folders: `spot/`, `futures/`, ...; a flat tree loads too). The command name is the file's base
+ * name, so two scripts of one name in different folders are an error naming both.
+ */
 export function loadLuaScripts(dir: string = LUA_DIR): LuaScript[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.lua'))
-    .sort()
-    .map((file) => {
-      const m = /^([A-Za-z]+)-(\d+)(?:\+(\d+)n)?\.lua$/.exec(file);
-      if (!m) throw new Error(`Lua script name must be <camelVerb>-<numKeys>[+<perItem>n].lua: ${file}`);
-      return {
-        name: m[1],
-        numberOfKeys: Number(m[2]),
-        keysPerItem: Number(m[3] ?? 0),
-        source: readFileSync(join(dir, file), 'utf8'),
-      };
-    });
+  const seen = new Map<string, string>();
+  return scriptFiles(dir).map((path) => {
+    const file = basename(path);
+    const m = /^([A-Za-z]+)-(\d+)(?:\+(\d+)n)?\.lua$/.exec(file);
+    if (!m) throw new Error(`Lua script name must be <camelVerb>-<numKeys>[+<perItem>n].lua: ${path}`);
+    const other = seen.get(m[1]);
+    if (other) throw new Error(`two Lua scripts named ${m[1]}: ${other} and ${path}`);
+    seen.set(m[1], path);
+    return {
+      name: m[1],
+      path,
+      numberOfKeys: Number(m[2]),
+      keysPerItem: Number(m[3] ?? 0),
+      source: readFileSync(join(dir, path), 'utf8'),
+    };
+  });
+}
+
+/** Paths of the `.lua` files under `dir`, relative to it and sorted, leaving out `includes/`. */
+function scriptFiles(dir: string, sub = ''): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(join(dir, sub), { withFileTypes: true })) {
+    const path = sub ? `${sub}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) {
+      if (path !== 'includes') out.push(...scriptFiles(dir, path));
+    } else if (entry.name.endsWith('.lua')) {
+      out.push(path);
+    }
+  }
+  return out.sort();
 }
 
 /**
@@ -100,7 +125,7 @@ export function buildLuaLibrary(dir: string = LUA_DIR): LuaLibrary {
   const top: string[] = [];
   const registrations: string[] = [];
   for (const s of scripts) {
-    const { includes, body } = splitIncludes(dir, s.source, `${s.name}.lua`, emitted);
+    const { includes, body } = splitIncludes(dir, s.source, s.path, emitted);
     top.push(...includes);
     registrations.push(
       `redis.register_function('${s.name}_${VERSION}', function(KEYS, ARGV)\n${body}\nend)`,
