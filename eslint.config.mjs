@@ -11,4 +11,14 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // the live market page: plain ES modules that run in the browser
+    files: ['public/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['window', 'document', 'location', 'fetch', 'URLSearchParams', 'WebSocket', 'requestAnimationFrame',
+          'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'console'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
 );
