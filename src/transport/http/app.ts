@@ -15,6 +15,7 @@ import { futuresTradeRoutes } from '../../futures/http/futures-trade.routes';
 import { marketRoutes } from '../../markets/http/market.routes';
 import { spotOrderRoutes } from '../../spot/http/spot-order.routes';
 import { systemRoutes } from './system.routes';
+import { queueDashboard } from './queue-dashboard';
 import { walletRoutes } from '../../wallet/http/wallet.routes';
 
 /** The REST application, without a listening socket (bin/ and tests decide how it is served). */
@@ -26,6 +27,7 @@ export function createApp(ctx: AppContext): Express {
   app.use(express.json({ limit: '64kb' }));
   const auth = authenticate(ctx.config);
   const limit = orderRateLimit(ctx.redis, ctx.config.keyPrefix, ctx.config.rateLimitPoints, ctx.config.rateLimitBurst);
+  app.use(queueDashboard(ctx));
   for (const routes of appRouters(ctx, auth, limit)) app.use(routes);
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.log));

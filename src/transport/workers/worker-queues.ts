@@ -1,0 +1,16 @@
+import { COPY_SETTLEMENT_QUEUE } from '../../copy/copy-workers';
+import { FUTURES_FUNDING_QUEUE } from '../../futures/workers/futures-funding.worker';
+import { STREAM_ROUTES } from './stream-routes';
+
+/** Queues fed by a BullMQ job scheduler rather than by the stream dispatcher. */
+export const SCHEDULED_QUEUES: readonly string[] = [FUTURES_FUNDING_QUEUE, COPY_SETTLEMENT_QUEUE];
+
+/**
+ * Every BullMQ queue the worker role consumes, by its plain name (src/platform/queues.ts adds the
+ * hash tag). A new stream route appears here by itself; a new scheduled queue goes in the list
+ * above. The queue dashboard shows exactly these, and its test fails when a worker consumes a
+ * queue missing from here.
+ */
+export function workerQueueNames(): string[] {
+  return [...new Set([...STREAM_ROUTES.map((r) => r.queue), ...SCHEDULED_QUEUES])];
+}
