@@ -8,9 +8,12 @@ import { listRoutes } from '../src/transport/http/route-list';
 /** `npm run routes`: prints every route as `METHOD /path`, one a line, without touching Redis. */
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const redis = new Redis(config.redisUrl, { lazyConnect: true });
-const ctx = new Proxy({ config, log: createLogger('silent'), redis } as Partial<AppContext>, {
-  // Routers only capture services in closures; nothing is called while the routes are listed.
-  get: (target, prop: string) => (prop in target ? target[prop as keyof AppContext] : {}),
+// Routers only capture services in closures; nothing is called while the routes are listed, so any
+// service the app asks for is a stand-in, however deep (ctx.futures.market, ...).
+const standIn = (): object => new Proxy({}, { get: (_t, prop) => (prop === 'then' ? undefined : standIn()) });
+const known: Partial<AppContext> = { config, log: createLogger('silent'), redis };
+const ctx = new Proxy(known, {
+  get: (target, prop: string) => (prop in target ? target[prop as keyof AppContext] : standIn()),
 }) as AppContext;
 for (const r of listRoutes(createApp(ctx))) console.log(r);
 redis.disconnect();

@@ -26,6 +26,7 @@ import { createContext, type AppContext } from '../../src/transport/context';
 import type { CreateFuturesInput } from '../../src/futures/futures-engine';
 import { createApp } from '../../src/transport/http/app';
 import { seedMarkets } from '../../src/markets/market-seeder';
+import { startProgress } from '../lib/progress';
 import { reportFailure, reportPort, withChildServer } from './lib/child-server';
 import { envInt, exitAfter } from './lib/deadline';
 import { runPipelined } from './lib/pipeline';
@@ -68,8 +69,8 @@ async function accounts(ctx: AppContext, users: string[], usdt: number): Promise
   const out: string[] = [];
   for (const u of users) {
     await ctx.wallets.deposit(u, 'USDT', usdt);
-    const a = await ctx.futuresAccounts.create(u, { name: 'bench', currencyCode: 'USDT', leverage: 10 });
-    await ctx.futuresAccounts.transfer(u, { fromFuturesAccountId: null, toFuturesAccountId: a.id, currencyCode: 'USDT', amount: usdt });
+    const a = await ctx.futures.accounts.create(u, { name: 'bench', currencyCode: 'USDT', leverage: 10 });
+    await ctx.futures.accounts.transfer(u, { fromFuturesAccountId: null, toFuturesAccountId: a.id, currencyCode: 'USDT', amount: usdt });
     out.push(String(a.id));
   }
   return out;
@@ -109,7 +110,7 @@ async function luaRun(ctx: AppContext): Promise<LuaSample> {
   const engine = async (items: CreateFuturesInput[]) => {
     const run = await runPipelined(redis, {
       items, batchSize: BATCH, inFlight: IN_FLIGHT, isOk: ok,
-      queue: (p, o) => ctx.futuresEngine.queueCreate(p, o),
+      queue: (p, o) => ctx.futures.engine.queueCreate(p, o),
     });
     if (run.firstError) console.log(`  first engine error: ${run.firstError}`);
     return { perSec: (items.length / run.elapsedMs) * 1000, errors: run.errors };
@@ -119,7 +120,7 @@ async function luaRun(ctx: AppContext): Promise<LuaSample> {
     const run = await runPipelined(redis, {
       items, batchSize: BATCH, inFlight: IN_FLIGHT,
       queue: (p, o) => {
-        const { keys, args } = ctx.futuresEngine.createArgs(o);
+        const { keys, args } = ctx.futures.engine.createArgs(o);
         p.fcall(noopFn, keys.length, ...keys, ...args);
       },
     });
@@ -191,7 +192,7 @@ async function liquidationRun(ctx: AppContext): Promise<{ ms: number; liquidated
   const longAcc = await accounts(ctx, longUsers, 10_000_000);
   const ts = Date.now();
   const lots = 1000; // 0.1 BTC at 100.0: 10 USDT a position
-  await ctx.futuresEngine.create({
+  await ctx.futures.engine.create({
     userId: 'whale', pairCode: PAIR, accountId: whale, side: 'sell', isMarket: false, priceTicks: '1000',
     amountLots: String(lots * LIQUIDATIONS), postOnly: false, stp: 'NONE', timestamp: ts,
   });
@@ -201,16 +202,16 @@ async function liquidationRun(ctx: AppContext): Promise<{ ms: number; liquidated
   }));
   const run = await runPipelined(ctx.redis as Redis, {
     items: longs, batchSize: BATCH, inFlight: IN_FLIGHT, isOk: (r) => Array.isArray(r) && r[0] === 'OK',
-    queue: (p, o) => ctx.futuresEngine.queueCreate(p, o),
+    queue: (p, o) => ctx.futures.engine.queueCreate(p, o),
   });
   if (run.errors) throw new Error(`opening the positions failed: ${run.firstError}`);
-  await ctx.futuresEngine.create({
+  await ctx.futures.engine.create({
     userId: 'wall', pairCode: PAIR, accountId: wall, side: 'buy', isMarket: false, priceTicks: '890',
     amountLots: String(lots * LIQUIDATIONS), postOnly: false, stp: 'NONE', timestamp: ts,
   });
-  await ctx.futuresMarket.setIndexPrice(PAIR, 85);
+  await ctx.futures.market.setIndexPrice(PAIR, 85);
   const t0 = nowMs();
-  const ids = await ctx.futuresRisk.sweepLiquidations(PAIR, Date.now(), 1000);
+  const ids = await ctx.futures.risk.sweepLiquidations(PAIR, Date.now(), 1000);
   const ms = nowMs() - t0;
   if (ids.length !== LIQUIDATIONS) throw new Error(`expected ${LIQUIDATIONS} liquidations, got ${ids.length}`);
   return { ms, liquidated: ids.length, perSec: (ids.length / ms) * 1000 };
@@ -222,7 +223,7 @@ async function withContext<T>(redisUrl: string, privateServer: boolean, fn: (ctx
   const config = benchConfig(redisUrl, `benchfut${randomBytes(3).toString('hex')}`);
   const ctx = await createContext(config, createLogger('silent'));
   try {
-    await seedMarkets(config.marketsFile, ctx.markets, ctx.log);
+    await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
     return await fn(ctx);
   } finally {
     if (privateServer) await (ctx.redis as Redis).flushall();
@@ -234,16 +235,22 @@ async function withContext<T>(redisUrl: string, privateServer: boolean, fn: (ctx
 async function main(): Promise<void> {
   exitAfter(MAX_SECONDS, 'bench:futures');
   const server = await startBenchRedis();
+  // three measurements per run, each a step
+  const progress = startProgress('bench:futures', RUNS * 3, { unit: 'steps' });
   try {
     const lua: LuaSample[] = [];
     const http: { baseline: HttpSample; app: HttpSample }[] = [];
     const liq: { ms: number; liquidated: number; perSec: number }[] = [];
     for (let i = 0; i < RUNS; i++) {
       lua.push(await withContext(server.url, server.privateServer, luaRun));
+      progress.increment(1, `run ${i + 1}: Lua done`);
       http.push(await withContext(server.url, server.privateServer, (ctx) => httpRun(ctx, server.url)));
+      progress.increment(1, `run ${i + 1}: HTTP done`);
       liq.push(await withContext(server.url, server.privateServer, liquidationRun));
+      progress.increment(1, `run ${i + 1}: liquidations done`);
       console.log(`run ${i + 1}/${RUNS} done`);
     }
+    progress.stop();
     const m = (xs: number[]) => median(xs);
     const summary = {
       lua: {
@@ -283,6 +290,7 @@ async function main(): Promise<void> {
     });
     console.log(`results: ${file}`);
   } finally {
+    progress.stop();
     await server.stop();
   }
 }

@@ -25,6 +25,7 @@ import { loadConfig, type AppConfig } from '../../src/platform/config/env';
 import { createLogger } from '../../src/platform/config/logger';
 import { createContext } from '../../src/transport/context';
 import { seedMarkets } from '../../src/markets/market-seeder';
+import { advanceWhile, startProgress, type Progress } from '../lib/progress';
 import { GATEWAY_DEFAULTS } from '../../src/transport/ws/ws-gateway';
 import { startWsRole } from '../../src/transport/ws/ws-role';
 import { envInt, exitAfter } from './lib/deadline';
@@ -352,6 +353,7 @@ async function runPhase(
   gateway: ChildProcess,
   clients: ChildProcess[],
   drive: () => Promise<{ commands: number; bookUpdates: number; seconds: number }>,
+  load: { progress: Progress; seconds: number },
 ): Promise<Phase> {
   const { port } = await next(gateway, 'ready');
   const share = (i: number) => Math.floor(CLIENTS / clients.length) + (i < CLIENTS % clients.length ? 1 : 0);
@@ -363,7 +365,7 @@ async function runPhase(
   if (open !== CLIENTS) throw new Error(`${name}: only ${open} of ${CLIENTS} clients connected`);
   send(gateway, { cmd: 'drive' });
   for (const c of clients) send(c, { cmd: 'start' });
-  const d = await drive();
+  const d = await advanceWhile(load.progress, load.seconds, drive());
   for (const c of clients) send(c, { cmd: 'stop' });
   const stats = await Promise.all(clients.map((c) => next(c, 'stats')));
   send(gateway, { cmd: 'stop' });
@@ -388,7 +390,7 @@ async function main(): Promise<void> {
   const prefix = `bws${randomBytes(3).toString('hex')}`;
   const config = benchConfig(redis.url, prefix);
   const ctx = await createContext(config, createLogger('silent'));
-  await seedMarkets(config.marketsFile, ctx.markets, ctx.log);
+  await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
   for (const u of ['mm1', 'mm2']) {
     await ctx.wallets.deposit(u, 'USDT', 50_000_000);
     await ctx.wallets.deposit(u, 'BTC', 10_000);
@@ -400,6 +402,7 @@ async function main(): Promise<void> {
   console.log(
     `bench:ws — ${CLIENTS} clients, ${RATE} commands/s, batch ${BATCH_MS} ms; baseline ${BASELINE_SECONDS} s, gateway ${SECONDS} s`,
   );
+  const progress = startProgress('bench:ws', BASELINE_SECONDS + SECONDS, { unit: 's of load' });
   const baseline = await runPhase(
     'bare uWS publisher (baseline)',
     spawnSelf('baseline', env),
@@ -409,6 +412,7 @@ async function main(): Promise<void> {
       const n = RATE * BASELINE_SECONDS;
       return { commands: n, bookUpdates: n, seconds: BASELINE_SECONDS };
     },
+    { progress, seconds: BASELINE_SECONDS },
   );
 
   const gateway = await runPhase('gateway (Redis streams)', spawnSelf('gateway', env), clients, async () => {
@@ -431,7 +435,7 @@ async function main(): Promise<void> {
       const user = rand() < 0.5 ? 'mm1' : 'mm2';
       if (open.length > 400 || (open.length > 50 && rand() < 0.3)) {
         const [o] = open.splice(Math.floor(rand() * open.length), 1);
-        void ctx.spotOrders.cancel(o.user, o.id).catch(() => undefined);
+        void ctx.spot.orders.cancel(o.user, o.id).catch(() => undefined);
         continue;
       }
       const side = rand() < 0.5 ? 'buy' : 'sell';
@@ -439,7 +443,7 @@ async function main(): Promise<void> {
       const offset = (rand() * 0.02 + (rand() < 0.1 ? -0.003 : 0.0005)) * 50_000;
       const price = Math.round((side === 'buy' ? 50_000 - offset : 50_000 + offset) * 100) / 100;
       const amount = Math.round((0.001 + rand() * 0.05) * 1e6) / 1e6;
-      void ctx.spotOrders
+      void ctx.spot.orders
         .place(user, { currencyPairCode: PAIR, side, type: 'limit', price, amount })
         .then(({ order }) => {
           if (order.status === 'open' || order.status === 'partiallyFilled')
@@ -450,7 +454,8 @@ async function main(): Promise<void> {
     const seqAfter = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
     await ctx.redis.xlen(streamKey);
     return { commands, bookUpdates: seqAfter - seqBefore, seconds };
-  });
+  }, { progress, seconds: SECONDS });
+  progress.stop();
 
   for (const c of clients) c.kill('SIGTERM');
   const phases = [baseline, gateway];

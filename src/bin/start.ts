@@ -1,7 +1,7 @@
 import { loadConfig, type AppConfig } from '../platform/config/env';
 import { createLogger } from '../platform/config/logger';
 import { createContext } from '../transport/context';
-import { seedMarkets } from '../markets/market-seeder';
+import { seedMarkets } from '../markets';
 import type { RedisServerProcess } from '../platform/redis/redis-server-process';
 import { ensureRedis } from './local-redis';
 import { startRole, type StartedRole } from '../transport/roles';
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const ctx = await createContext(config, log);
-  await seedMarkets(config.marketsFile, ctx.markets, log);
+  await seedMarkets(config.marketsFile, ctx.markets.service, log);
 
   const started: StartedRole[] = [];
   for (const role of config.roles) {

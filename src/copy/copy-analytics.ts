@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import { fromMinor } from '../domain/decimal';
-import { unrealizedMinor } from '../futures/futures-order-dto';
-import type { AccountOrder } from './copy-account-reader';
+import { unrealizedMinor } from '../futures';
+import type { AccountOrder } from '../futures';
 
 export interface PairAnalytics {
   trades: number;

@@ -1,23 +1,25 @@
 import type { Logger } from '../platform/config/logger';
 import { AppError } from '../domain/errors';
 import type { CopyEngine } from './copy-engine';
-import type { MarketStore } from '../markets/market-store';
+import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
-import type { CopyAccountReader } from './copy-account-reader';
+import type { Futures, FuturesAccountReader } from '../futures';
 import type { CopyStore } from './copy-store';
-import type { FuturesServices } from '../futures/futures-services';
 
-/** What every copy-trading service works with: its records, the money scripts, and the futures services. */
+/** The part of futures copy trading uses: accounts, transfers, orders and deals (never futures keys). */
+export type CopyFuturesPort = Pick<Futures, 'accounts' | 'engine' | 'orders' | 'market'>;
+
+/** What every copy-trading service works with: its records, the money scripts, and futures through its port. */
 export interface CopyDeps {
   redis: RedisClient;
   keys: Keys;
   log: Logger;
   markets: MarketStore;
   store: CopyStore;
-  reader: CopyAccountReader;
+  reader: FuturesAccountReader;
   engine: CopyEngine;
-  futures: FuturesServices;
+  futures: CopyFuturesPort;
 }
 
 /** Subscription end reasons (CopyFollowingHistoryDto.reason, 2.8 deactivationReason). */

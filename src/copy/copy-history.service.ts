@@ -1,8 +1,8 @@
 import BigNumber from 'bignumber.js';
 import { paged, type PagedResult, type PageRequest } from '../domain/paging';
 import type { CopyDeps } from './copy-deps';
-import { futuresOrderDto, type FuturesOrderDto } from '../futures/futures-order-dto';
-import type { FuturesUserDealDto } from '../futures/futures-market.service';
+import { futuresOrderDto, type FuturesOrderDto } from '../futures';
+import type { FuturesUserDealDto } from '../futures';
 
 /** Filters of the positions-history and trades lists (SPEC 4.1, DESIGN 4). */
 export interface HistoryQuery extends PageRequest {
@@ -90,7 +90,7 @@ export class CopyHistoryService {
       byUser.set(state.user, set);
     }
     for (const [user, positions] of byUser) {
-      const deals = await this.d.futures.futuresMarket.userDeals(user, { Page: 1, PageSize: Number.MAX_SAFE_INTEGER });
+      const deals = await this.d.futures.market.userDeals(user, { Page: 1, PageSize: Number.MAX_SAFE_INTEGER });
       for (const dto of deals.items) {
         if (!positions.has(dto.orderId)) continue;
         const notional = new BigNumber(dto.price).times(dto.amount);

@@ -88,10 +88,10 @@ export class CopyMasterService {
     if (minor.lte(0)) throw rejected('AMOUNT_TOO_SMALL', `amount rounds to zero at ${currency.decimals} decimals`);
     const wallet = new BigNumber((await this.d.redis.hget(this.d.keys.walletAvailable(userId), req.currencyCode)) ?? 0);
     if (wallet.lt(minor)) throw rejected('INSUFFICIENT_BALANCE', 'Not enough available balance in the wallet');
-    const acct = await this.d.futures.futuresAccounts.create(userId, {
+    const acct = await this.d.futures.accounts.create(userId, {
       name: req.strategyName, currencyCode: req.currencyCode, leverage: req.leverage,
     });
-    await this.d.futures.futuresEngine.transfer(userId, null, String(acct.id), req.currencyCode, minorString(minor));
+    await this.d.futures.engine.transfer(userId, null, String(acct.id), req.currencyCode, minorString(minor));
     const now = Date.now();
     const m: MasterRecord = {
       id: String(acct.id), user: userId, name: req.name, strategyName: req.strategyName,
@@ -147,7 +147,7 @@ export class CopyMasterService {
     }
     const state = await this.d.reader.state(m.id);
     if (state && state.free.gt(0)) {
-      await this.d.futures.futuresEngine.transfer(userId, m.id, null, m.currency, state.free.toFixed(0));
+      await this.d.futures.engine.transfer(userId, m.id, null, m.currency, state.free.toFixed(0));
     }
     await this.d.store.closeMaster(m, now);
     return this.analytics(m.id);

@@ -4,7 +4,7 @@ import { AppError } from '../domain/errors';
 import { futuresParams } from '../domain/futures';
 import { closedOrClosing, type CopyDeps } from './copy-deps';
 import type { MasterRecord } from './copy-store';
-import type { MarketEntry } from '../market-data/market-event';
+import type { MarketEntry } from '../platform/market-event';
 
 /** Why a master order was not mirrored into a subscription (recorded per subscription). */
 export const SkipReason = {
@@ -71,7 +71,7 @@ export class CopyMirrorService {
     const subs = (await this.d.store.masterSubscriptions(master.id)).filter((s) => s.active === '1');
     if (subs.length === 0) return out;
     const h = await this.d.reader.order(masterOrderId);
-    const pair = await this.d.futures.futuresOrders.futuresPair(h.pair);
+    const pair = await this.d.futures.orders.futuresPair(h.pair);
     const { lotLots, ns } = futuresParams(pair);
     const equity = (await this.d.reader.state(master.id))?.equity ?? new BigNumber(0);
     const entry = new BigNumber(h.ecost || 0).div(h.filled);
@@ -101,7 +101,7 @@ export class CopyMirrorService {
         continue;
       }
       try {
-        const placed = await this.d.futures.futuresOrders.create(sub.user, {
+        const placed = await this.d.futures.orders.create(sub.user, {
           isMarket: true, isLong: h.side === 'buy', amount: fromMinor(lots.toFixed(0), pair.digitsAmount),
           currencyPairCode: pair.code, futuresAccountId: Number(sub.acct), clientOrderId: clid,
         });
@@ -137,7 +137,7 @@ export class CopyMirrorService {
   private async closeFollower(userId: string, f: Record<string, string>, out: MirrorOutcome): Promise<void> {
     if (f.status !== '50' && f.status !== '10') return;
     try {
-      if (await closedOrClosing(() => this.d.futures.futuresOrders.close(userId, { orderId: Number(f.id), isMarket: true }))) {
+      if (await closedOrClosing(() => this.d.futures.orders.close(userId, { orderId: Number(f.id), isMarket: true }))) {
         out.closed++;
       }
     } catch (err) {

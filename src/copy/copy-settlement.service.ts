@@ -8,7 +8,7 @@ const YEAR_MS = 365 * 24 * 3600 * 1000;
  * The master's income from a subscription (DESIGN 4): the management fee, `commissionRate` % a year
  * of the subscription's margin for the time since the last accrual, and the profit share,
  * `slaveIncomePercentage` % of the subscription's profit above its high-water mark. Both are paid
- * from the subscription's account to the master owner's wallet by lua/settleCopyCharge-3, rounded
+ * from the subscription's account to the master owner's wallet by lua/copy/settleCopyCharge-3, rounded
  * down, capped at the account's free balance. Runs on finishMasterCopy and from the daily job.
  */
 export class CopySettlementService {
@@ -73,7 +73,7 @@ export class CopySettlementService {
     const state = await this.d.reader.state(accountId);
     for (const o of state?.orders ?? []) {
       if (o.h.status === '50' || o.h.status === '10') {
-        await closedOrClosing(() => this.d.futures.futuresOrders.close(o.h.user, { orderId: Number(o.h.id), isMarket: true }));
+        await closedOrClosing(() => this.d.futures.orders.close(o.h.user, { orderId: Number(o.h.id), isMarket: true }));
       }
     }
   }

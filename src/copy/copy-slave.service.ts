@@ -45,7 +45,7 @@ export class CopySlaveService {
   ) {}
 
   async create(userId: string, req: CreateSlaveRequest): Promise<CopySlaveAccountDto> {
-    const acct = await this.d.futures.futuresAccounts.create(userId, req);
+    const acct = await this.d.futures.accounts.create(userId, req);
     const s: SlaveRecord = {
       id: String(acct.id), user: userId, name: req.name, leverage: String(req.leverage), currency: req.currencyCode,
       cts: String(Date.now()),
@@ -68,7 +68,7 @@ export class CopySlaveService {
     const dto = await this.views.slave(s);
     const state = await this.d.reader.state(s.id);
     if (state && state.free.gt(0)) {
-      await this.d.futures.futuresEngine.transfer(userId, s.id, null, s.currency, state.free.toFixed(0));
+      await this.d.futures.engine.transfer(userId, s.id, null, s.currency, state.free.toFixed(0));
     }
     await this.d.store.deleteSlave(s);
     return dto;
@@ -94,7 +94,7 @@ export class CopySlaveService {
     const subId = await this.d.store.nextSubscriptionId();
     if (!(await this.d.store.claimActive(master.id, slave.id, subId))) throw taken();
     try {
-      const acct = await this.d.futures.futuresAccounts.create(userId, {
+      const acct = await this.d.futures.accounts.create(userId, {
         name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage),
       });
       const now = Date.now();

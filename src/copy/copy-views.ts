@@ -1,6 +1,6 @@
 import BigNumber from 'bignumber.js';
 import { fromMinor } from '../domain/decimal';
-import type { AccountState } from './copy-account-reader';
+import type { AccountState } from '../futures';
 import { percent, riskScore, tradingAnalytics, type PairAnalytics } from './copy-analytics';
 import { iso, isoOrNull, type CopyDeps } from './copy-deps';
 import type { MasterRecord, SlaveRecord, SubscriptionRecord } from './copy-store';

@@ -1,4 +1,5 @@
-import type { MarketKind } from '../platform/redis/keys';
+/** The two kinds of market; every pair, book and stream belongs to one. */
+export type MarketKind = 'spot' | 'futures';
 
 export interface Currency {
   code: string;

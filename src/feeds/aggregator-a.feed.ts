@@ -1,9 +1,9 @@
 import type BigNumber from 'bignumber.js';
 import { decimal } from '../domain/decimal';
 import type { Pair } from '../domain/market';
-import type { MarketStore } from '../markets/market-store';
-import type { BookLevelDto, MarketDataService } from '../market-data/market-data.service';
-import { depthPerSide, type MarketTicker, type MarketTickerService, type TradeRecord } from '../market-data/market-ticker.service';
+import type { MarketStore } from '../markets';
+import type { BookLevelDto, MarketDataService } from '../market-data';
+import { depthPerSide, type MarketTicker, type MarketTickerService, type TradeRecord } from '../market-data';
 
 /** CoinGecko carries decimals as strings; a missing value (no trade, empty book side) reads "0". */
 const str = (v: BigNumber | null): string => (v ? v.toFixed() : '0');

@@ -1,8 +1,8 @@
 import type BigNumber from 'bignumber.js';
 import { unifiedCryptoassetId } from '../domain/unified-cryptoasset-id';
-import type { MarketStore } from '../markets/market-store';
-import type { BookLevelDto, MarketDataService } from '../market-data/market-data.service';
-import { TICKER_WINDOW_MS, depthPerSide, type MarketTickerService } from '../market-data/market-ticker.service';
+import type { MarketStore } from '../markets';
+import type { BookLevelDto, MarketDataService } from '../market-data';
+import { TICKER_WINDOW_MS, depthPerSide, type MarketTickerService } from '../market-data';
 
 /** CoinMarketCap types its figures as decimals: JSON numbers here; a missing value reads 0. */
 const num = (v: BigNumber | null): number => (v ? v.toNumber() : 0);

@@ -1,9 +1,9 @@
 import type BigNumber from 'bignumber.js';
 import { unifiedCryptoassetId } from '../domain/unified-cryptoasset-id';
-import type { MarketStore } from '../markets/market-store';
-import type { FuturesContractStats } from '../futures/futures-contract-stats';
-import type { BookLevelDto, MarketDataService } from '../market-data/market-data.service';
-import { depthPerSide, type MarketTickerService } from '../market-data/market-ticker.service';
+import type { MarketStore } from '../markets';
+import type { FuturesContractStats } from '../futures';
+import type { BookLevelDto, MarketDataService } from '../market-data';
+import { depthPerSide, type MarketTickerService } from '../market-data';
 
 const num = (v: BigNumber | null): number => (v ? v.toNumber() : 0);
 

@@ -1,11 +1,11 @@
 import BigNumber from 'bignumber.js';
 import { futuresParams, type FuturesParams } from '../domain/futures';
 import type { Pair } from '../domain/market';
-import type { MarketStore } from '../markets/market-store';
+import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
-import { unrealizedMinor } from '../futures/futures-order-dto';
-import type { FuturesPriceService } from '../futures/futures-price.service';
+import { unrealizedMinor } from './futures-order-dto';
+import type { FuturesPriceService } from './futures-price.service';
 
 /** One opening futures order of an account (an order that is or was a position), with what reads it. */
 export interface AccountOrder {
@@ -32,10 +32,10 @@ export interface AccountState {
 }
 
 /**
- * Read-only view of futures engine state for copy trading: an account's hash and its opening orders,
- * read straight from the engine keys (the futures services answer per user, copy trading per account).
+ * Read-only view of a futures account by account id (the futures services answer per user): its
+ * money and its opening orders with their mark. Copy trading reads futures through this.
  */
-export class CopyAccountReader {
+export class FuturesAccountReader {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,

@@ -3,7 +3,7 @@ import { fitsEngine, fromMinor, minorString, toMinorDown } from '../domain/decim
 import { futuresParams } from '../domain/futures';
 import { badRequest, notFound, rejected } from '../domain/errors';
 import type { FuturesEngine } from './futures-engine';
-import type { MarketStore } from '../markets/market-store';
+import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import { unrealizedMinor } from './futures-order-dto';

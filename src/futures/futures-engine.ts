@@ -1,9 +1,8 @@
 import type { ChainableCommander } from 'ioredis';
 import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
-import { hashOf, unwrap, type ScriptReply } from '../platform/redis/reply';
-import { STP_FLAGS, type Side, type StpMode } from '../spot/spot-engine';
-import { decodePlace, type PlaceResult } from '../spot/spot-engine';
+import { decodePlace, hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/redis/reply';
+import { STP_FLAGS, type Side, type StpMode } from '../domain/order';
 
 /** A futures order in engine units: prices in ticks, amounts in lots (decimal strings). */
 export interface CreateFuturesInput {
@@ -47,7 +46,7 @@ export class FuturesEngine {
     };
   }
 
-  async create(o: CreateFuturesInput): Promise<PlaceResult> {
+  async create(o: CreateFuturesInput): Promise<PlaceReply> {
     const { keys, args } = this.createArgs(o);
     return decodePlace(await this.scripts.run<ScriptReply>('createFuturesOrder', keys, args));
   }

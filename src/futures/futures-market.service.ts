@@ -3,11 +3,11 @@ import { rejected } from '../domain/errors';
 import type { FuturesEngine } from './futures-engine';
 import { OrderSide, TradeType } from '../domain/futures';
 import type { Pair } from '../domain/market';
-import type { MarketStore } from '../markets/market-store';
+import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
-import type { BookLevelDto, MarketDataService } from '../market-data/market-data.service';
-import { parseEntry } from '../market-data/market-event';
+import type { BookLevelDto, MarketDataService } from '../market-data';
+import { parseEntry } from '../platform/market-event';
 import type { FuturesPriceService } from './futures-price.service';
 
 /** SPEC 2.13; the first letter of `сurrencyPairCode` is Cyrillic U+0441, as SPEC spells it. */

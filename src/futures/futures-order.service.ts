@@ -1,12 +1,12 @@
 import BigNumber from 'bignumber.js';
-import { requirePair } from '../markets/require-pair';
+import { requirePair } from '../markets';
 import { fitsEngine, MAX_SAFE, minorString, toMinorDown, decimal } from '../domain/decimal';
 import { futuresParams, FuturesStatus } from '../domain/futures';
 import { notFound, rejected } from '../domain/errors';
 import type { Pair } from '../domain/market';
 import type { FuturesEngine, CreateFuturesInput } from './futures-engine';
-import type { StpMode } from '../spot/spot-engine';
-import type { MarketStore } from '../markets/market-store';
+import type { StpMode } from '../domain/order';
+import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import { futuresOrderDto, type FuturesOrderDto } from './futures-order-dto';

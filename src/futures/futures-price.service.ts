@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import { fromMinor, toMinorDown } from '../domain/decimal';
 import type { Pair } from '../domain/market';
-import type { MarketStore } from '../markets/market-store';
+import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 

@@ -1,6 +1,6 @@
 import type { Logger } from '../platform/config/logger';
 import type { FuturesEngine } from './futures-engine';
-import type { MarketStore } from '../markets/market-store';
+import type { MarketStore } from '../markets';
 import type { FuturesPriceService } from './futures-price.service';
 
 /** Most sweep rounds per call: a TP/SL close moves the last price, which can trigger more. */

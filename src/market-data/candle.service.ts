@@ -2,12 +2,12 @@ import BigNumber from 'bignumber.js';
 import { CANDLE_PERIODS, candleOpen } from '../domain/candle';
 import { badRequest } from '../domain/errors';
 import type { Pair } from '../domain/market';
-import type { MarketStore } from '../markets/market-store';
+import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys, MarketKind } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { candleDto, type CandleDto, type StoredCandle } from './candle-dto';
-import type { MarketEntry } from './market-event';
+import type { MarketEntry } from '../platform/market-event';
 
 export interface CandleQuery {
   currencyPair?: string;

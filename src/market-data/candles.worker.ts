@@ -1,5 +1,7 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
-import type { AppContext } from '../transport/context';
+import type { Logger } from '../platform/config/logger';
+import type { Keys } from '../platform/redis/keys';
+import type { CandleService } from './candle.service';
 import { bullBase, queueName, type StreamJob } from '../platform/queues';
 
 export interface ProcessorOptions {
@@ -11,7 +13,7 @@ export interface ProcessorOptions {
 
 /** Folds each dispatched stream entry's trades into the candles; the Lua fold ignores a replay. */
 export function startCandlesWorker(
-  ctx: AppContext,
+  deps: { keys: Keys; log: Logger; marketData: { candles: CandleService } },
   connection: ConnectionOptions,
   opts: ProcessorOptions,
 ): Worker<StreamJob> {
@@ -19,16 +21,16 @@ export function startCandlesWorker(
     queueName('candles'),
     async (job) => {
       const { kind, pair, entryId, ts, seq, events } = job.data;
-      return ctx.candles.apply(kind, pair, { id: entryId, ts, seq, events });
+      return deps.marketData.candles.apply(kind, pair, { id: entryId, ts, seq, events });
     },
     {
-      ...bullBase(ctx, connection),
+      ...bullBase(deps.keys, connection),
       concurrency: opts.concurrency,
       lockDuration: opts.lockDurationMs,
       stalledInterval: opts.stalledIntervalMs,
       maxStalledCount: 10,
     },
   );
-  worker.on('failed', (job, err) => ctx.log.error({ err, jobId: job?.id }, 'candles job failed'));
+  worker.on('failed', (job, err) => deps.log.error({ err, jobId: job?.id }, 'candles job failed'));
   return worker;
 }

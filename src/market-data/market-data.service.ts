@@ -1,9 +1,10 @@
 import { fromMinor } from '../domain/decimal';
-import { requirePair } from '../markets/require-pair';
+import { requirePair } from '../markets';
 import type { Pair } from '../domain/market';
 import type { BookReader } from './book-reader';
-import type { MarketStore } from '../markets/market-store';
+import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
+import { fieldValue } from '../platform/market-event';
 import type { Keys, MarketKind } from '../platform/redis/keys';
 
 export interface BookLevelDto {
@@ -79,9 +80,4 @@ export class MarketDataService {
     }
     return out;
   }
-}
-
-export function fieldValue(fields: string[], name: string): string | undefined {
-  for (let i = 0; i < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
-  return undefined;
 }

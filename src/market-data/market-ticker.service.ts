@@ -3,11 +3,11 @@ import { candleOpen } from '../domain/candle';
 import { decimal } from '../domain/decimal';
 import type { Pair } from '../domain/market';
 import type { BookReader } from './book-reader';
-import type { MarketStore } from '../markets/market-store';
+import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys, MarketKind } from '../platform/redis/keys';
 import type { StoredCandle } from './candle-dto';
-import { entryMs, parseEntry } from './market-event';
+import { entryMs, parseEntry } from '../platform/market-event';
 
 /** Length of the rolling window of the 24 h statistics, and the candle period it is summed from. */
 export const TICKER_WINDOW_MS = 24 * 3600 * 1000;

@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { Logger } from '../platform/config/logger';
 import type { Currency } from '../domain/market';
 import type { MarketService, PairRequest } from './market.service';
-import { currencySchema, pairSchema } from './http/admin.schema';
+import { currencySchema, pairSchema } from './market.schema';
 
 export interface MarketsFile {
   currencies: Currency[];

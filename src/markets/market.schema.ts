@@ -1,7 +1,8 @@
 import Joi from 'joi';
-import { CURRENCY_CODE } from '../../domain/market';
-import { positive, userId } from '../../platform/http/common.schema';
+import { CURRENCY_CODE } from '../domain/market';
+import { positive } from '../platform/http/common.schema';
 
+/** The shape of a currency and a pair, for the admin endpoints and MARKETS_FILE alike; domain/pair-rules.ts holds the invariants. */
 export const currencySchema = Joi.object({
   code: Joi.string().pattern(CURRENCY_CODE).required(),
   name: Joi.string().min(1).max(64).required(),
@@ -28,10 +29,4 @@ export const pairSchema = Joi.object({
   maintenanceMarginRate: Joi.number().greater(0).less(1).when('kind', {
     is: 'futures', then: Joi.required(), otherwise: Joi.forbidden(),
   }),
-});
-
-export const depositSchema = Joi.object({
-  userId: userId.required(),
-  currencyCode: Joi.string().pattern(CURRENCY_CODE).required(),
-  amount: positive().required(),
 });

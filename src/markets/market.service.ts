@@ -1,10 +1,9 @@
 import { conflict, badRequest } from '../domain/errors';
 import { CURRENCY_CODE, pairCode, type Currency, type Pair } from '../domain/market';
-import { decimal, feeRatePpm } from '../domain/decimal';
+import { pairRuleViolation, type PairRequest } from '../domain/pair-rules';
 import type { MarketStore } from './market-store';
 
-/** What an operator gives for a new pair: everything but what the engine derives. */
-export type PairRequest = Omit<Pair, 'id' | 'code' | 'isActive' | 'baseDecimals' | 'quoteDecimals'>;
+export type { PairRequest };
 
 /** The spot pair listing of DESIGN 5 (`GET /api/currencies/pairs`). */
 export type SpotPairDto = Pick<
@@ -32,21 +31,8 @@ export class MarketService {
         { path: base ? 'quoteCurrencyCode' : 'baseCurrencyCode', message: 'no such currency' },
       ]);
     }
-    // Exactness: a fill of ticks x lots must be a whole number of minor units of both currencies.
-    if (quote.decimals < req.digitsPrice + req.digitsAmount || base.decimals < req.digitsAmount) {
-      throw badRequest(
-        'PAIR_DIGITS_EXCEED_CURRENCY',
-        `digitsPrice + digitsAmount must not exceed ${quote.code} decimals (${quote.decimals}), ` +
-          `and digitsAmount must not exceed ${base.code} decimals (${base.decimals})`,
-      );
-    }
-    for (const [name, rate] of [['makerFee', req.makerFee], ['takerFee', req.takerFee]] as const) {
-      if (!decimal(rate).shiftedBy(6).isInteger() || feeRatePpm(rate) > 1_000_000) {
-        throw badRequest('INVALID_FEE', `${name} must be a fraction in steps of 0.000001`, [
-          { path: name, message: 'whole parts per million, at most 1' },
-        ]);
-      }
-    }
+    const violation = pairRuleViolation(req, base, quote);
+    if (violation) throw violation;
     const code = pairCode(base.code, quote.code);
     const pair: Omit<Pair, 'id'> = {
       ...req,

@@ -1,5 +1,3 @@
-import { fieldValue } from './market-data.service';
-
 /** One event of a market stream entry (docs/events.md); integers are decimal strings in engine units. */
 export type MarketEvent = { e: string } & Record<string, string>;
 
@@ -25,3 +23,9 @@ export function parseEntry(id: string, fields: string[]): MarketEntry {
 
 /** Milliseconds of a stream entry id (`<ms>-<n>`): when Redis appended it. */
 export const entryMs = (id: string): number => Number(id.slice(0, id.indexOf('-')));
+
+/** The value of field `name` in a stream entry's flat [field, value, ...] list. */
+export function fieldValue(fields: string[], name: string): string | undefined {
+  for (let i = 0; i < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}

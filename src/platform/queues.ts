@@ -1,7 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
-import type { AppContext } from '../transport/context';
-import type { MarketKind } from './redis/keys';
-import type { MarketEvent } from '../market-data/market-event';
+import type { Keys, MarketKind } from './redis/keys';
+import type { MarketEvent } from './market-event';
 
 /** What the dispatcher hands to a queue: one market stream entry. */
 export interface StreamJob {
@@ -28,13 +27,13 @@ export const KEEP_JOBS = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
-export function bullBase(ctx: AppContext, connection: ConnectionOptions) {
-  return { connection, prefix: ctx.keys.bullPrefix() };
+export function bullBase(keys: Keys, connection: ConnectionOptions) {
+  return { connection, prefix: keys.bullPrefix() };
 }
 
-export function openQueue(ctx: AppContext, connection: ConnectionOptions, name: string): Queue<StreamJob> {
+export function openQueue(keys: Keys, connection: ConnectionOptions, name: string): Queue<StreamJob> {
   return new Queue<StreamJob>(queueName(name), {
-    ...bullBase(ctx, connection),
+    ...bullBase(keys, connection),
     defaultJobOptions: { ...KEEP_JOBS, attempts: 10, backoff: { type: 'exponential', delay: 500 } },
   });
 }

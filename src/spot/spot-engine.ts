@@ -5,17 +5,11 @@ import { scales } from '../domain/market';
 import { feeRatePpm } from '../domain/decimal';
 import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
-import { hashOf, unwrap, type ScriptReply } from '../platform/redis/reply';
+import { hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/redis/reply';
+import { STP_FLAGS, type OrderType, type Side, type StpMode } from '../domain/order';
 import { decodeSpotOrder, type SpotOrderRecord } from './spot-order-record';
 import { GroupCommit } from '../platform/group-commit';
 
-export type Side = 'buy' | 'sell';
-export type OrderType = 'limit' | 'market';
-
-/** Self-trade prevention modes as the scripts' bit flags (their OR is the stricter intent). */
-export const STP_FLAGS = { NONE: 0, EXPIRE_TAKER: 1, EXPIRE_MAKER: 2, EXPIRE_BOTH: 3 } as const;
-export type StpMode = keyof typeof STP_FLAGS;
-export const STP_MODES = Object.keys(STP_FLAGS) as StpMode[];
 
 /** A spot order in engine units: prices in ticks, amounts in lots, money in minor units (strings). */
 export interface PlaceSpotInput {
@@ -32,10 +26,7 @@ export interface PlaceSpotInput {
   timestamp: number;
 }
 
-export interface PlaceResult {
-  duplicate: boolean;
-  order: SpotOrderRecord;
-}
+export type PlaceResult = PlaceReply<SpotOrderRecord>;
 
 /** Orders of one market that one script call places at most (group commit, docs/performance.md). */
 export const MAX_PLACE_BATCH = 64;
@@ -165,9 +156,4 @@ function storedOrder(r: unknown[]): SpotOrderRecord {
   const order = decodeSpotOrder(String(r[1]), hashOf(r[2]));
   if (!order) throw new Error(`spot script answered no spot order for id ${String(r[1])}`);
   return order;
-}
-
-export function decodePlace(reply: ScriptReply): PlaceResult {
-  const r = unwrap(reply);
-  return { duplicate: r[0] === 'DUP', order: hashOf(r[1]) };
 }

@@ -1,6 +1,6 @@
 import { fromMinor } from '../domain/decimal';
 import type { Pair } from '../domain/market';
-import { STP_FLAGS, type StpMode } from './spot-engine';
+import { STP_FLAGS, type StpMode } from '../domain/order';
 
 const STP_BY_FLAG = Object.fromEntries(Object.entries(STP_FLAGS).map(([k, v]) => [String(v), k])) as Record<
   string,

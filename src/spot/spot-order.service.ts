@@ -3,12 +3,13 @@ import { MAX_SAFE, decimal, fitsEngine, minorString, toMinorDown } from '../doma
 import { notFound, rejected } from '../domain/errors';
 import { scales, type Pair } from '../domain/market';
 import { pageOf, paged, type PageRequest, type PagedResult } from '../domain/paging';
-import type { MarketStore } from '../markets/market-store';
-import type { OrderType, PlaceSpotInput, Side, SpotEngine, StpMode } from './spot-engine';
+import type { MarketStore } from '../markets';
+import type { OrderType, Side, StpMode } from '../domain/order';
+import type { PlaceSpotInput, SpotEngine } from './spot-engine';
 import { decodeSpotOrder, type SpotOrderRecord } from './spot-order-record';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
-import { requirePair } from '../markets/require-pair';
+import { requirePair } from '../markets';
 import { spotOrderDto, type SpotOrderDto } from './spot-order-dto';
 
 export interface PlaceSpotRequest {

@@ -1,36 +1,29 @@
+import { createCopy, type Copy } from '../copy';
+import { createFeeds, type AggregatorFeeds } from '../feeds';
+import { createFutures, type Futures } from '../futures';
+import { createMarketData, type MarketData } from '../market-data';
+import { createMarkets, type Markets } from '../markets';
 import type { AppConfig } from '../platform/config/env';
 import { createLogger, type Logger } from '../platform/config/logger';
-import { BookReader } from '../market-data/book-reader';
-import { MarketStore } from '../markets/market-store';
-import { SpotEngine } from '../spot/spot-engine';
-import { createRedis, type RedisClient } from '../platform/redis/connection';
+import type { PlatformDeps } from '../platform/deps';
+import { createRedis } from '../platform/redis/connection';
 import { Keys } from '../platform/redis/keys';
 import { Scripts } from '../platform/redis/scripts';
-import { createAggregatorFeeds, type AggregatorFeeds } from '../feeds/aggregator-feeds';
-import { CandleService } from '../market-data/candle.service';
-import { createCopyServices, type CopyServices } from '../copy/copy-services';
-import { createFuturesServices, type FuturesServices } from '../futures/futures-services';
-import { MarketDataService } from '../market-data/market-data.service';
-import { MarketService } from '../markets/market.service';
-import { SpotOrderService } from '../spot/spot-order.service';
-import { WalletService } from '../wallet/wallet.service';
+import { createSpot, type Spot } from '../spot';
+import { createWallet, type WalletService } from '../wallet';
 
-/** Everything a role needs, built once: the composition root. No role keeps state of its own. */
-export interface AppContext extends FuturesServices, CopyServices {
-  config: AppConfig;
-  log: Logger;
-  redis: RedisClient;
-  keys: Keys;
-  scripts: Scripts;
-  marketStore: MarketStore;
-  books: BookReader;
-  spotEngine: SpotEngine;
-  markets: MarketService;
-  marketData: MarketDataService;
-  candles: CandleService;
+/**
+ * Everything a role needs, built once: the composition root. Each feature is built by its own
+ * factory from the platform and the features below it; no role keeps state of its own.
+ */
+export interface AppContext extends PlatformDeps {
+  markets: Markets;
   wallets: WalletService;
-  spotOrders: SpotOrderService;
-  aggregators: AggregatorFeeds;
+  spot: Spot;
+  marketData: MarketData;
+  futures: Futures;
+  copy: Copy;
+  feeds: AggregatorFeeds;
   close(): Promise<void>;
 }
 
@@ -39,27 +32,19 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
   const keys = new Keys(config.keyPrefix);
   const scripts = new Scripts(redis);
   await scripts.preload();
-  const marketStore = new MarketStore(redis, keys, scripts);
-  const books = new BookReader(keys, scripts);
-  const spotEngine = new SpotEngine(keys, scripts, config.streamMaxLen);
-  const futures = createFuturesServices({ config, log, redis, keys, scripts, marketStore, books });
+  const platform: PlatformDeps = { config, log, redis, keys, scripts };
+  const markets = createMarkets(platform);
+  const marketData = createMarketData({ ...platform, markets: markets.store });
+  const futures = createFutures({ ...platform, markets: markets.store, marketData: marketData.service });
   return {
-    config,
-    log,
-    redis,
-    keys,
-    scripts,
-    marketStore,
-    books,
-    spotEngine,
-    markets: new MarketService(marketStore),
-    marketData: new MarketDataService(redis, keys, marketStore, books),
-    candles: new CandleService(redis, keys, scripts, marketStore),
-    wallets: new WalletService(redis, keys, scripts, marketStore),
-    spotOrders: new SpotOrderService(redis, keys, marketStore, spotEngine),
-    aggregators: createAggregatorFeeds({ config, redis, keys, marketStore, books }),
-    ...futures,
-    ...createCopyServices({ log, redis, keys, scripts, marketStore, futures }),
+    ...platform,
+    markets,
+    wallets: createWallet({ ...platform, markets: markets.store }),
+    spot: createSpot({ ...platform, markets: markets.store }),
+    marketData,
+    futures,
+    copy: createCopy({ ...platform, markets: markets.store, futures }),
+    feeds: createFeeds({ ...platform, markets: markets.store, marketData, prices: futures.prices }),
     async close() {
       await redis.quit().catch(() => undefined);
     },

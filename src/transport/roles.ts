@@ -1,8 +1,8 @@
 import type { Role } from '../platform/config/env';
 import type { AppContext } from './context';
 import { startApiRole } from './http/server';
-import { startCopyWorkers } from '../copy/copy-workers';
-import { startFuturesWorkers } from '../futures/workers/futures-workers';
+import { startCopyWorkers } from '../copy';
+import { startFuturesWorkers } from '../futures';
 import { startWorkerRole } from './workers/worker-role';
 import { startWsRole } from './ws/ws-role';
 
@@ -25,7 +25,11 @@ export async function startRole(role: Role, ctx: AppContext): Promise<StartedRol
     }
     case 'worker': {
       // the dispatcher with the market-data processors, the futures risk and the copy-trading processors
-      const parts = [await startWorkerRole(ctx), await startFuturesWorkers(ctx), await startCopyWorkers(ctx)];
+      const parts = [
+        await startWorkerRole(ctx),
+        await startFuturesWorkers(ctx),
+        await startCopyWorkers(ctx),
+      ];
       return {
         role,
         address: `redis ${ctx.config.redisUrl}`,

@@ -1,6 +1,6 @@
 import { fromMinor, fitsEngine, minorString, toMinorDown } from '../domain/decimal';
 import { badRequest, rejected } from '../domain/errors';
-import type { MarketStore } from '../markets/market-store';
+import type { MarketStore } from '../markets';
 import { unwrap, type ScriptReply } from '../platform/redis/reply';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';

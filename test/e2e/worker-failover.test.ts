@@ -117,7 +117,7 @@ describe('worker failover', () => {
       number,
     ];
     const conn = createRedis({ url: ctx.config.redisUrl, blocking: true });
-    const queue = openQueue(ctx, conn, 'candles');
+    const queue = openQueue(ctx.keys, conn, 'candles');
     const { active, wait } = await queue.getJobCounts('active', 'wait');
     await queue.close();
     await conn.quit();
@@ -159,7 +159,7 @@ describe('worker failover', () => {
     // Replay the whole stream into the queues again, with the finished jobs (and so their job-id
     // guard) gone: the jobs run a second time and the fold's markers must absorb them.
     const conn = createRedis({ url: ctx.config.redisUrl, blocking: true });
-    const queue = openQueue(ctx, conn, 'candles');
+    const queue = openQueue(ctx.keys, conn, 'candles');
     expect((await queue.clean(0, 100_000, 'completed')).length).toBeGreaterThan(50);
     await ctx.redis.xgroup('SETID', key, DISPATCH_GROUP, '0');
     const [[lastId]] = await ctx.redis.xrevrange(key, '+', '-', 'COUNT', 1);

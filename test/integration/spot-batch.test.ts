@@ -4,11 +4,11 @@ import { scales, type Pair } from '../../src/domain/market';
 import type { ScriptReply } from '../../src/platform/redis/reply';
 import {
   MAX_PLACE_BATCH,
-  STP_MODES,
   decodeSpotPlace,
   type PlaceResult,
   type PlaceSpotInput,
 } from '../../src/spot/spot-engine';
+import { STP_MODES } from '../../src/domain/order';
 import { decodeSpotOrder } from '../../src/spot/spot-order-record';
 import { testContext } from '../support/harness';
 
@@ -40,7 +40,7 @@ async function market(deposits: Deposits = RANDOM_DEPOSITS): Promise<{ ctx: Ctx;
         if (amount) await ctx.wallets.deposit(user, currency, amount);
       }
     }
-    const pair = await ctx.marketStore.getPair('spot', PAIR);
+    const pair = await ctx.markets.store.getPair('spot', PAIR);
     if (!pair) throw new Error(`${PAIR} was not seeded`);
     return { ctx, pair };
   } catch (e) {
@@ -66,13 +66,13 @@ async function withMarkets<T>(
 
 /** One placeSpotOrders call for all of `orders`, through the script runner. */
 function placeBatch(ctx: Ctx, orders: PlaceSpotInput[]): Promise<ScriptReply[]> {
-  return ctx.scripts.run<ScriptReply[]>('placeSpotOrders', ...ctx.spotEngine.placeArgs(orders));
+  return ctx.scripts.run<ScriptReply[]>('placeSpotOrders', ...ctx.spot.engine.placeArgs(orders));
 }
 
 /** One placeSpotOrders call for all of `orders`, through SpotEngine.queuePlace on a pipeline. */
 async function placeQueued(ctx: Ctx, orders: PlaceSpotInput[]): Promise<ScriptReply[]> {
   const pipeline = ctx.redis.pipeline();
-  ctx.spotEngine.queuePlace(pipeline, orders);
+  ctx.spot.engine.queuePlace(pipeline, orders);
   const results = (await pipeline.exec()) ?? [];
   expect(results).toHaveLength(1);
   const [err, reply] = results[0];
@@ -114,7 +114,7 @@ const streamKey = (ctx: Ctx) => ctx.keys.events('spot', PAIR);
 async function stateOf(ctx: Ctx, users: string[]) {
   const k = ctx.keys;
   const r = ctx.redis;
-  const book = await ctx.books.snapshot('spot', PAIR, 0);
+  const book = await ctx.marketData.books.snapshot('spot', PAIR, 0);
   const perUser = await Promise.all(
     users.map(async (u) => {
       const ids = await r.zrange(k.userOrders(u, 'spot'), '0', '-1');
@@ -410,7 +410,7 @@ describe('placeSpotOrders with several orders in one call', () => {
       const rsv = Number(replies[0][6]);
       expect(rsv).toBeGreaterThan(0);
       expect(await wallet(ctx, 'u1', base)).toEqual({ avail: before.avail - rsv, rsv: before.rsv + rsv });
-      const book = await ctx.books.snapshot('spot', PAIR, 0);
+      const book = await ctx.marketData.books.snapshot('spot', PAIR, 0);
       expect(book.asks).toEqual([
         [first.priceTicks, first.amountLots],
         [otherUser.priceTicks, otherUser.amountLots],
@@ -505,10 +505,10 @@ describe('placeSpotOrders with several orders in one call', () => {
         uts: String(buy.timestamp),
       });
       expect(await stored(buyId)).toEqual(decodeSpotPlace(replies[1], buy).order);
-      const dto = await ctx.spotOrders.get('u0', sellId);
+      const dto = await ctx.spot.orders.get('u0', sellId);
       expect([dto.status, dto.filled]).toEqual(['filled', sold / 10 ** pair.digitsAmount]);
 
-      const book = await ctx.books.snapshot('spot', PAIR, 0);
+      const book = await ctx.marketData.books.snapshot('spot', PAIR, 0);
       expect([book.bids, book.asks]).toEqual([[[String(takerPrice), String(wanted - sold)]], []]);
       expect(await ctx.redis.get(ctx.keys.lastPrice('spot', PAIR))).toBe(String(makerPrice));
 
@@ -585,7 +585,7 @@ describe('placeSpotOrders with several orders in one call', () => {
       expect(takerTrade).toBeLessThan(firstEventOf(accepted[3].id));
 
       // the book events are the batch's final level totals, and the snapshot sits on this entry
-      const book = await ctx.books.snapshot('spot', PAIR, 0);
+      const book = await ctx.marketData.books.snapshot('spot', PAIR, 0);
       expect([book.seq, book.streamId]).toEqual([prevSeq + 1, entry.id]);
       const levels = (side: string) =>
         events.filter((e) => e.e === 'book' && e.side === side && e.q !== '0').map((e) => [e.p, e.q]);
@@ -603,7 +603,7 @@ describe('placeSpotOrders with several orders in one call', () => {
       await placeBatch(ctx, [limit('u2', pair, 'buy', 100_000, 1_000, 1)]);
       const entriesBefore = await ctx.redis.xlen(streamKey(ctx));
       const stateBefore = await stateOf(ctx, USERS);
-      const seqBefore = (await ctx.books.snapshot('spot', PAIR, 0)).seq;
+      const seqBefore = (await ctx.marketData.books.snapshot('spot', PAIR, 0)).seq;
 
       const replies = await placeQueued(ctx, [
         limit('u0', pair, 'buy', 100_000, 900_000, 2),
@@ -617,7 +617,7 @@ describe('placeSpotOrders with several orders in one call', () => {
       ]);
       expect(await ctx.redis.xlen(streamKey(ctx))).toBe(entriesBefore);
       expect(await stateOf(ctx, USERS)).toEqual(stateBefore);
-      expect((await ctx.books.snapshot('spot', PAIR, 0)).seq).toBe(seqBefore);
+      expect((await ctx.marketData.books.snapshot('spot', PAIR, 0)).seq).toBe(seqBefore);
     });
   });
 
@@ -635,13 +635,13 @@ describe('placeSpotOrders with several orders in one call', () => {
 
       const sequential: Awaited<ReturnType<typeof settle>>[] = [];
       for (const o of randomOrders(one.pair, 11, n, { allAccepted: true }))
-        sequential.push(await settle(one.ctx.spotEngine.place(o)));
+        sequential.push(await settle(one.ctx.spot.engine.place(o)));
 
       // counts the script calls; the context is thrown away afterwards
       const run = jest.spyOn(together.ctx.scripts, 'run');
       const concurrent = await Promise.all(
         randomOrders(together.pair, 11, n, { allAccepted: true }).map((o) =>
-          settle(together.ctx.spotEngine.place(o)),
+          settle(together.ctx.spot.engine.place(o)),
         ),
       );
       const sizes = run.mock.calls
@@ -670,7 +670,7 @@ describe('a runtime error inside a batch', () => {
     const ctx = await testContext();
     try {
       await ctx.wallets.deposit('a', 'USDT', 20);
-      const pair = (await ctx.marketStore.getPair('spot', 'BTC_USDT')) as Pair;
+      const pair = (await ctx.markets.store.getPair('spot', 'BTC_USDT')) as Pair;
       const buy = (price: string, lots: string): PlaceSpotInput => ({
         userId: 'a', pair, side: 'buy', type: 'limit', priceTicks: price, amountLots: lots,
         postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: 1,
@@ -681,7 +681,7 @@ describe('a runtime error inside a batch', () => {
       const entriesBefore = await ctx.redis.xlen(stream);
       const replies = await ctx.scripts.run<ScriptReply[]>(
         'placeSpotOrders',
-        ...ctx.spotEngine.placeArgs([buy('90000', '1000'), buy('100000', '10000'), malformed, buy('95000', '1000')]),
+        ...ctx.spot.engine.placeArgs([buy('90000', '1000'), buy('100000', '10000'), malformed, buy('95000', '1000')]),
       );
       expect(replies.map((r) => r.slice(0, 2))).toEqual([
         ['OK', '1'], ['OK', '2'], ['ERR', 'ENGINE_ERROR'], ['ERR', 'ENGINE_ERROR'],
@@ -693,10 +693,10 @@ describe('a runtime error inside a batch', () => {
       expect(usdt?.available).toBeCloseTo(20 - reserved, 8);
       // and their events were published, with the book they built
       expect(await ctx.redis.xlen(stream)).toBe(entriesBefore + 1);
-      const book = await ctx.books.snapshot('spot', 'BTC_USDT', 10);
+      const book = await ctx.marketData.books.snapshot('spot', 'BTC_USDT', 10);
       expect(book.bids.map(([p]) => p)).toHaveLength(2);
       // the caller of the failed order hears a 500 with no engine internals in it
-      await expect(ctx.spotEngine.place(malformed)).rejects.toMatchObject({ status: 500, code: 'ENGINE_ERROR' });
+      await expect(ctx.spot.engine.place(malformed)).rejects.toMatchObject({ status: 500, code: 'ENGINE_ERROR' });
     } finally {
       await ctx.cleanup();
     }

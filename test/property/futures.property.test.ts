@@ -44,15 +44,15 @@ async function run(ctx: Ctx, steps: Step[], leverages: number[]): Promise<void> 
   const accounts: string[] = [];
   for (const [i, u] of USERS.entries()) {
     await ctx.wallets.deposit(u, 'USDT', 500 + i * 137.12345678);
-    const a = await ctx.futuresAccounts.create(u, { name: 'p', currencyCode: 'USDT', leverage: leverages[i] });
-    await ctx.futuresAccounts.transfer(u, { fromFuturesAccountId: null, toFuturesAccountId: a.id, currencyCode: 'USDT', amount: 400 });
+    const a = await ctx.futures.accounts.create(u, { name: 'p', currencyCode: 'USDT', leverage: leverages[i] });
+    await ctx.futures.accounts.transfer(u, { fromFuturesAccountId: null, toFuturesAccountId: a.id, currencyCode: 'USDT', amount: 400 });
     accounts.push(String(a.id));
   }
   const total = await usdtTotal(ctx, accounts);
   let now = Date.now();
   for (const step of steps) {
     await expectBusiness(apply(ctx, step, accounts, (now += 28_800_000)));
-    await ctx.futuresRisk.sweep(PAIR);
+    await ctx.futures.risk.sweep(PAIR);
     await checkInvariants(ctx, accounts, total, step);
   }
 }
@@ -60,24 +60,24 @@ async function run(ctx: Ctx, steps: Step[], leverages: number[]): Promise<void> 
 async function apply(ctx: Ctx, s: Step, accounts: string[], now: number): Promise<unknown> {
   switch (s.kind) {
     case 'open':
-      return ctx.futuresOrders.create(USERS[s.user], {
+      return ctx.futures.orders.create(USERS[s.user], {
         isMarket: s.isMarket, isLong: s.isLong, price: s.price, amount: s.amount, currencyPairCode: PAIR,
         futuresAccountId: Number(accounts[s.user]), takeProfit: s.tp, stopLoss: s.sl,
       });
     case 'close': {
       const id = await pickOrder(ctx, s.user, s.pick);
       if (!id) return undefined;
-      return ctx.futuresOrders.close(USERS[s.user], { orderId: id, isMarket: s.isMarket, limitPrice: s.price });
+      return ctx.futures.orders.close(USERS[s.user], { orderId: id, isMarket: s.isMarket, limitPrice: s.price });
     }
     case 'trigger': {
       const id = await pickOrder(ctx, s.user, s.pick);
       if (!id) return undefined;
-      return ctx.futuresOrders.updateTrigger(USERS[s.user], id, s.which, s.price);
+      return ctx.futures.orders.updateTrigger(USERS[s.user], id, s.which, s.price);
     }
     case 'index':
-      return ctx.futuresMarket.setIndexPrice(PAIR, s.price);
+      return ctx.futures.market.setIndexPrice(PAIR, s.price);
     case 'funding':
-      return ctx.futuresRisk.runFundingRound(PAIR, now);
+      return ctx.futures.risk.runFundingRound(PAIR, now);
   }
 }
 

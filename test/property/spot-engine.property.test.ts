@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { AppError } from '../../src/domain/errors';
 import type { Pair } from '../../src/domain/market';
-import type { StpMode } from '../../src/spot/spot-engine';
+import type { StpMode } from '../../src/domain/order';
 import { decodeSpotOrder } from '../../src/spot/spot-order-record';
 import { testContext } from '../support/harness';
 import {
@@ -154,9 +154,9 @@ async function runSequence(setup: MarketSetup, steps: Step[]): Promise<void> {
     baseDecimals: setup.baseDecimals,
     quoteDecimals: setup.quoteDecimals,
   };
-  await ctx.marketStore.createCurrency({ code: base, name: base, decimals: setup.baseDecimals });
-  await ctx.marketStore.createCurrency({ code: quote, name: quote, decimals: setup.quoteDecimals });
-  const { id } = await ctx.marketStore.createPair(pair);
+  await ctx.markets.store.createCurrency({ code: base, name: base, decimals: setup.baseDecimals });
+  await ctx.markets.store.createCurrency({ code: quote, name: quote, decimals: setup.quoteDecimals });
+  const { id } = await ctx.markets.store.createPair(pair);
   pair.id = id;
 
   const ref = new ReferenceMatcher({
@@ -236,7 +236,7 @@ async function runSequence(setup: MarketSetup, steps: Step[]): Promise<void> {
         const want = ref.cancel(caller, target);
         saw(`cancel ${want ?? 'ok'}`);
         const [got, state] = await Promise.all([
-          ctx.spotEngine
+          ctx.spot.engine
             .cancel(caller, engineIdOf.get(target) as string, Date.now())
             .then((o) => (o.status === 'cancelled' ? null : `answered status ${o.status}`), codeOf),
           readState(market, watched),
@@ -247,7 +247,7 @@ async function runSequence(setup: MarketSetup, steps: Step[]): Promise<void> {
         const want = ref.cancelAll(users[step.user]);
         saw(want.length ? 'cancelAll some' : 'cancelAll none');
         const [got, state] = await Promise.all([
-          ctx.spotEngine.cancelAll(users[step.user], pair.code, Date.now()),
+          ctx.spot.engine.cancelAll(users[step.user], pair.code, Date.now()),
           readState(market, watched),
         ]);
         expect(got.map((id) => refIdOf.get(id))).toEqual(want);
@@ -342,7 +342,7 @@ function enginePlace(
   pair: Pair,
   req: RefPlace,
 ): Promise<{ code: string } | { order: Record<string, string> }> {
-  return ctx.spotEngine
+  return ctx.spot.engine
     .place({
       userId: req.user,
       pair,
@@ -377,7 +377,7 @@ function readState(m: Market, watched: number[]) {
   const r = ctx.redis;
   const code = m.pair.code;
   return Promise.all([
-    ctx.books.snapshot('spot', code, 0),
+    ctx.marketData.books.snapshot('spot', code, 0),
     r.zrange(k.book('spot', code, 'bids'), '0', '-1'),
     r.zrange(k.book('spot', code, 'asks'), '0', '-1'),
     Promise.all(

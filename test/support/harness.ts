@@ -27,7 +27,7 @@ export async function testContext(overrides: Record<string, string> = {}): Promi
     ...overrides,
   });
   const ctx = await createContext(config, createLogger('silent'));
-  await seedMarkets(config.marketsFile, ctx.markets, ctx.log);
+  await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
   return Object.assign(ctx, {
     async cleanup() {
       await deleteByPrefix(ctx.redis, prefix);

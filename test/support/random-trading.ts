@@ -38,10 +38,10 @@ export async function randomTrading(
     const roll = random();
     if (roll < 0.2 && open.length > 0) {
       const [o] = open.splice(Math.floor(random() * open.length), 1);
-      await ctx.spotOrders.cancel(o.user, o.id).catch(() => undefined); // filled meanwhile: fine
+      await ctx.spot.orders.cancel(o.user, o.id).catch(() => undefined); // filled meanwhile: fine
     } else if (roll < 0.3) {
       const amount = Math.round((0.05 + random() * 0.5) * 1000) / 1000;
-      await ctx.spotOrders.place(
+      await ctx.spot.orders.place(
         user,
         side === 'buy'
           ? { currencyPairCode: pair, side, type: 'market', quoteAmount: Math.round(amount * 100) }
@@ -50,7 +50,7 @@ export async function randomTrading(
     } else {
       const price = Math.round((100 + (side === 'buy' ? -1 : 1) * (random() * 6 - 1.5)) * 100) / 100;
       const amount = Math.round((0.01 + random()) * 1000) / 1000;
-      const { order } = await ctx.spotOrders.place(user, {
+      const { order } = await ctx.spot.orders.place(user, {
         currencyPairCode: pair,
         side,
         type: 'limit',

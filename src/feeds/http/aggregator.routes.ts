@@ -1,7 +1,8 @@
 import { Router } from 'express';
-import type { AppContext } from '../../transport/context';
 import { badRequest } from '../../domain/errors';
-import type { HistoricalTradesQuery } from '../aggregator-a.feed';
+import type { AggregatorAFeed, HistoricalTradesQuery } from '../aggregator-a.feed';
+import type { AggregatorBFeed } from '../aggregator-b.feed';
+import type { FuturesContractsFeed } from '../futures-contracts.feed';
 import { AGGREGATOR_B_ROOT } from '../aggregator-b.feed';
 import { valid, validate } from '../../platform/http/validate';
 import {
@@ -16,9 +17,9 @@ const A = '/api/marketdata/aggregator-a';
 const B = AGGREGATOR_B_ROOT;
 
 /** SPEC 4.6: the public market-data feeds of aggregators A and B, spot and futures (docs/aggregator-feeds.md). */
-export function aggregatorRoutes(ctx: AppContext): Router {
+export function aggregatorRoutes(feeds: { a: AggregatorAFeed; b: AggregatorBFeed; futures: FuturesContractsFeed }): Router {
   const r = Router();
-  const { a, b, futures } = ctx.aggregators;
+  const { a, b, futures } = feeds;
 
   r.get(`${A}/pairs`, async (_req, res) => {
     res.json(await a.pairs());

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { CURRENCY_CODE } from '../../domain/market';
 import { FUTURES_STATUSES } from '../../domain/futures';
-import { STP_MODES } from '../../spot/spot-engine';
+import { STP_MODES } from '../../domain/order';
 import { positive } from '../../platform/http/common.schema';
 
 const id = Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER);

@@ -1,5 +1,5 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
-import type { AppContext } from '../../transport/context';
+import type { FuturesWorkerDeps } from './futures-worker-deps';
 import { bullBase, queueName } from '../../platform/queues';
 
 export const FUTURES_FUNDING_QUEUE = 'futures-funding';
@@ -12,22 +12,22 @@ const EARLY_TOLERANCE_MS = 5_000;
  * from the epoch and the Lua script settles each once, so repeated or overlapping ticks pay nothing twice.
  */
 export async function startFuturesFundingWorker(
-  ctx: AppContext,
+  deps: FuturesWorkerDeps,
   connection: ConnectionOptions,
 ): Promise<{ queue: Queue; worker: Worker }> {
   const queue = new Queue(queueName(FUTURES_FUNDING_QUEUE), {
-    ...bullBase(ctx, connection),
+    ...bullBase(deps.keys, connection),
     defaultJobOptions: { removeOnComplete: { count: 100 }, removeOnFail: { count: 1000 } },
   });
-  await queue.upsertJobScheduler('funding', { every: ctx.config.fundingIntervalSeconds * 1000 }, { name: 'round' });
+  await queue.upsertJobScheduler('funding', { every: deps.config.fundingIntervalSeconds * 1000 }, { name: 'round' });
   const worker = new Worker(
     queueName(FUTURES_FUNDING_QUEUE),
     async () => {
       const now = Date.now() + EARLY_TOLERANCE_MS;
-      for (const p of await ctx.marketStore.listPairs('futures')) await ctx.futuresRisk.runFundingRound(p.code, now);
+      for (const p of await deps.markets.store.listPairs('futures')) await deps.futures.risk.runFundingRound(p.code, now);
     },
-    bullBase(ctx, connection),
+    bullBase(deps.keys, connection),
   );
-  worker.on('failed', (job, err) => ctx.log.error({ err, jobId: job?.id }, 'funding job failed'));
+  worker.on('failed', (job, err) => deps.log.error({ err, jobId: job?.id }, 'funding job failed'));
   return { queue, worker };
 }

@@ -1,5 +1,5 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
-import type { AppContext } from '../../transport/context';
+import type { FuturesWorkerDeps } from './futures-worker-deps';
 import { bullBase, queueName, type StreamJob } from '../../platform/queues';
 
 /** The queue the dispatcher feeds with futures trades, index changes and spot trades (mark moves). */
@@ -10,17 +10,17 @@ export const FUTURES_TRIGGERS_QUEUE = 'futures-triggers';
  * mark. A spot trade moves the mark of the futures market with the same code. Sweeps are atomic Lua
  * calls and find nothing to do when repeated, so a replayed job is harmless.
  */
-export function startFuturesTriggersWorker(ctx: AppContext, connection: ConnectionOptions, concurrency = 4): Worker<StreamJob> {
+export function startFuturesTriggersWorker(deps: FuturesWorkerDeps, connection: ConnectionOptions, concurrency = 4): Worker<StreamJob> {
   const worker = new Worker<StreamJob>(
     queueName(FUTURES_TRIGGERS_QUEUE),
     async (job) => {
       const { kind, pair } = job.data;
-      if (!(await ctx.marketStore.getPair('futures', pair))) return;
-      if (kind === 'futures') await ctx.futuresRisk.sweep(pair);
-      else await ctx.futuresRisk.sweepLiquidations(pair);
+      if (!(await deps.markets.store.getPair('futures', pair))) return;
+      if (kind === 'futures') await deps.futures.risk.sweep(pair);
+      else await deps.futures.risk.sweepLiquidations(pair);
     },
-    { ...bullBase(ctx, connection), concurrency },
+    { ...bullBase(deps.keys, connection), concurrency },
   );
-  worker.on('failed', (job, err) => ctx.log.error({ err, jobId: job?.id }, 'futures trigger job failed'));
+  worker.on('failed', (job, err) => deps.log.error({ err, jobId: job?.id }, 'futures trigger job failed'));
   return worker;
 }

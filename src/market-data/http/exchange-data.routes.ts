@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import type { AppContext } from '../../transport/context';
-import type { MarketKind } from '../../platform/redis/keys';
+import type { MarketKind } from '../../domain/market';
+import type { CandleService } from '../candle.service';
 import { valid, validate } from '../../platform/http/validate';
-import { candlesQuery } from './exchange-data.schema';
+import { candlesQuery } from './market-data.schema';
 
 interface CandlesParams {
   DateFrom?: Date;
@@ -13,12 +13,12 @@ interface CandlesParams {
 }
 
 /** Public exchange data (SPEC 4.5). */
-export function exchangeDataRoutes(ctx: AppContext): Router {
+export function exchangeDataRoutes(candles: CandleService): Router {
   const r = Router();
   r.get('/api/futures/exchange-data/candles', validate({ query: candlesQuery }), async (_req, res) => {
     const q = valid<CandlesParams>(res, 'query');
     res.json(
-      await ctx.candles.query({
+      await candles.query({
         currencyPair: q.CurrencyPair,
         kind: q.Kind,
         candleTimePeriod: q.CandleTimePeriod,

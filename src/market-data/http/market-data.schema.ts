@@ -12,3 +12,7 @@ export const candlesQuery = Joi.object({
     .default(60),
   Kind: Joi.string().valid('spot', 'futures'),
 });
+
+export const bookQuery = Joi.object({ depth: Joi.number().integer().min(1).max(1000).default(100) });
+
+export const tradesQuery = Joi.object({ limit: Joi.number().integer().min(1).max(1000).default(100) });

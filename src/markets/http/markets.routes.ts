@@ -1,24 +1,14 @@
 import { Router } from 'express';
-import type { AppContext } from '../../transport/context';
-import { valid, validate } from '../../platform/http/validate';
-import { bookQuery, tradesQuery } from '../../spot/http/spot-order.schema';
+import type { MarketService } from '../market.service';
 
-/** Public reference and market data of the spot side. */
-export function marketRoutes(ctx: AppContext): Router {
+/** Public reference data: currencies and spot pairs (DESIGN 5). */
+export function marketsRoutes(markets: MarketService): Router {
   const r = Router();
   r.get('/api/currencies', async (_req, res) => {
-    res.json(await ctx.markets.listCurrencies());
+    res.json(await markets.listCurrencies());
   });
   r.get('/api/currencies/pairs', async (_req, res) => {
-    res.json(await ctx.markets.listSpotPairs());
-  });
-  r.get('/api/orderbook/:pair', validate({ query: bookQuery }), async (req, res) => {
-    const { depth } = valid<{ depth: number }>(res, 'query');
-    res.json(await ctx.marketData.orderBook('spot', String(req.params.pair), depth));
-  });
-  r.get('/api/trades/:pair', validate({ query: tradesQuery }), async (req, res) => {
-    const { limit } = valid<{ limit: number }>(res, 'query');
-    res.json(await ctx.marketData.recentTrades(String(req.params.pair), limit));
+    res.json(await markets.listSpotPairs());
   });
   return r;
 }

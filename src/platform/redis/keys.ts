@@ -6,7 +6,9 @@
  * Lua builds the few keys it can only learn while running (a maker's order and wallet) with
  * lua/includes/keys.lua from the same engine prefix; test/unit/keys.test.ts holds the two together.
  */
-export type MarketKind = 'spot' | 'futures';
+import type { MarketKind } from '../../domain/market';
+
+export type { MarketKind };
 export type BookSide = 'bids' | 'asks';
 export type FuturesTriggerIndex = 'tpL' | 'tpS' | 'slL' | 'slS' | 'liqL' | 'liqS';
 

@@ -8,6 +8,17 @@ export function unwrap(reply: ScriptReply): ScriptReply {
   return reply;
 }
 
+/** What a placement script answers: the order as it stands, or the earlier one a clientOrderId repeat names. */
+export interface PlaceReply<O = Record<string, string>> {
+  duplicate: boolean;
+  order: O;
+}
+
+export function decodePlace(reply: ScriptReply): PlaceReply {
+  const r = unwrap(reply);
+  return { duplicate: r[0] === 'DUP', order: hashOf(r[1]) };
+}
+
 /** A flat HGETALL list as an object. */
 export function hashOf(flat: unknown): Record<string, string> {
   const list = flat as string[];

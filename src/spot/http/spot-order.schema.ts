@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { STP_MODES } from '../spot-engine';
+import { STP_MODES } from '../../domain/order';
 import { pageSchema, positive } from '../../platform/http/common.schema';
 
 /** `forMarketBuy` for a market buy, `otherwise` for every other order. */
@@ -41,6 +41,7 @@ export const cancelAllQuery = Joi.object({
 
 export const orderIdParams = Joi.object({ orderId: Joi.string().pattern(/^\d{1,16}$/).required() });
 
-export const bookQuery = Joi.object({ depth: Joi.number().integer().min(1).max(1000).default(100) });
-
-export const tradesQuery = Joi.object({ limit: Joi.number().integer().min(1).max(1000).default(100) });
+export const userTradesQuery = Joi.object({
+  limit: Joi.number().integer().min(1).max(1000).default(100),
+  since: Joi.date().iso(),
+});

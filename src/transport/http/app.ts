@@ -1,22 +1,18 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler, type Router } from 'express';
+import { copyRoutes } from '../../copy';
+import { aggregatorRoutes } from '../../feeds';
+import { adminIndexPriceRoutes, futuresRoutes } from '../../futures';
+import { exchangeDataRoutes, spotMarketDataRoutes } from '../../market-data';
+import { adminMarketsRoutes, marketsRoutes } from '../../markets';
+import { spotOrderRoutes } from '../../spot';
+import { adminDepositRoutes, walletRoutes } from '../../wallet';
 import type { AppContext } from '../context';
-import { authenticate } from './middleware/auth';
+import { authenticate, requireAdmin } from './middleware/auth';
 import { errorHandler, notFoundHandler } from './middleware/errors';
 import { requestMetrics } from './middleware/metrics';
 import { orderRateLimit } from './middleware/rate-limit';
-import { adminRoutes } from '../../markets/http/admin.routes';
-import { copyMasterRoutes } from '../../copy/http/copy-master.routes';
-import { copySlaveRoutes } from '../../copy/http/copy-slave.routes';
-import { aggregatorRoutes } from '../../feeds/http/aggregator.routes';
-import { exchangeDataRoutes } from '../../market-data/http/exchange-data.routes';
-import { futuresAccountRoutes } from '../../futures/http/futures-account.routes';
-import { futuresMarketRoutes } from '../../futures/http/futures-market.routes';
-import { futuresTradeRoutes } from '../../futures/http/futures-trade.routes';
-import { marketRoutes } from '../../markets/http/market.routes';
-import { spotOrderRoutes } from '../../spot/http/spot-order.routes';
 import { systemRoutes } from './system.routes';
 import { queueDashboard } from './queue-dashboard';
-import { walletRoutes } from '../../wallet/http/wallet.routes';
 
 /** The REST application, without a listening socket (bin/ and tests decide how it is served). */
 export function createApp(ctx: AppContext): Express {
@@ -27,26 +23,29 @@ export function createApp(ctx: AppContext): Express {
   app.use(express.json({ limit: '64kb' }));
   const auth = authenticate(ctx.config);
   const limit = orderRateLimit(ctx.redis, ctx.config.keyPrefix, ctx.config.rateLimitPoints, ctx.config.rateLimitBurst);
+  app.use(systemRoutes(ctx));
   app.use(queueDashboard(ctx));
-  for (const routes of appRouters(ctx, auth, limit)) app.use(routes);
+  // every operator endpoint, whichever feature serves it, sits behind one admin check
+  app.use('/api/admin', auth, requireAdmin);
+  for (const routes of featureRouters(ctx, auth, limit)) app.use(routes);
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.log));
   return app;
 }
 
-function appRouters(ctx: AppContext, auth: express.RequestHandler, limit: express.RequestHandler) {
+/** Each feature's routes, given only that feature's services. */
+function featureRouters(ctx: AppContext, auth: RequestHandler, limit: RequestHandler): Router[] {
   return [
-    systemRoutes(ctx),
-    adminRoutes(ctx, auth),
-    marketRoutes(ctx),
-    exchangeDataRoutes(ctx),
-    walletRoutes(ctx, auth),
-    spotOrderRoutes(ctx, auth, limit),
-    futuresAccountRoutes(ctx, auth),
-    futuresTradeRoutes(ctx, auth, limit),
-    futuresMarketRoutes(ctx, auth),
-    copyMasterRoutes(ctx, auth),
-    copySlaveRoutes(ctx, auth),
-    aggregatorRoutes(ctx),
+    adminMarketsRoutes(ctx.markets.service),
+    adminDepositRoutes(ctx.wallets),
+    adminIndexPriceRoutes(ctx.futures.market),
+    marketsRoutes(ctx.markets.service),
+    spotMarketDataRoutes(ctx.marketData.service),
+    exchangeDataRoutes(ctx.marketData.candles),
+    walletRoutes(ctx.wallets, auth),
+    spotOrderRoutes(ctx.spot, auth, limit),
+    futuresRoutes(ctx.futures, ctx.wallets, auth, limit),
+    copyRoutes(ctx.copy, auth),
+    aggregatorRoutes(ctx.feeds),
   ];
 }

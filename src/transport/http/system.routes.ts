@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { register } from 'prom-client';
-import type { AppContext } from '../context';
+import type { PlatformDeps } from '../../platform/deps';
 
 /** Liveness, readiness (Redis answers and every script is loaded) and Prometheus metrics. */
-export function systemRoutes(ctx: AppContext): Router {
+export function systemRoutes(ctx: Pick<PlatformDeps, 'redis' | 'scripts'>): Router {
   const r = Router();
   r.get('/health', (_req, res) => {
     res.json({ status: 'ok' });

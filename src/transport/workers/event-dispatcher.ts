@@ -6,7 +6,7 @@ import { blockingRead } from '../../platform/redis/blocking-read';
 import { createRedis, type RedisClient } from '../../platform/redis/connection';
 import { ReadLoop } from '../../platform/redis/read-loop';
 import type { MarketKind } from '../../platform/redis/keys';
-import { parseEntry } from '../../market-data/market-event';
+import { parseEntry } from '../../platform/market-event';
 import { streamJobId, type StreamJob } from '../../platform/queues';
 import type { StreamRoute } from './stream-routes';
 
@@ -117,7 +117,7 @@ export class EventDispatcher {
     const found: MarketStream[] = [];
     for (const kind of ['spot', 'futures'] as const) {
       if (!this.routes.some((r) => r.kinds.includes(kind))) continue;
-      for (const p of await this.ctx.marketStore.listPairs(kind)) {
+      for (const p of await this.ctx.markets.store.listPairs(kind)) {
         found.push({ kind, pair: p.code, key: this.ctx.keys.events(kind, p.code) });
       }
     }

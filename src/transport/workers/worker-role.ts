@@ -32,7 +32,7 @@ export async function startWorkerRole(
   });
   const queues = new Map<string, Queue<StreamJob>>();
   for (const r of STREAM_ROUTES)
-    if (!queues.has(r.queue)) queues.set(r.queue, openQueue(ctx, connection, r.queue));
+    if (!queues.has(r.queue)) queues.set(r.queue, openQueue(ctx.keys, connection, r.queue));
   const candles = startCandlesWorker(ctx, connection, opts);
   const dispatcher = new EventDispatcher(ctx, STREAM_ROUTES, queues, opts);
   await dispatcher.start();

@@ -3,7 +3,7 @@ import { fromMinor } from '../../domain/decimal';
 import type { Pair } from '../../domain/market';
 import type { BookReader } from '../../market-data/book-reader';
 import type { BookSide, MarketKind } from '../../platform/redis/keys';
-import { parseEntry, type MarketEntry } from '../../market-data/market-event';
+import { parseEntry, type MarketEntry } from '../../platform/market-event';
 import { MarketBook } from './market-book';
 import { compareIds } from './stream-ids';
 import { topicOf, type Publisher } from './topics';

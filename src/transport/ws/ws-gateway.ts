@@ -4,7 +4,7 @@ import type { Pair } from '../../domain/market';
 import { createRedis } from '../../platform/redis/connection';
 import type { MarketKind } from '../../platform/redis/keys';
 import { candleDto, type StoredCandle } from '../../market-data/candle-dto';
-import { fieldValue } from '../../market-data/market-data.service';
+import { fieldValue } from '../../platform/market-event';
 import { MarketFeed } from './market-feed';
 import { errorMessage, parseRequest, type ClientRequest } from './protocol';
 import { StreamTail } from './stream-tail';
@@ -153,7 +153,7 @@ export class WsGateway {
 
   private async refreshMarkets(): Promise<void> {
     for (const kind of ['spot', 'futures'] as const) {
-      for (const pair of await this.ctx.marketStore.listPairs(kind)) {
+      for (const pair of await this.ctx.markets.store.listPairs(kind)) {
         if (!this.feeds.has(`${kind}/${pair.code}`)) await this.addMarket(kind, pair);
       }
     }
@@ -161,7 +161,7 @@ export class WsGateway {
 
   private async addMarket(kind: MarketKind, pair: Pair): Promise<void> {
     const k = this.ctx.keys;
-    const feed = new MarketFeed(kind, pair, this.ctx.books, this.publisher, this.ctx.log);
+    const feed = new MarketFeed(kind, pair, this.ctx.marketData.books, this.publisher, this.ctx.log);
     this.feeds.set(`${kind}/${pair.code}`, feed);
     const eventsKey = k.events(kind, pair.code);
     this.byEventStream.set(eventsKey, feed);
@@ -238,7 +238,7 @@ export class WsGateway {
   }
 
   private sendCurrentCandle(ws: Socket, feed: MarketFeed, req: ClientRequest): void {
-    this.ctx.candles
+    this.ctx.marketData.candles
       .current(feed.kind, feed.pair, req.period!)
       .then((candle) => {
         if (!candle || ws.getUserData().closed) return;

@@ -1,11 +1,12 @@
 import { Router, type RequestHandler } from 'express';
-import type { AppContext } from '../../transport/context';
-import { principal } from '../../transport/http/middleware/auth';
+import { principal } from '../../platform/http/principal';
+import type { WalletService } from '../wallet.service';
 
-export function walletRoutes(ctx: AppContext, auth: RequestHandler): Router {
+/** The caller's wallet balances (DESIGN 5). */
+export function walletRoutes(wallets: WalletService, auth: RequestHandler): Router {
   const r = Router();
   r.get('/api/wallet/balances', auth, async (req, res) => {
-    res.json(await ctx.wallets.balances(principal(req).userId));
+    res.json(await wallets.balances(principal(req).userId));
   });
   return r;
 }

@@ -45,14 +45,14 @@ describe('mirroring a master onto its subscriptions', () => {
       filled: expected, leverage: 10, currencyPairCode: 'BTC_USDT',
     });
     expect(await followerOrders('sue')).toEqual([]);
-    const skips = await b.ctx.copyMirror.skips(sueSub.id);
+    const skips = await b.ctx.copy.mirror.skips(sueSub.id);
     expect(skips).toEqual([{ masterOrderId: mOrder, reason: 'BELOW_PAIR_MINIMUM', timestamp: expect.any(String) }]);
 
     const before = await b.orders('sam');
     await b.replayAll();
     await b.replayAll();
     expect(await b.orders('sam')).toEqual(before);
-    expect(await b.ctx.copyMirror.skips(sueSub.id)).toEqual(skips);
+    expect(await b.ctx.copy.mirror.skips(sueSub.id)).toEqual(skips);
 
     const positions = await b.get('sam', `/api/copy-slave/${sam}/positions`);
     expect(positions.status).toBe(200);
@@ -94,7 +94,7 @@ describe('mirroring a master onto its subscriptions', () => {
     await b.order('mm', mm, false, 101, 200);
     const mOrder = await b.order('max', masterId, true, null, 150);
     await b.pump();
-    expect(await b.ctx.copyMirror.skips(sub.id)).toEqual([
+    expect(await b.ctx.copy.mirror.skips(sub.id)).toEqual([
       { masterOrderId: mOrder, reason: 'INSUFFICIENT_MARGIN', timestamp: expect.any(String) },
     ]);
   });

@@ -11,7 +11,7 @@ afterEach(async () => b.ctx.cleanup());
 const DAY = 24 * 3600 * 1000;
 
 async function subscription(id: number) {
-  return (await b.ctx.copySlaves.subscriptionsTo('sam', (await b.get('sam', '/api/copy-slave')).body[0].id)).find(
+  return (await b.ctx.copy.slaves.subscriptionsTo('sam', (await b.get('sam', '/api/copy-slave')).body[0].id)).find(
     (s) => s.id === String(id),
   )!;
 }
@@ -23,12 +23,12 @@ describe('settlement: management fee and profit share', () => {
     const sub = await subscription((await b.subscribe('sam', m, sam, 1_000)).id);
     const wallet = await b.walletUsdt('max');
     const at = Number(sub.opened) + DAY;
-    expect(await b.ctx.copySettlement.settle(sub, at)).toEqual({ fee: String(1_000 * 0.365 / 365 * 1e8), share: '0' });
-    expect(await b.ctx.copySettlement.settle(sub, at)).toEqual({ fee: '0', share: '0' });
+    expect(await b.ctx.copy.settlement.settle(sub, at)).toEqual({ fee: String(1_000 * 0.365 / 365 * 1e8), share: '0' });
+    expect(await b.ctx.copy.settlement.settle(sub, at)).toEqual({ fee: '0', share: '0' });
     expect(await b.walletUsdt('max')).toBe(wallet + 1);
     expect((await b.get('sam', `/api/copy-slave/${sam}/${m}/analytics`)).body).toMatchObject({ totalCommissions: 1, totalSlaveProfit: -1 });
     expect((await b.pub(`/api/copy-master/${m}/analytics`)).body).toMatchObject({ totalCommissions: 1, totalProfitShared: 0 });
-    expect(await b.ctx.copySettlement.settleAll(at + DAY)).toBe(1);
+    expect(await b.ctx.copy.settlement.settleAll(at + DAY)).toBe(1);
     expect(await b.walletUsdt('max')).toBe(wallet + 2);
   });
 
@@ -43,12 +43,12 @@ describe('settlement: management fee and profit share', () => {
     expect(before.totalSlaveProfit).toBeGreaterThan(0);
     const expected = new BigNumber(before.totalSlaveProfit).times(0.2).decimalPlaces(8, BigNumber.ROUND_FLOOR).toNumber();
     const wallet = await b.walletUsdt('max');
-    await b.ctx.copySettlement.settle(sub);
+    await b.ctx.copy.settlement.settle(sub);
     expect(await b.walletUsdt('max')).toBeCloseTo(wallet + expected, 8);
     const after = (await b.get('sam', `/api/copy-slave/${sam}/${m}/analytics`)).body;
     expect(after.copyMasterProfit).toBeCloseTo(expected, 8);
     expect(after.currentPeriodSlaveProfit).toBe(0);
-    expect((await b.ctx.copySettlement.settle(sub)).share).toBe('0');
+    expect((await b.ctx.copy.settlement.settle(sub)).share).toBe('0');
     expect((await b.pub(`/api/copy-master/${m}/analytics`)).body.totalProfitShared).toBeCloseTo(expected, 8);
 
     // a loss below the mark shares nothing; finishing settles once more

@@ -25,7 +25,7 @@ describe('the copy-mirror route and worker', () => {
     const route = STREAM_ROUTES.filter((r) => r.queue === 'copy-mirror');
     expect(route).toEqual([{ queue: 'copy-mirror', kinds: ['futures'], events: ['done'] }]);
     const connection = createRedis({ url: b.ctx.config.redisUrl, blocking: true, name: 'copy-test' });
-    const queues = new Map<string, Queue<StreamJob>>([['copy-mirror', openQueue(b.ctx, connection, 'copy-mirror')]]);
+    const queues = new Map<string, Queue<StreamJob>>([['copy-mirror', openQueue(b.ctx.keys, connection, 'copy-mirror')]]);
     const worker = startCopyMirrorWorker(b.ctx, connection);
     const dispatcher = new EventDispatcher(b.ctx, route, queues, {
       claimIdleMs: 30_000, claimEveryMs: 60_000, blockMs: 100, batch: 100, refreshPairsMs: 100,

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { parseEntry } from '../../../src/market-data/market-event';
+import { parseEntry } from '../../../src/platform/market-event';
 import { bearer } from '../../support/harness';
 import { admin, futuresBed } from '../futures/helpers';
 
@@ -73,7 +73,7 @@ export async function copyBed() {
     const entries = await b.ctx.redis.xrange(b.ctx.keys.events('futures', 'BTC_USDT'), `(${lastId}`, '+');
     const outs = [];
     for (const [id, fields] of entries) {
-      outs.push(await b.ctx.copyMirror.handleEntry(parseEntry(id, fields)));
+      outs.push(await b.ctx.copy.mirror.handleEntry(parseEntry(id, fields)));
       lastId = id;
     }
     return outs;
@@ -82,7 +82,7 @@ export async function copyBed() {
   /** Every stream entry from the start, replayed. */
   async function replayAll() {
     const entries = await b.ctx.redis.xrange(b.ctx.keys.events('futures', 'BTC_USDT'), '-', '+');
-    for (const [id, fields] of entries) await b.ctx.copyMirror.handleEntry(parseEntry(id, fields));
+    for (const [id, fields] of entries) await b.ctx.copy.mirror.handleEntry(parseEntry(id, fields));
   }
 
   /** Futures records of a user (every account), oldest first. */

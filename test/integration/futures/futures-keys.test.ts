@@ -28,7 +28,7 @@ return { futuresAccountKey(P, '7'), f.tpL, f.tpS, f.slL, f.slS, f.liqL, f.liqS, 
       // the parameters Lua derives from the pair hash agree with src/domain/futures.ts
       '1000', '200', '500', '5000',
     ]);
-    const params = futuresParams((await ctx.marketStore.getPair('futures', pair))!);
+    const params = futuresParams((await ctx.markets.store.getPair('futures', pair))!);
     expect([params.ns, params.makerPpm, params.takerPpm, params.mmrPpm]).toEqual([1000, 200, 500, 5000]);
     for (const key of [k.futuresAccount(1), k.futuresTrigger(pair, 'liqL'), k.insuranceFund(), k.indexPrice(pair), k.fundingState(pair)]) {
       expect(key.startsWith(k.engine)).toBe(true);

@@ -35,14 +35,14 @@ describe('TP/SL triggers', () => {
     const total = await b.usdtTotal();
     const long = await aliceLong({ takeProfit: 110, stopLoss: 90 });
     await b.order('carol', carol, true, 112, 2); // the bid the TP closes into
-    expect(await b.ctx.futuresRisk.sweepTriggers('BTC_USDT')).toEqual([]); // last is still 100
+    expect(await b.ctx.futures.risk.sweepTriggers('BTC_USDT')).toEqual([]); // last is still 100
     await b.order('dan', dan, false, null, 0.1); // trades at 112: last crosses the TP
-    const closed = await b.ctx.futuresRisk.sweepTriggers('BTC_USDT');
+    const closed = await b.ctx.futures.risk.sweepTriggers('BTC_USDT');
     expect(closed).toEqual([{ id: String(long), reason: 'tp' }]);
     const rec = await b.record('alice', long);
     expect(rec).toMatchObject({ futuresOrderStatus: 20, amountInPosition: 0, realizedPnl: 12 });
     expect(await b.account('alice', alice)).toMatchObject({ usedMargin: 0 });
-    expect(await b.ctx.futuresRisk.sweepTriggers('BTC_USDT')).toEqual([]);
+    expect(await b.ctx.futures.risk.sweepTriggers('BTC_USDT')).toEqual([]);
     expect(await b.usdtTotal()).toBe(total);
   });
 
@@ -51,7 +51,7 @@ describe('TP/SL triggers', () => {
     await b.order('alice', alice, true, null, 1);
     await b.order('carol', carol, false, 106, 2); // the ask the SL closes into
     await b.order('dan', dan, true, null, 0.1); // trades at 106
-    expect(await b.ctx.futuresRisk.sweepTriggers('BTC_USDT')).toEqual([{ id: String(short), reason: 'sl' }]);
+    expect(await b.ctx.futures.risk.sweepTriggers('BTC_USDT')).toEqual([{ id: String(short), reason: 'sl' }]);
     expect(await b.record('bob', short)).toMatchObject({ futuresOrderStatus: 20, realizedPnl: -6 });
   });
 
@@ -61,7 +61,7 @@ describe('TP/SL triggers', () => {
     await b.order('bob', bob, false, null, 1);
     await b.order('carol', carol, true, 94, 1);
     await b.order('dan', dan, false, null, 0.1); // last 94: above the moved SL
-    expect(await b.ctx.futuresRisk.sweepTriggers('BTC_USDT')).toEqual([]);
+    expect(await b.ctx.futures.risk.sweepTriggers('BTC_USDT')).toEqual([]);
     expect((await b.record('alice', long)).futuresOrderStatus).toBe(50);
   });
 });
@@ -73,10 +73,10 @@ describe('liquidation', () => {
     expect((await b.record('alice', long)).liquidationPrice).toBe(90.5);
     await b.order('carol', carol, true, 89, 1);
     expect((await b.setIndex('BTC_USDT', 91)).status).toBe(200);
-    expect(await b.ctx.futuresRisk.sweepLiquidations('BTC_USDT')).toEqual([]);
+    expect(await b.ctx.futures.risk.sweepLiquidations('BTC_USDT')).toEqual([]);
     const before = await b.account('alice', alice);
     await b.setIndex('BTC_USDT', 90);
-    expect(await b.ctx.futuresRisk.sweepLiquidations('BTC_USDT')).toEqual([String(long)]);
+    expect(await b.ctx.futures.risk.sweepLiquidations('BTC_USDT')).toEqual([String(long)]);
     const rec = await b.record('alice', long);
     expect(rec).toMatchObject({ futuresOrderStatus: 20, amountInPosition: 0, realizedPnl: -11, currentMargin: 0 });
     const after = await b.account('alice', alice);
@@ -97,7 +97,7 @@ describe('liquidation', () => {
     await b.order('alice', alice, true, null, 1);
     await b.order('carol', carol, false, 109, 1);
     await b.setIndex('BTC_USDT', 110);
-    expect(await b.ctx.futuresRisk.sweepLiquidations('BTC_USDT')).toEqual([String(short)]);
+    expect(await b.ctx.futures.risk.sweepLiquidations('BTC_USDT')).toEqual([String(short)]);
     expect((await b.record('bob', short)).realizedPnl).toBe(-9);
     const insurance = Number(await b.ctx.redis.hget(b.ctx.keys.insuranceFund(), 'USDT')) / 1e8;
     expect(insurance).toBeCloseTo(10 - 9 - 0.0545, 8);
@@ -115,8 +115,8 @@ describe('liquidation', () => {
     }
     await request(b.app).post('/api/orders').set('Authorization', bearer('s1')).send({ currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price: 85.55, amount: 1 });
     await request(b.app).post('/api/orders').set('Authorization', bearer('s2')).send({ currencyPairCode: 'BTC_USDT', side: 'sell', type: 'market', amount: 1 });
-    expect(await b.ctx.futuresPrices.markTicks((await b.ctx.marketStore.getPair('futures', 'BTC_USDT'))!)).toBe('855');
-    expect(await b.ctx.futuresRisk.sweepLiquidations('BTC_USDT')).toEqual([String(long)]);
+    expect(await b.ctx.futures.prices.markTicks((await b.ctx.markets.store.getPair('futures', 'BTC_USDT'))!)).toBe('855');
+    expect(await b.ctx.futures.risk.sweepLiquidations('BTC_USDT')).toEqual([String(long)]);
   });
 });
 
@@ -125,11 +125,11 @@ describe('admin index price', () => {
     const request = (await import('supertest')).default;
     const { bearer } = await import('../../support/harness');
     const { admin } = await import('./helpers');
-    const pair = (await b.ctx.marketStore.getPair('futures', 'ETH_USDT'))!;
+    const pair = (await b.ctx.markets.store.getPair('futures', 'ETH_USDT'))!;
     const ok = await b.setIndex('ETH_USDT', 2000.129);
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ currencyPairCode: 'ETH_USDT', price: 2000.12 });
-    expect(await b.ctx.futuresPrices.markTicks(pair)).toBe('200012');
+    expect(await b.ctx.futures.prices.markTicks(pair)).toBe('200012');
     const post = (auth: string, body: Record<string, unknown>) =>
       request(b.app).post('/api/admin/index-price').set('Authorization', auth).send(body);
     const cases: [string, Record<string, unknown>, number, string][] = [
@@ -145,7 +145,7 @@ describe('admin index price', () => {
       expect([JSON.stringify(body), r.status, r.body.error?.code]).toEqual([JSON.stringify(body), status, code]);
     }
     expect((await request(b.app).post('/api/admin/index-price').send({ currencyPairCode: 'ETH_USDT', price: 1 })).status).toBe(401);
-    expect(await b.ctx.futuresPrices.markTicks(pair)).toBe('200012');
+    expect(await b.ctx.futures.prices.markTicks(pair)).toBe('200012');
   });
 });
 
@@ -156,29 +156,29 @@ describe('funding', () => {
     const short = (await b.get('bob', `${TRADE}/positions`)).body[0].id;
     await b.setIndex('BTC_USDT', 100);
     const now = Date.now();
-    expect(await b.ctx.futuresRisk.runFundingRound('BTC_USDT', now)).toBe(true);
-    expect(await b.ctx.futuresRisk.runFundingRound('BTC_USDT', now)).toBe(false);
+    expect(await b.ctx.futures.risk.runFundingRound('BTC_USDT', now)).toBe(true);
+    expect(await b.ctx.futures.risk.runFundingRound('BTC_USDT', now)).toBe(false);
     // rate 0.01 %: 100 x 1 x 0.0001 = 0.01
     expect(await b.record('alice', long)).toMatchObject({ fundingFee: 0.01, currentMargin: 9.99, initialMargin: 10 });
     expect(await b.record('bob', short)).toMatchObject({ fundingFee: -0.01, currentMargin: 10.01 });
     expect((await b.account('alice', alice)).usedMargin).toBe(9.99);
     expect(await b.usdtTotal()).toBe(total);
     // the next round settles again
-    expect(await b.ctx.futuresRisk.runFundingRound('BTC_USDT', now + 28_800_000)).toBe(true);
+    expect(await b.ctx.futures.risk.runFundingRound('BTC_USDT', now + 28_800_000)).toBe(true);
     expect((await b.record('alice', long)).fundingFee).toBe(0.02);
   });
 
   it('a premium of the futures price over the index raises the rate', async () => {
     await aliceLong();
     await b.setIndex('BTC_USDT', 99);
-    const pair = (await b.ctx.marketStore.getPair('futures', 'BTC_USDT'))!;
+    const pair = (await b.ctx.markets.store.getPair('futures', 'BTC_USDT'))!;
     // last 100 over index 99: premium 1.0101 % is clamped to 0.75 %
-    expect(await b.ctx.futuresPrices.fundingRatePpm(pair)).toBe(7500);
+    expect(await b.ctx.futures.prices.fundingRatePpm(pair)).toBe(7500);
     await b.setIndex('BTC_USDT', 99.9);
     // (100 − 99.9) / 99.9 = 0.1001 % on top of the 0.01 % base
-    expect(await b.ctx.futuresPrices.fundingRatePpm(pair)).toBe(100 + 1001);
+    expect(await b.ctx.futures.prices.fundingRatePpm(pair)).toBe(100 + 1001);
     await b.setIndex('BTC_USDT', 100.1);
-    expect(await b.ctx.futuresPrices.fundingRatePpm(pair)).toBe(100 - 999);
+    expect(await b.ctx.futures.prices.fundingRatePpm(pair)).toBe(100 - 999);
   });
 });
 

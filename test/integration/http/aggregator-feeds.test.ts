@@ -2,7 +2,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import BigNumber from 'bignumber.js';
 import type { MarketKind } from '../../../src/platform/redis/keys';
-import { parseEntry } from '../../../src/market-data/market-event';
+import { parseEntry } from '../../../src/platform/market-event';
 import { createApp, testContext } from '../../support/harness';
 import { bedFor } from '../futures/helpers';
 
@@ -57,12 +57,12 @@ const FUT_LONG = 0.5;
 const FUT_PRICE = 100;
 
 const spot = (user: string, side: 'buy' | 'sell', price: number, amount: number) =>
-  ctx.spotOrders.place(user, { currencyPairCode: 'BTC_USDT', side, type: 'limit', price, amount });
+  ctx.spot.orders.place(user, { currencyPairCode: 'BTC_USDT', side, type: 'limit', price, amount });
 
 /** What the candles worker does for every stream entry: fold its trades into the candles. */
 async function foldCandles(kind: MarketKind, pair: string) {
   for (const [id, fields] of await ctx.redis.xrange(ctx.keys.events(kind, pair), '-', '+')) {
-    await ctx.candles.apply(kind, pair, parseEntry(id, fields));
+    await ctx.marketData.candles.apply(kind, pair, parseEntry(id, fields));
   }
 }
 
@@ -104,7 +104,7 @@ beforeAll(async () => {
   await foldCandles('spot', 'BTC_USDT');
   for (const [i, h] of HISTORY.entries()) {
     const ts = Date.now() - h.minutesAgo * 60_000;
-    await ctx.candles.apply('spot', 'BTC_USDT', {
+    await ctx.marketData.candles.apply('spot', 'BTC_USDT', {
       id: `${ts}-${900 + i}`, ts,
       events: [{
         e: 'trade', id: String(9000 + i), p: String(Math.round(h.price * 100)), q: String(Math.round(h.qty * 1e6)), side: 'buy',

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import { CANDLE_PERIODS, candleOpen } from '../../../src/domain/candle';
-import type { MarketEntry } from '../../../src/market-data/market-event';
+import type { MarketEntry } from '../../../src/platform/market-event';
 import { referenceCandles, type Fill } from '../../support/candle-reference';
 import { createApp, testContext } from '../../support/harness';
 
@@ -64,7 +64,7 @@ describe('candles', () => {
         { ts: t0 + len - 1, price: 99.99, qty: 0.5 },
         { ts: t0 + len, price: 90, qty: 2 },
       ];
-      for (const f of fills) expect(await ctx.candles.apply('spot', 'BTC_USDT', entry([f]))).toBe(true);
+      for (const f of fills) expect(await ctx.marketData.candles.apply('spot', 'BTC_USDT', entry([f]))).toBe(true);
       const r = await candles({
         CurrencyPair: 'BTC_USDT',
         Kind: 'spot',
@@ -85,7 +85,7 @@ describe('candles', () => {
       price: 100 + k,
       qty: 1 + k,
     }));
-    for (const f of fills) await ctx.candles.apply('spot', 'BTC_USDT', entry([f]));
+    for (const f of fills) await ctx.marketData.candles.apply('spot', 'BTC_USDT', entry([f]));
     const all = await candles({
       currencyPair: 'BTC_USDT',
       kind: 'spot',
@@ -118,8 +118,8 @@ describe('candles', () => {
     ];
     const entries = fills.map((f) => entry([f]));
     for (const e of [entries[2], entries[0], entries[1]])
-      expect(await ctx.candles.apply('spot', 'BTC_USDT', e)).toBe(true);
-    for (const e of entries) expect(await ctx.candles.apply('spot', 'BTC_USDT', e)).toBe(false);
+      expect(await ctx.marketData.candles.apply('spot', 'BTC_USDT', e)).toBe(true);
+    for (const e of entries) expect(await ctx.marketData.candles.apply('spot', 'BTC_USDT', e)).toBe(false);
     const q = {
       CurrencyPair: 'BTC_USDT',
       Kind: 'spot',
@@ -133,10 +133,10 @@ describe('candles', () => {
   it('defaults to the futures market of a pair both kinds list, else spot, and to the 60 s period', async () => {
     const now = Date.now();
     const spotOnly = entry([{ ts: now, price: 123, qty: 1 }]);
-    await ctx.candles.apply('spot', 'BTC_USDT.TRC20', spotOnly);
+    await ctx.marketData.candles.apply('spot', 'BTC_USDT.TRC20', spotOnly);
     const futures = { ...entry([{ ts: now, price: 0, qty: 0 }]) };
     futures.events = [{ ...futures.events[0], p: '777', q: '5' }]; // BTC_USDT futures: 1 price digit, 4 amount digits
-    await ctx.candles.apply('futures', 'BTC_USDT', futures);
+    await ctx.marketData.candles.apply('futures', 'BTC_USDT', futures);
     const r = await candles({ CurrencyPair: 'BTC_USDT' });
     expect(r.status).toBe(200);
     expect(r.body).toEqual([
@@ -158,7 +158,7 @@ describe('candles', () => {
     const ts = candleOpen(Date.now(), 60) + 1;
     const big = { e: 'trade', p: '999999999999', q: '9999999', side: 'buy' }; // 9,999,999,999.99 x 9.999999
     for (const id of ['1', '2', '3'])
-      await ctx.candles.apply('spot', 'BTC_USDT', { id: `${ts}-${id}`, ts, events: [{ ...big, id }] });
+      await ctx.marketData.candles.apply('spot', 'BTC_USDT', { id: `${ts}-${id}`, ts, events: [{ ...big, id }] });
     const stored = JSON.parse((await ctx.redis.hget(ctx.keys.candles('spot', 'BTC_USDT'), `60:${ts - 1}`))!);
     const one = BigInt(big.p) * BigInt(big.q);
     expect(one).toBeGreaterThan(BigInt(Number.MAX_SAFE_INTEGER));

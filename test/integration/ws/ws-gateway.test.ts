@@ -159,7 +159,7 @@ describe('websocket gateway', () => {
       const { price, quantity } = l as { price: number; quantity: number };
       return [price, quantity];
     };
-    const lastTrade = (await ctx.marketData.recentTrades('BTC_USDT', 1))[0];
+    const lastTrade = (await ctx.marketData.service.recentTrades('BTC_USDT', 1))[0];
     expect(ticker).toMatchObject({
       market: 'BTC_USDT',
       kind: 'spot',
@@ -175,7 +175,7 @@ describe('websocket gateway', () => {
     c.send({ op: 'subscribe', channel: 'candles', market: 'BTC_USDT.TRC20', kind: 'spot', period: 300 });
     await c.waitFor((m) => m.op === 'subscribed');
     const ts = Date.now();
-    await ctx.candles.apply('spot', 'BTC_USDT.TRC20', {
+    await ctx.marketData.candles.apply('spot', 'BTC_USDT.TRC20', {
       id: `${ts}-0`,
       ts,
       events: [{ e: 'trade', id: '999999', p: '12345', q: '2000000', side: 'buy' }],
@@ -194,14 +194,14 @@ describe('websocket gateway', () => {
     const market = 'BTC_USDT.TRC20';
     await fundTraders(ctx, 'BTC', 'USDT.TRC20');
     for (let i = 1; i <= 100; i++) {
-      await ctx.spotOrders.place('t1', {
+      await ctx.spot.orders.place('t1', {
         currencyPairCode: market,
         side: 'buy',
         type: 'limit',
         price: 100 - i / 10,
         amount: 0.5,
       });
-      await ctx.spotOrders.place('t2', {
+      await ctx.spot.orders.place('t2', {
         currencyPairCode: market,
         side: 'sell',
         type: 'limit',
@@ -258,7 +258,7 @@ describe('websocket gateway', () => {
   });
 
   it("a disconnect leaves the client's orders alone", async () => {
-    const { order } = await ctx.spotOrders.place('t1', {
+    const { order } = await ctx.spot.orders.place('t1', {
       currencyPairCode: 'BTC_USDT',
       side: 'buy',
       type: 'limit',
@@ -270,6 +270,6 @@ describe('websocket gateway', () => {
     await c.waitFor((m) => m.type === 'snapshot');
     c.close();
     await new Promise((r) => setTimeout(r, 200));
-    expect((await ctx.spotOrders.get('t1', String(order.id))).status).toBe('open');
+    expect((await ctx.spot.orders.get('t1', String(order.id))).status).toBe('open');
   });
 });

@@ -1,13 +1,9 @@
 import { createPublicKey, createSecretKey } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { expressjwt, type Request as JwtRequest } from 'express-jwt';
+import { expressjwt } from 'express-jwt';
 import type { AppConfig } from '../../../platform/config/env';
 import { forbidden } from '../../../domain/errors';
-
-export interface Principal {
-  userId: string;
-  admin: boolean;
-}
+import { principal } from '../../../platform/http/principal';
 
 /** Bearer JWT: HS256 with JWT_SECRET or RS256 with JWT_PUBLIC_KEY; `sub` is the user id. */
 export function authenticate(config: AppConfig) {
@@ -18,15 +14,6 @@ export function authenticate(config: AppConfig) {
     : createSecretKey(Buffer.from(config.jwtSecret as string, 'utf8'));
   const algorithms = config.jwtPublicKey ? (['RS256'] as const) : (['HS256'] as const);
   return expressjwt({ secret, algorithms: [...algorithms], requestProperty: 'auth' });
-}
-
-export function principal(req: Request): Principal {
-  const auth = (req as JwtRequest).auth ?? {};
-  const sub = auth.sub;
-  if (typeof sub !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(sub)) {
-    throw Object.assign(new Error('token has no usable sub claim'), { name: 'UnauthorizedError', status: 401 });
-  }
-  return { userId: sub, admin: (auth as Record<string, unknown>).role === 'admin' };
 }
 
 export function requireAdmin(req: Request, _res: Response, next: NextFunction): void {

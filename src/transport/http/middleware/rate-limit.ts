@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { BurstyRateLimiter, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RedisClient } from '../../../platform/redis/connection';
 import { AppError } from '../../../domain/errors';
-import { principal } from './auth';
+import { principal } from '../../../platform/http/principal';
 
 /**
  * Per-user limit on order placement and cancel (SPEC 8): `perSecond` steady, with up to `burst`

@@ -1,0 +1,17 @@
+import { Router, type RequestHandler } from 'express';
+import type { CopyHistoryService } from '../copy-history.service';
+import type { CopyMasterService } from '../copy-master.service';
+import type { CopySlaveService } from '../copy-slave.service';
+import { copyMasterRoutes } from './copy-master.routes';
+import { copySlaveRoutes } from './copy-slave.routes';
+
+/** Every copy-trading endpoint: masters (SPEC 4.1) and followers (SPEC 4.2). */
+export function copyRoutes(
+  copy: { masters: CopyMasterService; slaves: CopySlaveService; history: CopyHistoryService },
+  auth: RequestHandler,
+): Router {
+  const r = Router();
+  r.use(copyMasterRoutes(copy, auth));
+  r.use(copySlaveRoutes(copy, auth));
+  return r;
+}

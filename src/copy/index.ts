@@ -1,0 +1,50 @@
+import type { Futures } from '../futures';
+import type { MarketStore } from '../markets';
+import type { PlatformDeps } from '../platform/deps';
+import type { CopyDeps } from './copy-deps';
+import { CopyEngine } from './copy-engine';
+import { CopyHistoryService } from './copy-history.service';
+import { CopyMasterService } from './copy-master.service';
+import { CopyMirrorService } from './copy-mirror.service';
+import { CopySettlementService } from './copy-settlement.service';
+import { CopySlaveService } from './copy-slave.service';
+import { CopyStore } from './copy-store';
+import { CopyViews } from './copy-views';
+
+export { CopyMirrorService } from './copy-mirror.service';
+export { CopySettlementService } from './copy-settlement.service';
+export { startCopyWorkers, startCopyMirrorWorker, COPY_MIRROR_QUEUE, COPY_SETTLEMENT_QUEUE } from './copy-workers';
+export { copyRoutes } from './http/copy.routes';
+
+/** Copy trading: masters, followers, the mirror of master orders and the daily settlement. */
+export interface Copy {
+  masters: CopyMasterService;
+  slaves: CopySlaveService;
+  history: CopyHistoryService;
+  mirror: CopyMirrorService;
+  settlement: CopySettlementService;
+}
+
+export function createCopy(
+  deps: Pick<PlatformDeps, 'log' | 'redis' | 'keys' | 'scripts'> & {
+    markets: MarketStore;
+    futures: Pick<Futures, 'accounts' | 'engine' | 'orders' | 'market' | 'accountReader'>;
+  },
+): Copy {
+  const { log, redis, keys, scripts, markets, futures } = deps;
+  const d: CopyDeps = {
+    redis, keys, log, futures, markets,
+    store: new CopyStore(redis, keys),
+    reader: futures.accountReader,
+    engine: new CopyEngine(keys, scripts),
+  };
+  const views = new CopyViews(d);
+  const settlement = new CopySettlementService(d);
+  return {
+    masters: new CopyMasterService(d, views, settlement),
+    slaves: new CopySlaveService(d, views, settlement),
+    history: new CopyHistoryService(d),
+    mirror: new CopyMirrorService(d),
+    settlement,
+  };
+}

@@ -1,0 +1,32 @@
+import { FuturesContractStats, type FuturesPriceService } from '../futures';
+import type { MarketData } from '../market-data';
+import type { MarketStore } from '../markets';
+import type { PlatformDeps } from '../platform/deps';
+import { AggregatorAFeed } from './aggregator-a.feed';
+import { AggregatorBFeed } from './aggregator-b.feed';
+import { FuturesContractsFeed } from './futures-contracts.feed';
+
+export { aggregatorRoutes } from './http/aggregator.routes';
+
+/** The market-data feeds of SPEC 4.6 (A: CoinGecko's standard, B: CoinMarketCap's), over one ticker computation. */
+export interface AggregatorFeeds {
+  a: AggregatorAFeed;
+  b: AggregatorBFeed;
+  futures: FuturesContractsFeed;
+}
+
+export function createFeeds(
+  deps: Pick<PlatformDeps, 'redis' | 'keys'> & {
+    markets: MarketStore;
+    marketData: Pick<MarketData, 'service' | 'tickers'>;
+    prices: FuturesPriceService;
+  },
+): AggregatorFeeds {
+  const { redis, keys, markets, marketData, prices } = deps;
+  const { service, tickers } = marketData;
+  return {
+    a: new AggregatorAFeed(markets, service, tickers),
+    b: new AggregatorBFeed(markets, service, tickers),
+    futures: new FuturesContractsFeed(markets, service, tickers, new FuturesContractStats(redis, keys, prices)),
+  };
+}

@@ -1,0 +1,52 @@
+import type { MarketDataService } from '../market-data';
+import type { MarketStore } from '../markets';
+import type { PlatformDeps } from '../platform/deps';
+import { FuturesAccountReader } from './futures-account-reader';
+import { FuturesAccountService } from './futures-account.service';
+import { FuturesEngine } from './futures-engine';
+import { FuturesMarketService } from './futures-market.service';
+import { FuturesOrderService } from './futures-order.service';
+import { FuturesPriceService } from './futures-price.service';
+import { FuturesRiskService } from './futures-risk.service';
+
+export { FuturesAccountReader, type AccountOrder, type AccountState } from './futures-account-reader';
+export { FuturesAccountService, type FuturesAccountDto } from './futures-account.service';
+export { FuturesContractStats, type ContractStats } from './futures-contract-stats';
+export { FuturesEngine } from './futures-engine';
+export { FuturesMarketService, type FuturesDealDto, type FuturesUserDealDto } from './futures-market.service';
+export { futuresOrderDto, unrealizedMinor, type FuturesOrderDto } from './futures-order-dto';
+export { FuturesOrderService, type CreateFuturesRequest } from './futures-order.service';
+export { FuturesPriceService } from './futures-price.service';
+export { FuturesRiskService } from './futures-risk.service';
+export { startFuturesWorkers } from './workers/futures-workers';
+export { futuresRoutes } from './http/futures.routes';
+export { adminIndexPriceRoutes } from './http/admin-index-price.routes';
+
+/** The futures market: engine wrapper, prices, accounts, orders, public data and risk sweeps. */
+export interface Futures {
+  engine: FuturesEngine;
+  prices: FuturesPriceService;
+  accounts: FuturesAccountService;
+  orders: FuturesOrderService;
+  market: FuturesMarketService;
+  risk: FuturesRiskService;
+  /** Accounts read by account id: how copy trading sees futures state. */
+  accountReader: FuturesAccountReader;
+}
+
+export function createFutures(
+  deps: Pick<PlatformDeps, 'config' | 'log' | 'redis' | 'keys' | 'scripts'> & { markets: MarketStore; marketData: MarketDataService },
+): Futures {
+  const { config, log, redis, keys, scripts, markets, marketData } = deps;
+  const engine = new FuturesEngine(keys, scripts, config.streamMaxLen);
+  const prices = new FuturesPriceService(redis, keys, markets, config.fundingIntervalSeconds);
+  return {
+    engine,
+    prices,
+    accounts: new FuturesAccountService(redis, keys, markets, engine, prices),
+    orders: new FuturesOrderService(redis, keys, markets, engine, prices),
+    market: new FuturesMarketService(redis, keys, markets, marketData, prices, engine),
+    risk: new FuturesRiskService(engine, markets, prices, log),
+    accountReader: new FuturesAccountReader(redis, keys, markets, prices),
+  };
+}

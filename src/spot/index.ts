@@ -1,0 +1,26 @@
+import type { MarketStore } from '../markets';
+import type { PlatformDeps } from '../platform/deps';
+import { SpotEngine } from './spot-engine';
+import { SpotOrderService } from './spot-order.service';
+import { SpotUserTrades } from './spot-user-trades';
+
+export { SpotEngine, placeBatchOrders } from './spot-engine';
+export { SpotOrderService } from './spot-order.service';
+export { spotOrderRoutes } from './http/spot-order.routes';
+
+/** The spot market: its engine wrapper (group commit), order use cases and the caller's fills. */
+export interface Spot {
+  engine: SpotEngine;
+  orders: SpotOrderService;
+  userTrades: SpotUserTrades;
+}
+
+export function createSpot(deps: Pick<PlatformDeps, 'config' | 'redis' | 'keys' | 'scripts'> & { markets: MarketStore }): Spot {
+  const { config, redis, keys, scripts, markets } = deps;
+  const engine = new SpotEngine(keys, scripts, config.streamMaxLen);
+  return {
+    engine,
+    orders: new SpotOrderService(redis, keys, markets, engine),
+    userTrades: new SpotUserTrades(redis, keys, markets),
+  };
+}
