@@ -21,6 +21,7 @@ import { createLogger } from '../../src/platform/config/logger';
 import { createContext } from '../../src/transport/context';
 import { createApp } from '../../src/transport/http/app';
 import { seedMarkets } from '../../src/markets/market-seeder';
+import { advanceWhile, startProgress, type Progress } from '../lib/progress';
 import { reportFailure, reportPort, withChildServer } from './lib/child-server';
 import { envInt, exitAfter } from './lib/deadline';
 import { postLoad, type PostLoadSample } from './lib/post-load';
@@ -111,13 +112,14 @@ async function load(port: number, tokens: string[], onBody?: (status: number, bo
 async function oneRun(
   redisUrl: string,
   privateServer: boolean,
+  progress: Progress,
 ): Promise<{ baseline: Sample; app: AppSample }> {
   const prefix = `benchhttp${randomBytes(3).toString('hex')}`;
   const config = benchConfig(redisUrl, prefix);
   const ctx = await createContext(config, createLogger('silent'));
   const tokens: string[] = [];
   try {
-    await seedMarkets(config.marketsFile, ctx.markets, ctx.log);
+    await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
     for (let u = 0; u < USERS; u++) {
       await ctx.wallets.deposit(`u${u}`, 'USDT', 10_000_000);
       await ctx.wallets.deposit(`u${u}`, 'BTC', 1_000);
@@ -125,19 +127,22 @@ async function oneRun(
     }
     const env = { ...process.env, BENCH_REDIS_URL: redisUrl, BENCH_PREFIX: prefix };
 
-    const baseline = await withChildServer(__filename, 'baseline', env, (port) => load(port, tokens));
+    const baseline = await withChildServer(__filename, 'baseline', env, (port) =>
+      advanceWhile(progress, DURATION, load(port, tokens)),
+    );
     const statuses: Record<string, number> = {};
     let firstFailure: string | undefined;
     let ordersPerCall = NaN;
     const app = await withChildServer(__filename, 'app', env, async (port) => {
-      const sample = await load(port, tokens, (status, body) => {
+      const onBody = (status: number, body: string) => {
         if (status < 200 || status >= 300) {
           firstFailure ??= `${status} ${body.slice(0, 200)}`;
           return;
         }
         const s = /"status":"([A-Za-z]+)"/.exec(body)?.[1] ?? 'unknown';
         statuses[s] = (statuses[s] ?? 0) + 1;
-      });
+      };
+      const sample = await advanceWhile(progress, DURATION, load(port, tokens, onBody));
       // how much the engine's group commit batched under this load (src/spot/spot-engine.ts)
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
@@ -171,9 +176,11 @@ async function main(): Promise<void> {
       `POST /api/orders on ${PAIR}; Redis at ${server.url}${server.privateServer ? ' (private)' : ''}`,
   );
   const runs: { baseline: Sample; app: AppSample }[] = [];
+  // seconds under load: the baseline's and the app's, per run
+  const progress = startProgress('bench:http', RUNS * 2 * DURATION, { unit: 's of load' });
   try {
     for (let i = 0; i < RUNS; i++) {
-      const r = await oneRun(server.url, server.privateServer);
+      const r = await oneRun(server.url, server.privateServer, progress);
       runs.push(r);
       console.log(
         `run ${i + 1}/${RUNS}: app ${fmtNum(r.app.reqPerSec)} req/s (p50 ${r.app.latencyP50Ms} ms, p99 ${r.app.latencyP99Ms} ms, ` +
@@ -183,6 +190,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
+    progress.stop();
     await server.stop();
   }
   const med = <T>(pick: (r: { baseline: Sample; app: AppSample }) => T & number) => median(runs.map(pick));

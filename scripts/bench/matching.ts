@@ -30,6 +30,7 @@ import { buildLuaLibrary } from '../../src/platform/redis/lua-loader';
 import { Scripts } from '../../src/platform/redis/scripts';
 import { MAX_PLACE_BATCH, SpotEngine, type PlaceSpotInput } from '../../src/spot/spot-engine';
 import { seedMarkets } from '../../src/markets/market-seeder';
+import { startProgress, type Progress } from '../lib/progress';
 import { envInt, exitAfter } from './lib/deadline';
 import { runPipelined, type PipelinedRun } from './lib/pipeline';
 import { deleteByPrefix, startBenchRedis, type BenchRedis } from './lib/redis-server';
@@ -147,13 +148,15 @@ async function measurePhase(
   calls: PlaceSpotInput[][],
   queue: PipelinedQueue,
   isOk: (r: unknown) => boolean,
+  progress: Progress,
 ): Promise<{ phase: PhaseResult; stats: Map<string, CommandStat>; run: PipelinedRun }> {
   const orders = calls.reduce((n, c) => n + c.length, 0);
   await resetStats(redis);
   const cpu0 = await serverCpuSeconds(redis);
   // pipelines of about BATCH orders, whatever the orders per call
   const perPipeline = Math.max(1, Math.round(BATCH / calls[0].length));
-  const run = await runPipelined(redis, { items: calls, queue, batchSize: perPipeline, inFlight: IN_FLIGHT, isOk });
+  const onBatch = (batch: readonly PlaceSpotInput[][]) => progress.increment(batch.reduce((n, c) => n + c.length, 0));
+  const run = await runPipelined(redis, { items: calls, queue, batchSize: perPipeline, inFlight: IN_FLIGHT, isOk, onBatch });
   const cpu1 = await serverCpuSeconds(redis);
   const stats = await commandStats(redis);
   const hist = await latencyHistogram(redis, 'fcall');
@@ -224,7 +227,12 @@ function chunk<T>(items: T[], size: number): T[][] {
 }
 
 /** One run of the whole flow on a fresh key prefix, `group` orders per script call. */
-async function oneRun(server: BenchRedis, flow: ReturnType<typeof orderFlow>, group: number): Promise<RunResult> {
+async function oneRun(
+  server: BenchRedis,
+  flow: ReturnType<typeof orderFlow>,
+  group: number,
+  progress: Progress,
+): Promise<RunResult> {
   const prefix = `bench${randomBytes(3).toString('hex')}`;
   const config = loadConfig({
     REDIS_URL: server.url,
@@ -235,8 +243,8 @@ async function oneRun(server: BenchRedis, flow: ReturnType<typeof orderFlow>, gr
   });
   const ctx = await createContext(config, createLogger('silent'));
   try {
-    await seedMarkets(config.marketsFile, ctx.markets, ctx.log);
-    const pair = await ctx.marketStore.getPair('spot', PAIR);
+    await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
+    const pair = await ctx.markets.store.getPair('spot', PAIR);
     if (!pair) throw new Error(`pair ${PAIR} not seeded`);
     for (let u = 0; u < USERS; u++) {
       for (const who of ['m', 't']) {
@@ -267,14 +275,14 @@ async function oneRun(server: BenchRedis, flow: ReturnType<typeof orderFlow>, gr
     const resting = chunk(flow.resting.map((o) => toInput(pair, o, ts)), group);
     const crossing = chunk(flow.crossing.map((o) => toInput(pair, o, ts)), group);
 
-    const noopResting = await measurePhase(bench, resting, queueNoop, noopOk);
-    const engineResting = await measurePhase(bench, resting, queueEngine, placedOk);
+    const noopResting = await measurePhase(bench, resting, queueNoop, noopOk, progress);
+    const engineResting = await measurePhase(bench, resting, queueEngine, placedOk, progress);
     const depth = async () =>
       (await redis.zcard(ctx.keys.book('spot', PAIR, 'bids'))) +
       (await redis.zcard(ctx.keys.book('spot', PAIR, 'asks')));
     const bookDepthAfterResting = await depth();
-    const noopCrossing = await measurePhase(bench, crossing, queueNoop, noopOk);
-    const engineCrossing = await measurePhase(bench, crossing, queueEngine, filledOk);
+    const noopCrossing = await measurePhase(bench, crossing, queueNoop, noopOk, progress);
+    const engineCrossing = await measurePhase(bench, crossing, queueEngine, filledOk, progress);
     bench.disconnect();
     const bookDepthAfterCrossing = await depth();
     const trades = Number((await redis.get(ctx.keys.tradeIds())) ?? 0);
@@ -325,10 +333,12 @@ async function main(): Promise<void> {
   const flow = orderFlow();
   const modes = [...new Set([1, GROUP])];
   const runs = new Map<number, RunResult[]>(modes.map((g) => [g, []]));
+  // every order goes through the no-op function and the engine, resting then crossing
+  const progress = startProgress('bench:matching', RUNS * modes.length * 2 * (RESTING + CROSSING), { unit: 'orders' });
   try {
     for (let i = 0; i < RUNS; i++) {
       for (const group of modes) {
-        const r = await oneRun(server, flow, group);
+        const r = await oneRun(server, flow, group, progress);
         runs.get(group)?.push(r);
         console.log(
           `run ${i + 1}/${RUNS}, ${group} per call: resting ${fmtNum(r.engineResting.ordersPerSec)}/s (no-op ${fmtNum(r.noopResting.ordersPerSec)}/s), ` +
@@ -344,6 +354,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
+    progress.stop();
     await server.stop();
   }
 

@@ -23,6 +23,8 @@ export interface PipelinedOptions<T> {
    */
   inFlight: number;
   isOk?(reply: unknown): boolean;
+  /** Called with each batch once its replies are in (progress display). */
+  onBatch?(batch: readonly T[]): void;
 }
 
 /** Sends `items` in pipelined batches over one connection and times the whole and each batch. */
@@ -49,6 +51,7 @@ export async function runPipelined<T>(client: PipelineSource, o: PipelinedOption
           firstError ??= err ? String(err) : JSON.stringify(reply).slice(0, 200);
         }
       }
+      o.onBatch?.(o.items.slice(from, to));
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, o.inFlight) }, worker));
