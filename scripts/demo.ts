@@ -1,0 +1,44 @@
+import { loadConfig } from '../src/platform/config/env';
+import { startDemo } from './demo/demo-market';
+
+/**
+ * `npm run demo`: market makers and takers on every listed pair, through the public API of a
+ * running service (`npm start` in another terminal). Runs until Ctrl-C / SIGTERM, or for
+ * DEMO_SECONDS; then cancels its open orders and exits.
+ *
+ *   DEMO_API_URL   api role to talk to (default http://127.0.0.1:$PORT, PORT default 8080)
+ *   DEMO_SECONDS   stop after this many seconds (default: run until stopped)
+ *   DEMO_MAKERS, DEMO_LEVELS, DEMO_NOTIONAL   makers per market, quote levels per side, order size
+ *   JWT_SECRET     the api role's HS256 secret; the demo signs an admin token with it
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!config.jwtSecret) throw new Error('demo: JWT_SECRET is not set (the demo signs its tokens with it)');
+  const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
+  const num = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
+  const demo = await startDemo({
+    apiUrl: process.env.DEMO_API_URL ?? `http://127.0.0.1:${config.port}`,
+    jwtSecret: config.jwtSecret,
+    log,
+    makersPerMarket: num('DEMO_MAKERS'),
+    levels: num('DEMO_LEVELS'),
+    notional: num('DEMO_NOTIONAL'),
+  });
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`demo: stopping (${why})`);
+    await demo.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  const seconds = num('DEMO_SECONDS');
+  if (seconds) setTimeout(() => void stop(`${seconds} s elapsed`), seconds * 1000);
+}
+
+main().catch((err) => {
+  console.error((err as Error).message);
+  process.exit(1);
+});
