@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import {
-  AuthenticationError, BadSymbol, InsufficientFunds, InvalidOrder, OrderImmediatelyFillable, OrderNotFound,
-  type MarketInterface,
+  AuthenticationError, BadSymbol, ExchangeNotAvailable, InsufficientFunds, InvalidOrder, OrderImmediatelyFillable, OrderNotFound,
+  RateLimitExceeded, type MarketInterface,
 } from 'ccxt';
 import type { ExchangeBackend } from '../../clients/ccxt';
 import { tokenFor } from '../support/harness';
@@ -194,5 +194,30 @@ describe('ccxt client, spot', () => {
     await expect(alice.fetchOrderBook('NOPE/USDT')).rejects.toBeInstanceOf(BadSymbol);
     await expect(svc.exchange().fetchBalance()).rejects.toBeInstanceOf(AuthenticationError);
     await expect(svc.exchange(undefined, { apiKey: 'not.a.jwt' }).fetchBalance()).rejects.toBeInstanceOf(AuthenticationError);
+  });
+});
+
+describe('ccxt client, a service under its limits', () => {
+  let limited: RunningService;
+  beforeAll(async () => {
+    limited = await startService({ env: { RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '1' } });
+  });
+  afterAll(async () => limited?.close());
+
+  it('a 429 is RateLimitExceeded and a 503 (storage unreachable) is ExchangeNotAvailable', async () => {
+    const user = uniqueUser('carol');
+    await limited.deposit(user, 'USDT', 1000);
+    const ex = limited.exchange(user, { enableRateLimit: false });
+    await ex.loadMarkets();
+    // five placements at once against one a second with a burst of one: most are turned away
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, () => ex.createOrder(SYMBOL, 'limit', 'buy', 0.01, 100)),
+    );
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason);
+    expect(refused.length).toBeGreaterThanOrEqual(3);
+    for (const err of refused) expect(err).toBeInstanceOf(RateLimitExceeded);
+
+    limited.cutRedis();
+    await expect(ex.fetchBalance()).rejects.toBeInstanceOf(ExchangeNotAvailable);
   });
 });

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
 import { ExchangeBackend } from '../../clients/ccxt';
+import { deleteByPrefix } from '../../src/platform/redis/redis-server-process';
 import { startApiRole } from '../../src/transport/http/server';
 import { startRole } from '../../src/transport/roles';
 import { testContext, tokenFor } from './harness';
@@ -15,6 +17,8 @@ export interface RunningService {
   deposit(userId: string, currencyCode: string, amount: number): Promise<void>;
   /** The ccxt class against this service, signed in as `userId` (a JWT as apiKey). */
   exchange(userId?: string, config?: Record<string, unknown>): ExchangeBackend;
+  /** Drops the service's Redis connection for good: from then on it answers 503. */
+  cutRedis(): void;
   close(): Promise<void>;
 }
 
@@ -25,6 +29,7 @@ export async function startService(opts: { worker?: boolean; env?: Record<string
   const api = await startApiRole(ctx, 0);
   const worker = opts.worker ? await startRole('worker', ctx) : undefined;
   const base = `http://127.0.0.1:${api.port}`;
+  let redisCut = false;
   const rest = async <T>(method: string, path: string, userId?: string, body?: unknown): Promise<T> => {
     const res = await fetch(base + path, {
       method,
@@ -52,10 +57,17 @@ export async function startService(opts: { worker?: boolean; env?: Record<string
         ...config,
       });
     },
+    cutRedis() {
+      redisCut = true;
+      ctx.redis.disconnect();
+    },
     async close() {
       await worker?.close();
       await api.close();
-      await ctx.cleanup();
+      if (!redisCut) return ctx.cleanup();
+      const redis = new Redis(process.env.REDIS_URL as string);
+      await deleteByPrefix(redis, ctx.config.keyPrefix);
+      redis.disconnect();
     },
   };
 }
