@@ -13,7 +13,7 @@ export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 export const DASHBOARD_TOKEN_COOKIE = 'queue_dashboard_token';
 
 /**
- * bull-board over every queue of the worker role, for administrators only (docs/operations.md).
+ * bull-board over every queue of the worker role, for administrators only (docs/queue-dashboard.md).
  * A browser cannot send a Bearer header when it navigates, so the admin JWT is also taken from
  * `?token=` (then kept in an HttpOnly, SameSite=Strict cookie scoped to this path, and the URL
  * is redirected without it) and from that cookie. Every request is checked like the admin API's.
