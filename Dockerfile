@@ -23,5 +23,5 @@ USER node
 EXPOSE 8080 8081
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "--import", "tsx", "scripts/containers/health.ts"]
-# node itself is PID 1, so SIGTERM reaches the app's graceful shutdown directly.
+# node directly, not under npm, so SIGTERM reaches the app's graceful shutdown.
 CMD ["node", "--import", "tsx", "src/bin/start.ts"]

@@ -11,6 +11,7 @@ import { authenticate, requireAdmin } from './middleware/auth';
 import { errorHandler, notFoundHandler } from './middleware/errors';
 import { requestMetrics } from './middleware/metrics';
 import { orderRateLimit } from './middleware/rate-limit';
+import { refuseReservedKeys } from './middleware/reserved-keys';
 import { systemRoutes } from './system.routes';
 import { queueDashboard } from './queue-dashboard';
 
@@ -21,6 +22,7 @@ export function createApp(ctx: AppContext): Express {
   app.set('query parser', 'simple');
   app.use(requestMetrics);
   app.use(express.json({ limit: '64kb' }));
+  app.use(refuseReservedKeys);
   const auth = authenticate(ctx.config);
   const limit = orderRateLimit(ctx.redis, ctx.config.keyPrefix, ctx.config.rateLimitPoints, ctx.config.rateLimitBurst);
   app.use(systemRoutes(ctx));
