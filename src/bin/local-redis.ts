@@ -20,7 +20,8 @@ export async function ensureRedis(url: string, dataDir: string, log: Logger): Pr
   if (!LOCAL_HOSTS.has(u.hostname) || !hasRedisServer()) {
     throw new Error(
       `No Redis answers at ${url}. Install Redis (e.g. \`apt-get install redis-server\`, then run \`npm start\` ` +
-        'again and it is started for you), or start one with `docker compose up -d redis`.',
+        'again and it is started for you), or start one in Docker: `docker run -d -p 127.0.0.1:6379:6379 redis:7 ' +
+        'redis-server --appendonly yes` (the whole stack in containers: `docker compose up`, docs/operations.md).',
     );
   }
   mkdirSync(dataDir, { recursive: true });
