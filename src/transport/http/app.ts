@@ -14,6 +14,7 @@ import { orderRateLimit } from './middleware/rate-limit';
 import { refuseReservedKeys } from './middleware/reserved-keys';
 import { systemRoutes } from './system.routes';
 import { queueDashboard } from './queue-dashboard';
+import { staticSite } from './static-site';
 
 /** The REST application, without a listening socket (bin/ and tests decide how it is served). */
 export function createApp(ctx: AppContext): Express {
@@ -30,6 +31,7 @@ export function createApp(ctx: AppContext): Express {
   // every operator endpoint, whichever feature serves it, sits behind one admin check
   app.use('/api/admin', auth, requireAdmin);
   for (const routes of featureRouters(ctx, auth, limit)) app.use(routes);
+  app.use(staticSite(ctx.config.wsPort)); // the live market page at / (docs/live-page.md)
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.log));
   return app;

@@ -1,0 +1,57 @@
+// The public REST endpoints the page reads: pair listings, book, trades, candles, futures pairs.
+
+async function getJson(path) {
+  const res = await fetch(path, { headers: { accept: 'application/json' } });
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status}`);
+  return res.json();
+}
+
+/** SPEC 2.13 spells the futures code field with a Cyrillic first letter (U+0441). */
+const FUTURES_CODE = '\u0441urrencyPairCode';
+
+/** Every market the page can show: { kind, code, digitsPrice, digitsAmount }. */
+export async function listMarkets() {
+  const [spot, futures] = await Promise.all([
+    getJson('/api/currencies/pairs'),
+    getJson('/api/futures/exchange-data/pairs'),
+  ]);
+  return [
+    ...spot.map((p) => ({ kind: 'spot', code: p.currencyPairCode, digitsPrice: p.digitsPrice, digitsAmount: p.digitsAmount })),
+    ...futures
+      .filter((p) => p.isActive)
+      .map((p) => ({ kind: 'futures', code: p[FUTURES_CODE], digitsPrice: p.basePricePrecision, digitsAmount: p.quantityPrecision })),
+  ];
+}
+
+/** Funding of one futures pair: { fundingRate, fundingRateFinishTimestamp }, or null. */
+export async function futuresFunding(code) {
+  const pairs = await getJson('/api/futures/exchange-data/pairs');
+  return pairs.find((p) => p[FUTURES_CODE] === code) ?? null;
+}
+
+/** Recent trades, newest first, as { id?, price, amount, side, timestamp }. */
+export async function recentTrades(market, limit = 50) {
+  if (market.kind === 'spot') return getJson(`/api/trades/${encodeURIComponent(market.code)}?limit=${limit}`);
+  const q = new URLSearchParams({ CurrencyPair: market.code, PageSize: String(limit) });
+  const { items } = await getJson(`/api/futures/deals?${q}`);
+  return items.map((d) => ({ price: d.price, amount: d.amount, side: d.isLong ? 'buy' : 'sell', timestamp: d.timestamp }));
+}
+
+/** Candles of one market and period, oldest first (SPEC 2.12 objects). */
+export function candles(kind, code, period) {
+  const q = new URLSearchParams({ CurrencyPair: code, Kind: kind, CandleTimePeriod: String(period) });
+  return getJson(`/api/futures/exchange-data/candles?${q}`);
+}
+
+/**
+ * Where the market-data websocket is: `?ws=` on the page's URL wins, then the api role's
+ * /config.json (its `wsUrl`, else this host on its `wsPort`).
+ */
+export async function websocketUrl() {
+  const override = new URLSearchParams(location.search).get('ws');
+  if (override) return override;
+  const cfg = await getJson('/config.json');
+  if (cfg.wsUrl) return cfg.wsUrl;
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${location.hostname}:${cfg.wsPort}${cfg.wsPath}`;
+}

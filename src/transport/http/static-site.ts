@@ -1,0 +1,24 @@
+import { dirname, resolve } from 'node:path';
+import express, { Router } from 'express';
+
+/** Where the page's files are: plain ES modules, no build step (docs/live-page.md). */
+const PUBLIC_DIR = resolve(__dirname, '../../../public');
+/** lightweight-charts' standalone module, served from node_modules: the page loads nothing from a CDN. */
+const CHARTS_DIR = resolve(dirname(require.resolve('lightweight-charts/package.json')), 'dist');
+
+/**
+ * The live market page at `/`, its `/config.json` and `/vendor/lightweight-charts/`. The page needs
+ * config.json because the market-data websocket listens on another port than this api role: it
+ * connects to `wsPort` on the host it was loaded from, or to PUBLIC_WS_URL when that is set (a
+ * proxy in front that serves the websocket elsewhere).
+ */
+export function staticSite(wsPort: number, env: NodeJS.ProcessEnv = process.env): Router {
+  const r = Router();
+  const config = { wsUrl: env.PUBLIC_WS_URL || null, wsPort, wsPath: '/ws' };
+  r.get('/config.json', (_req, res) => {
+    res.json(config);
+  });
+  r.use('/vendor/lightweight-charts', express.static(CHARTS_DIR, { index: false, maxAge: '1h' }));
+  r.use(express.static(PUBLIC_DIR, { index: 'index.html' }));
+  return r;
+}

@@ -1,0 +1,149 @@
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startApiRole } from '../../src/transport/http/server';
+import { startWsRole } from '../../src/transport/ws/ws-role';
+import { bearer, testContext } from '../support/harness';
+
+/**
+ * The live market page in headless Chromium against the api and ws roles of this process: the
+ * book it shows is the book GET /api/orderbook returns, and the next trade reaches the screen.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PAIR = 'BTC_USDT';
+const DIGITS = { price: 2, amount: 6 }; // config/markets.json, spot BTC_USDT
+
+type Ctx = Awaited<ReturnType<typeof testContext>>;
+type Level = { price: number; quantity: number };
+let ctx: Ctx;
+let api: { port: number; close(): Promise<void> };
+let ws: { port: number; close(): Promise<void> };
+let browser: BrowserContext | undefined;
+let page: Page;
+const pageErrors: string[] = [];
+const outDir = mkdtempSync(join(tmpdir(), 'live-page-'));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function call<T>(method: string, path: string, user?: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (user) headers.authorization = bearer(user, user === 'admin');
+  const res = await fetch(`http://127.0.0.1:${api.port}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as T;
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+const restBook = () => call<{ seq: number; bids: Level[]; asks: Level[] }>('GET', `/api/orderbook/${PAIR}?depth=1000`);
+const limit = (user: string, side: 'buy' | 'sell', price: number, amount: number) =>
+  call('POST', '/api/orders', user, { currencyPairCode: PAIR, side, type: 'limit', price, amount });
+
+/** The rows of one side of the book as the page shows them: [price text, amount text]. */
+const shownSide = (side: 'bids' | 'asks') =>
+  page.$$eval(`#${side} tr`, (rows) => rows.map((r) => [...r.querySelectorAll('td')].slice(0, 2).map((td) => td.textContent)));
+
+const asShown = (levels: Level[]) =>
+  levels.map((l) => [l.price.toFixed(DIGITS.price), l.quantity.toFixed(DIGITS.amount)]);
+
+/** Waits until the page's book stands at `seq`, then compares every row with the REST book. */
+async function expectPageBookToEqual(book: { seq: number; bids: Level[]; asks: Level[] }): Promise<void> {
+  await page.waitForFunction(`document.getElementById('book')?.dataset.seq === '${book.seq}'`, undefined, {
+    timeout: 30_000,
+  });
+  expect(await shownSide('bids')).toEqual(asShown(book.bids)); // best (highest) first
+  expect(await shownSide('asks')).toEqual(asShown(book.asks).reverse()); // best (lowest) at the bottom, by the spread
+}
+
+async function screenshot(name: string): Promise<void> {
+  const file = join(outDir, name);
+  await page.screenshot({ path: file, fullPage: true });
+  if (process.env.SCREENSHOT_DIR) {
+    mkdirSync(process.env.SCREENSHOT_DIR, { recursive: true });
+    copyFileSync(file, join(process.env.SCREENSHOT_DIR, name));
+  }
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM}: this test needs it (apt-get install -y chromium; .ci/run installs it, CHROMIUM_PATH points elsewhere)`,
+    );
+  }
+  // the page learns the ws port from /config.json, which reports the configured WS_PORT
+  ctx = await testContext({ WS_PORT: String(await freePort()) });
+  ws = await startWsRole(ctx);
+  api = await startApiRole(ctx, 0);
+  for (const [user, currency, amount] of [
+    ['maker', 'BTC', 10],
+    ['maker', 'USDT', 1_000_000],
+    ['taker', 'USDT', 1_000_000],
+  ] as const) {
+    await call('POST', '/api/admin/deposits', 'admin', { userId: user, currencyCode: currency, amount });
+  }
+  browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'chromium-profile-')), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+    viewport: { width: 1400, height: 800 },
+  });
+  page = await browser.newPage();
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+  await ws?.close();
+  await ctx?.cleanup();
+});
+
+describe('live market page', () => {
+  it('shows the book the REST API returns, and the next trade arrives on screen', async () => {
+    const bids = [64_990.5, 64_980, 64_975.25, 64_900];
+    const asks = [65_010, 65_020.75, 65_050, 65_100.1];
+    for (const [i, price] of bids.entries()) await limit('maker', 'buy', price, 0.01 * (i + 1));
+    for (const [i, price] of asks.entries()) await limit('maker', 'sell', price, 0.02 * (i + 1));
+
+    await page.goto(`http://127.0.0.1:${api.port}/#spot:${PAIR}`);
+    await page.waitForSelector('#status[data-state="live"]', { timeout: 30_000 });
+    const before = await restBook();
+    expect(before.bids).toHaveLength(bids.length);
+    expect(before.asks).toHaveLength(asks.length);
+    await expectPageBookToEqual(before);
+    await page.waitForSelector(`#trades[data-loaded="spot:${PAIR}"]`, { state: 'attached', timeout: 30_000 });
+
+    // a market buy that takes the best ask and part of the next level: two trades
+    await call('POST', '/api/orders', 'taker', { currencyPairCode: PAIR, side: 'buy', type: 'market', quoteAmount: 2000 });
+    const [trade] = await call<{ id: number; price: number; amount: number }[]>('GET', `/api/trades/${PAIR}?limit=1`);
+    const row = page.locator(`#trades tr[data-trade-id="${trade.id}"]`);
+    await row.waitFor({ timeout: 30_000 });
+    const cells = await row.locator('td').allTextContents();
+    expect(cells.slice(1)).toEqual([trade.price.toFixed(DIGITS.price), trade.amount.toFixed(DIGITS.amount)]);
+
+    // the updates after the trade keep the page's book equal to REST
+    const after = await restBook();
+    expect(after.seq).toBeGreaterThan(before.seq);
+    expect(after.asks.length).toBeLessThan(before.asks.length);
+    await expectPageBookToEqual(after);
+    await screenshot('live-page.png');
+    expect(pageErrors).toEqual([]);
+  });
+});
