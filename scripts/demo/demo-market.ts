@@ -199,3 +199,25 @@ async function pushIndex(admin: ApiClient, m: DemoMarket, fair: FairPrice, stats
     stats.error(`index price ${m.code}`, err instanceof ApiError ? err : new Error(String(err)));
   }
 }
+
+/**
+ * `DEMO=1 npm start`: the demo against the api role this process just started, or nothing when
+ * DEMO is not 1. A demo that cannot start is logged; the service keeps running without it.
+ */
+export async function startDemoIfAsked(
+  env: NodeJS.ProcessEnv,
+  apiAddress: string | undefined,
+  jwtSecret: string | undefined,
+  log: DemoLog,
+): Promise<RunningDemo | undefined> {
+  if (env.DEMO !== '1') return undefined;
+  if (!apiAddress || !jwtSecret) {
+    log('demo: DEMO=1 needs the api role in this process and JWT_SECRET; not started');
+    return undefined;
+  }
+  const apiUrl = `http://127.0.0.1:${new URL(apiAddress).port}`;
+  return startDemo({ apiUrl, jwtSecret, log }).catch((err: Error) => {
+    log(`demo: not started: ${err.message}`);
+    return undefined;
+  });
+}

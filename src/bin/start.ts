@@ -5,6 +5,7 @@ import { seedMarkets } from '../markets';
 import type { RedisServerProcess } from '../platform/redis/redis-server-process';
 import { ensureRedis } from './local-redis';
 import { startRole, type StartedRole } from '../transport/roles';
+import { startDemoIfAsked } from '../../scripts/demo/demo-market';
 
 /**
  * `npm start`: the roles named in ROLES (default api, ws and worker) in one process, against
@@ -35,12 +36,16 @@ async function main(): Promise<void> {
     started.push(r);
     log.info({ role: r.role, address: r.address }, `${r.role} ready at ${r.address}`);
   }
+  // DEMO=1: the demo market trades through the api role just started (docs/live-page.md)
+  const api = started.find((r) => r.role === 'api')?.address;
+  const demo = await startDemoIfAsked(process.env, api, config.jwtSecret, (line) => log.info(line));
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    await demo?.stop().catch((err) => log.error({ err }, 'demo stop failed'));
     for (const r of started.reverse()) await r.close().catch((err) => log.error({ err, role: r.role }, 'close failed'));
     await ctx.close();
     await ownRedis?.stop();
