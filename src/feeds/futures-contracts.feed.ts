@@ -1,13 +1,15 @@
 import type BigNumber from 'bignumber.js';
 import { unifiedCryptoassetId } from '../domain/unified-cryptoasset-id';
+import type { Pair } from '../domain/market';
 import type { MarketStore } from '../markets';
-import type { FuturesContractStats } from '../futures';
+import type { ContractStats, FuturesContractStats } from '../futures';
 import type { BookLevelDto, MarketDataService } from '../market-data';
-import { depthPerSide, type MarketTickerService } from '../market-data';
+import { depthPerSide, type MarketTicker, type MarketTickerService } from '../market-data';
+import type { UsdRates } from './usd-rates';
 
 const num = (v: BigNumber | null): number => (v ? v.toNumber() : 0);
 
-/** SPEC 2.16, field for field. */
+/** SPEC 2.16, field for field: what the contract records of both aggregators carry. */
 export interface ContractRecord {
   ticker_id: string;
   base_currency: string;
@@ -33,16 +35,47 @@ export interface ContractRecord {
   contract_price_currency: string;
 }
 
-/** SPEC 2.17 */
+/** Aggregator A (CoinGecko derivatives): SPEC 2.16 plus the standard's mandatory open_interest_usd and index_name. */
+export interface ContractRecordA extends ContractRecord {
+  open_interest_usd: number;
+  index_name: string;
+}
+
+/**
+ * Aggregator B (CoinMarketCap derivatives): SPEC 2.16 plus the standard's quote_currency and
+ * quote_volume (mandatory), USD_volume, open_interest_usd, maker_fee and taker_fee (recommended);
+ * open_interest counts contracts.
+ */
+export interface ContractRecordB extends ContractRecord {
+  quote_currency: string;
+  quote_volume: number;
+  USD_volume: number;
+  open_interest_usd: number;
+  maker_fee: number;
+  taker_fee: number;
+}
+
+/** SPEC 2.17, plus the time the book was read (CoinMarketCap: mandatory; CoinGecko: recommended). */
 export interface ContractBook {
   ticker_id: string;
+  timestamp: number;
   bids: BookLevelDto[];
   asks: BookLevelDto[];
 }
 
+/** What one futures market's records are made of. */
+interface ContractFigures {
+  pair: Pair;
+  ticker: MarketTicker;
+  stats: ContractStats;
+  /** US dollars per unit of the quote currency, null when unknown. */
+  usdPerQuote: BigNumber | null;
+}
+
 /**
- * The futures part of both aggregators (SPEC 4.6 gives them one shape): linear perpetuals, so
- * product_type Perpetual, contract_type Vanilla, no end. Decisions in docs/aggregator-feeds.md.
+ * The futures part of both aggregators: linear perpetuals, so product_type Perpetual, contract_type
+ * Vanilla, no end. Each aggregator gets SPEC 2.16 plus what its own standard asks for, in its units.
+ * Decisions in docs/aggregator-feeds.md.
  */
 export class FuturesContractsFeed {
   constructor(
@@ -50,48 +83,85 @@ export class FuturesContractsFeed {
     private readonly marketData: MarketDataService,
     private readonly tickers: MarketTickerService,
     private readonly stats: FuturesContractStats,
+    private readonly usd: UsdRates,
   ) {}
 
-  async contracts(now = Date.now()): Promise<Record<string, ContractRecord[]>> {
-    const pairs = await this.markets.listPairs('futures');
-    const out: Record<string, ContractRecord[]> = {};
-    await Promise.all(
-      pairs.map(async (pair) => {
-        const [t, s] = await Promise.all([this.tickers.ticker('futures', pair, now), this.stats.stats(pair, now)]);
-        out[pair.code] = [
-          {
-            ticker_id: pair.code,
-            base_currency: pair.baseCurrencyCode,
-            target_currency: pair.quoteCurrencyCode,
-            last_price: num(t.last),
-            base_volume: t.baseVolume.toNumber(),
-            target_volume: t.quoteVolume.toNumber(),
-            bid: num(t.bid),
-            ask: num(t.ask),
-            high: num(t.high),
-            low: num(t.low),
-            product_type: 'Perpetual',
-            open_interest: s.openInterest.toNumber(),
-            index_price: num(s.index),
-            // SPEC types it a number: the quote currency's Unified Cryptoasset ID, 0 where it has none.
-            index_currency: unifiedCryptoassetId(pair.quoteCurrencyCode) ?? 0,
-            start_timestamp: null,
-            end_timestamp: null,
-            funding_rate: s.fundingRate,
-            next_funding_rate: s.nextFundingRate,
-            next_funding_rate_timestamp: s.nextFundingAt,
-            contract_type: 'Vanilla',
-            contract_price: num(t.last ? t.last.times(pair.contractValue ?? 1) : null),
-            contract_price_currency: pair.quoteCurrencyCode,
-          },
-        ];
-      }),
-    );
-    return out;
+  async contractsA(now = Date.now()): Promise<Record<string, ContractRecordA[]>> {
+    return this.byPair(now, (f) => ({
+      ...specRecord(f, f.stats.openInterest),
+      open_interest_usd: openInterestUsd(f),
+      index_name: f.pair.code,
+    }));
+  }
+
+  async contractsB(now = Date.now()): Promise<Record<string, ContractRecordB[]>> {
+    return this.byPair(now, (f) => ({
+      ...specRecord(f, f.stats.openContracts),
+      quote_currency: f.pair.quoteCurrencyCode,
+      quote_volume: f.ticker.quoteVolume.toNumber(),
+      USD_volume: num(f.usdPerQuote && f.ticker.quoteVolume.times(f.usdPerQuote)),
+      open_interest_usd: openInterestUsd(f),
+      maker_fee: f.pair.makerFee,
+      taker_fee: f.pair.takerFee,
+    }));
   }
 
   async orderbook(tickerId: string, depth: number): Promise<ContractBook> {
+    const timestamp = Date.now();
     const b = await this.marketData.orderBook('futures', tickerId, depthPerSide(depth));
-    return { ticker_id: b.currencyPairCode, bids: b.bids, asks: b.asks };
+    return { ticker_id: b.currencyPairCode, timestamp, bids: b.bids, asks: b.asks };
   }
+
+  /** `{code: [record]}` for every futures pair, in pair id order. */
+  private async byPair<R>(now: number, record: (f: ContractFigures) => R): Promise<Record<string, R[]>> {
+    const pairs = await this.markets.listPairs('futures');
+    const rates = await this.usd.rates(pairs.map((p) => p.quoteCurrencyCode));
+    const figures = await Promise.all(
+      pairs.map(async (pair): Promise<ContractFigures> => {
+        const [ticker, stats] = await Promise.all([this.tickers.ticker('futures', pair, now), this.stats.stats(pair, now)]);
+        return { pair, ticker, stats, usdPerQuote: rates.get(pair.quoteCurrencyCode) ?? null };
+      }),
+    );
+    const out: Record<string, R[]> = {};
+    for (const f of figures) out[f.pair.code] = [record(f)];
+    return out;
+  }
+}
+
+/** SPEC 2.16 of one market, with open interest in the unit the aggregator asks for. */
+function specRecord({ pair, ticker: t, stats: s }: ContractFigures, openInterest: BigNumber): ContractRecord {
+  return {
+    ticker_id: pair.code,
+    base_currency: pair.baseCurrencyCode,
+    target_currency: pair.quoteCurrencyCode,
+    last_price: num(t.last),
+    base_volume: t.baseVolume.toNumber(),
+    target_volume: t.quoteVolume.toNumber(),
+    bid: num(t.bid),
+    ask: num(t.ask),
+    high: num(t.high),
+    low: num(t.low),
+    product_type: 'Perpetual',
+    open_interest: openInterest.toNumber(),
+    index_price: num(s.index),
+    // SPEC types it a number: the quote currency's Unified Cryptoasset ID, 0 where it has none.
+    index_currency: unifiedCryptoassetId(pair.quoteCurrencyCode) ?? 0,
+    start_timestamp: null,
+    end_timestamp: null,
+    funding_rate: s.fundingRate,
+    next_funding_rate: s.nextFundingRate,
+    next_funding_rate_timestamp: s.nextFundingAt,
+    contract_type: 'Vanilla',
+    contract_price: num(t.last && t.last.times(pair.contractValue ?? 1)),
+    contract_price_currency: pair.quoteCurrencyCode,
+  };
+}
+
+/**
+ * Open interest in US dollars: base units × the mark price (the index here; the last trade before
+ * any index exists) × dollars per quote unit; 0 while any of them is unknown.
+ */
+function openInterestUsd({ ticker, stats, usdPerQuote }: ContractFigures): number {
+  const price = stats.index ?? ticker.last;
+  return num(price && usdPerQuote && stats.openInterest.times(price).times(usdPerQuote));
 }

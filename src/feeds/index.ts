@@ -5,6 +5,7 @@ import type { PlatformDeps } from '../platform/deps';
 import { AggregatorAFeed } from './aggregator-a.feed';
 import { AggregatorBFeed } from './aggregator-b.feed';
 import { FuturesContractsFeed } from './futures-contracts.feed';
+import { UsdRates } from './usd-rates';
 
 export { aggregatorRoutes } from './http/aggregator.routes';
 
@@ -27,6 +28,12 @@ export function createFeeds(
   return {
     a: new AggregatorAFeed(markets, service, tickers),
     b: new AggregatorBFeed(markets, service, tickers),
-    futures: new FuturesContractsFeed(markets, service, tickers, new FuturesContractStats(redis, keys, prices)),
+    futures: new FuturesContractsFeed(
+      markets,
+      service,
+      tickers,
+      new FuturesContractStats(redis, keys, prices),
+      new UsdRates(markets, redis, keys),
+    ),
   };
 }

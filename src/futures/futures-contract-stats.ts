@@ -7,7 +7,9 @@ import type { Keys } from '../platform/redis/keys';
 import type { FuturesPriceService } from './futures-price.service';
 
 export interface ContractStats {
-  /** Open long quantity in base units (lots × contractValue); equal to the open short quantity. */
+  /** Open long quantity in contracts (CoinMarketCap's unit); equal to the open short quantity. */
+  openContracts: BigNumber;
+  /** The same in base units, contracts × contractValue (CoinGecko's unit). */
   openInterest: BigNumber;
   /** Index (= mark) price, null before any price exists. */
   index: BigNumber | null;
@@ -27,15 +29,17 @@ export class FuturesContractStats {
   ) {}
 
   async stats(pair: Pair, now = Date.now()): Promise<ContractStats> {
-    const [openInterest, mark, ratePpm, settled] = await Promise.all([
+    const [openLots, mark, ratePpm, settled] = await Promise.all([
       this.openLongLots(pair),
       this.prices.markTicks(pair),
       this.prices.fundingRatePpm(pair),
       this.redis.hget(this.keys.fundingState(pair.code), 'rate'),
     ]);
     const nextFundingRate = ppmToRate(ratePpm);
+    const openContracts = openLots.shiftedBy(-pair.digitsAmount);
     return {
-      openInterest: openInterest.shiftedBy(-pair.digitsAmount).times(decimal(pair.contractValue ?? 1)),
+      openContracts,
+      openInterest: openContracts.times(decimal(pair.contractValue ?? 1)),
       index: mark ? new BigNumber(mark).shiftedBy(-pair.digitsPrice) : null,
       nextFundingRate,
       fundingRate: settled !== null ? ppmToRate(settled) : nextFundingRate,

@@ -63,11 +63,15 @@ export function aggregatorRoutes(feeds: { a: AggregatorAFeed; b: AggregatorBFeed
     res.json(await b.trades(market_pair));
   });
 
+  // SPEC 2.16 for both, each with what its own standard adds (A: CoinGecko, B: CoinMarketCap)
+  r.get('/api/external-providers/aggregator-a/contracts', async (_req, res) => {
+    res.json(await futures.contractsA());
+  });
+  r.get('/api/external-providers/aggregator-b/contracts', async (_req, res) => {
+    res.json(await futures.contractsB());
+  });
   for (const provider of ['aggregator-a', 'aggregator-b']) {
     const base = `/api/external-providers/${provider}`;
-    r.get(`${base}/contracts`, async (_req, res) => {
-      res.json(await futures.contracts());
-    });
     r.get(`${base}/orderbook`, validate({ query: contractBookQuery }), async (_req, res) => {
       const q = valid<{ ticker_id?: string; market_pair?: string; symbol?: string; depth: number }>(res, 'query');
       res.json(await futures.orderbook((q.ticker_id ?? q.market_pair ?? q.symbol) as string, q.depth));

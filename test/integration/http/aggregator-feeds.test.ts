@@ -292,6 +292,14 @@ describe('futures feeds (SPEC 2.16, 2.17)', () => {
     'index_currency', 'funding_rate', 'next_funding_rate', 'next_funding_rate_timestamp', 'contract_price',
   ];
   const STRING_FIELDS = ['ticker_id', 'base_currency', 'target_currency', 'product_type', 'contract_type', 'contract_price_currency'];
+  /** What each standard adds to SPEC 2.16 (aggregator-standards.test.ts checks them field by field). */
+  const EXTRA: Record<string, Record<string, 'number' | 'string'>> = {
+    'aggregator-a': { open_interest_usd: 'number', index_name: 'string' },
+    'aggregator-b': {
+      quote_currency: 'string', quote_volume: 'number', USD_volume: 'number', open_interest_usd: 'number',
+      maker_fee: 'number', taker_fee: 'number',
+    },
+  };
 
   it.each(['aggregator-a', 'aggregator-b'])('%s contracts: a map of pair to records with every 2.16 field', async (provider) => {
     const [r, pairs] = await Promise.all([
@@ -303,16 +311,20 @@ describe('futures feeds (SPEC 2.16, 2.17)', () => {
     for (const [code, records] of Object.entries(r.body as Record<string, Record<string, unknown>[]>)) {
       expect(records).toHaveLength(1);
       const c = records[0];
-      expect(Object.keys(c).sort()).toEqual([...NUMBER_FIELDS, ...STRING_FIELDS, 'start_timestamp', 'end_timestamp'].sort());
+      const extra = EXTRA[provider];
+      expect(Object.keys(c).sort()).toEqual(
+        [...NUMBER_FIELDS, ...STRING_FIELDS, 'start_timestamp', 'end_timestamp', ...Object.keys(extra)].sort(),
+      );
       for (const f of NUMBER_FIELDS) expect(typeof c[f]).toBe('number');
       for (const f of STRING_FIELDS) expect(typeof c[f]).toBe('string');
+      for (const [f, type] of Object.entries(extra)) expect(typeof c[f]).toBe(type);
       expect(Number.isInteger(c.next_funding_rate_timestamp)).toBe(true);
       expect(c.start_timestamp).toBeNull();
       expect(c.end_timestamp).toBeNull();
       expect(c.ticker_id).toBe(code);
     }
     const pairInfo = pairs.body.find((p: Record<string, unknown>) => p['сurrencyPairCode'] === 'BTC_USDT');
-    expect(r.body.BTC_USDT[0]).toEqual({
+    expect(r.body.BTC_USDT[0]).toMatchObject({
       ticker_id: 'BTC_USDT', base_currency: 'BTC', target_currency: 'USDT',
       last_price: FUT_PRICE, base_volume: FUT_LONG, target_volume: FUT_PRICE * FUT_LONG,
       bid: 99, ask: 101.5, high: FUT_PRICE, low: FUT_PRICE,
@@ -324,12 +336,20 @@ describe('futures feeds (SPEC 2.16, 2.17)', () => {
       next_funding_rate_timestamp: Date.parse(pairInfo.fundingRateFinishTimestamp),
       contract_type: 'Vanilla', contract_price: FUT_PRICE, contract_price_currency: 'USDT',
     });
+    // contractValue 1 here, so contracts and base units agree; USDT counts as dollars, valued at the index
+    const openInterestUsd = FUT_LONG * expected.last;
+    expect(r.body.BTC_USDT[0]).toMatchObject(provider === 'aggregator-a'
+      ? { open_interest_usd: openInterestUsd, index_name: 'BTC_USDT' }
+      : {
+        quote_currency: 'USDT', quote_volume: FUT_PRICE * FUT_LONG, USD_volume: FUT_PRICE * FUT_LONG,
+        open_interest_usd: openInterestUsd, maker_fee: 0.0002, taker_fee: 0.0005,
+      });
   });
 
   it.each(['aggregator-a', 'aggregator-b'])('%s orderbook matches the futures book, selected by ticker_id, market_pair or symbol', async (provider) => {
     const base = `/api/external-providers/${provider}/orderbook`;
     const book = (await get('/api/futures/trade/orderbook/BTC_USDT?depth=1000')).body;
-    const want = { ticker_id: 'BTC_USDT', bids: book.bids, asks: book.asks };
+    const want = { ticker_id: 'BTC_USDT', timestamp: expect.any(Number), bids: book.bids, asks: book.asks };
     expect(book.bids.length).toBeGreaterThan(0);
     for (const q of ['ticker_id=BTC_USDT', 'market_pair=BTC_USDT', 'SYMBOL=BTC_USDT', 'ticker_id=BTC_USDT&depth=0']) {
       const r = await get(`${base}?${q}`);
@@ -337,7 +357,7 @@ describe('futures feeds (SPEC 2.16, 2.17)', () => {
       expect(r.body).toEqual(want);
     }
     const two = await get(`${base}?ticker_id=BTC_USDT&depth=2`);
-    expect(two.body).toEqual({ ticker_id: 'BTC_USDT', bids: book.bids.slice(0, 1), asks: book.asks.slice(0, 1) });
+    expect(two.body).toEqual({ ...want, bids: book.bids.slice(0, 1), asks: book.asks.slice(0, 1) });
 
     expectNotFound(await get(`${base}?ticker_id=NOPE_USDT`));
     expectBadRequest(await get(`${base}?ticker_id=BTC_USDT&depth=x`));
