@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { loadConfig } from '../src/platform/config/env';
 import { createLogger } from '../src/platform/config/logger';
@@ -6,7 +7,8 @@ import { createApp } from '../src/transport/http/app';
 import { listRoutes } from '../src/transport/http/route-list';
 
 /** `npm run routes`: prints every route as `METHOD /path`, one a line, without touching Redis. */
-const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
+// no token is ever checked here, so any key will do; a throwaway one when none is configured
+const config = loadConfig({ JWT_SECRET: randomBytes(32).toString('hex'), ...process.env, LOG_LEVEL: 'silent' });
 const redis = new Redis(config.redisUrl, { lazyConnect: true });
 // Routers only capture services in closures; nothing is called while the routes are listed, so any
 // service the app asks for is a stand-in, however deep (ctx.futures.market, ...).

@@ -1,7 +1,13 @@
 import jwt from 'jsonwebtoken';
-import { loadConfig } from '../src/platform/config/env';
+import { withDevSecret } from '../src/platform/config/dev-secret';
+import { loadConfig, type AppConfig } from '../src/platform/config/env';
+import { isUsableUserId } from '../src/platform/http/principal';
 
-/** `npm run token -- --user <id> [--admin] [--expires 12h]`: an HS256 token signed with JWT_SECRET. */
+/**
+ * `npm run token -- --user <id> [--admin] [--expires 12h]`: an HS256 token signed with JWT_SECRET,
+ * or, when neither JWT_SECRET nor JWT_PUBLIC_KEY is set, with the development secret `npm start`
+ * keeps under DATA_DIR (made here if `npm start` has not run yet).
+ */
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
@@ -12,7 +18,22 @@ if (!user) {
   console.error('usage: npm run token -- --user <id> [--admin] [--expires 12h]');
   process.exit(2);
 }
-const config = loadConfig();
+if (!isUsableUserId(user)) {
+  // the API refuses such a token with 401 (DESIGN 4), so signing one would only mislead
+  console.error('--user must be 1 to 64 letters, digits, _ or -');
+  process.exit(2);
+}
+
+function keyedConfig(): AppConfig {
+  try {
+    return withDevSecret(loadConfig()).config;
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(2);
+  }
+}
+
+const config = keyedConfig();
 if (!config.jwtSecret) {
   console.error('JWT_SECRET is not set: RS256 deployments issue tokens with their own private key');
   process.exit(2);

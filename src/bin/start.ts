@@ -1,3 +1,4 @@
+import { withDevSecret } from '../platform/config/dev-secret';
 import { loadConfig, type AppConfig } from '../platform/config/env';
 import { createLogger } from '../platform/config/logger';
 import { createContext } from '../transport/context';
@@ -13,13 +14,21 @@ import { startDemoIfAsked } from '../../scripts/demo/demo-market';
  */
 async function main(): Promise<void> {
   let config: AppConfig;
+  let dev: ReturnType<typeof withDevSecret>['devSecret'];
   try {
-    config = loadConfig();
+    ({ config, devSecret: dev } = withDevSecret(loadConfig()));
   } catch (err) {
     console.error((err as Error).message);
     process.exit(1);
   }
   const log = createLogger(config.logLevel);
+  if (dev) {
+    log.warn(
+      { secretFile: dev.path, created: dev.created },
+      `JWT_SECRET and JWT_PUBLIC_KEY are not set: tokens are checked with the development secret in ${dev.path} ` +
+        `(${dev.created ? 'made now' : 'made earlier'}; \`npm run token\` signs with it). Set JWT_SECRET in production.`,
+    );
+  }
   let ownRedis: RedisServerProcess | undefined;
   try {
     ownRedis = await ensureRedis(config.redisUrl, config.dataDir, log);

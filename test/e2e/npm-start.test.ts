@@ -1,9 +1,10 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
+import jwt from 'jsonwebtoken';
 
 const ROOT = resolve(__dirname, '../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -56,5 +57,86 @@ describe('npm start (src/bin/start.ts)', () => {
     expect(code).not.toBe(0);
     expect(p.output()).toMatch(/Install Redis/);
     expect(p.output()).toMatch(/docker compose up/);
+  });
+});
+
+describe('npm start without JWT_SECRET or JWT_PUBLIC_KEY', () => {
+  /** The environment of a fresh checkout: no key at all, a data dir of its own. */
+  function keyless(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env, ROLES: 'api', PORT: '0' };
+    delete env.JWT_SECRET;
+    delete env.JWT_PUBLIC_KEY;
+    delete env.NODE_ENV;
+    return { ...env, ...extra };
+  }
+  const token = (env: NodeJS.ProcessEnv, user: string) => {
+    const r = spawnSync(process.execPath, [TSX, 'scripts/token.ts', '--user', user], { cwd: ROOT, env, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    return r.stdout.trim();
+  };
+  /** Starts again and asks for balances with `bearerToken` and with a token of another secret. */
+  async function balancesStatus(env: NodeJS.ProcessEnv, bearerToken: string): Promise<{ statuses: number[]; output: string }> {
+    const p = run(env);
+    try {
+      await waitFor(() => /api ready at/.test(p.output()), 30_000);
+      const port = Number(/api ready at http:\/\/0\.0\.0\.0:(\d+)/.exec(p.output())?.[1]);
+      const other = jwt.sign({ sub: 'alice' }, randomBytes(32).toString('hex'), { algorithm: 'HS256' });
+      const statuses = [];
+      for (const t of [bearerToken, other]) {
+        const res = await fetch(`http://127.0.0.1:${port}/api/wallet/balances`, { headers: { Authorization: `Bearer ${t}` } });
+        statuses.push(res.status);
+      }
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+      return { statuses, output: p.output() };
+    } finally {
+      p.child.kill('SIGKILL');
+    }
+  }
+
+  it('makes a random secret once under DATA_DIR, says where, reuses it, and npm run token signs with it', async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'npm-start-data-')), 'data');
+    const prefix = `st${randomBytes(3).toString('hex')}`;
+    const env = keyless({ DATA_DIR: dataDir, KEY_PREFIX: prefix });
+    const file = join(dataDir, 'jwt-secret');
+    const first = run(env);
+    let firstOutput = '';
+    try {
+      await waitFor(() => /api ready at/.test(first.output()), 30_000);
+      firstOutput = first.output();
+      first.child.kill('SIGTERM');
+      await first.exited;
+    } finally {
+      first.child.kill('SIGKILL');
+    }
+    const secret = readFileSync(file, 'utf8').trim();
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(firstOutput).toContain(file);
+    expect(firstOutput).toMatch(/made now/);
+    expect(firstOutput).not.toContain(secret);
+
+    // npm run token reads the same file; a second start reuses it, so that token is accepted
+    const aliceToken = token(env, 'alice');
+    expect((jwt.verify(aliceToken, secret) as jwt.JwtPayload).sub).toBe('alice');
+    const second = await balancesStatus(env, aliceToken);
+    expect(second.statuses).toEqual([200, 401]);
+    expect(second.output).toContain(file);
+    expect(second.output).toMatch(/made earlier/);
+    expect(readFileSync(file, 'utf8').trim()).toBe(secret);
+    const r = new Redis(process.env.REDIS_URL as string);
+    const keys = await r.keys(`${prefix}:*`);
+    if (keys.length) await r.unlink(...keys);
+    r.disconnect();
+  });
+
+  it('with NODE_ENV=production exits non-zero naming JWT_SECRET and JWT_PUBLIC_KEY, and writes no secret', async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'npm-start-data-')), 'data');
+    const p = run(keyless({ NODE_ENV: 'production', DATA_DIR: dataDir }));
+    const code = await p.exited;
+    expect(code).not.toBe(0);
+    expect(p.output()).toMatch(/JWT_SECRET/);
+    expect(p.output()).toMatch(/JWT_PUBLIC_KEY/);
+    expect(() => statSync(join(dataDir, 'jwt-secret'))).toThrow();
   });
 });

@@ -10,6 +10,7 @@ export interface AppConfig {
   redisCluster: boolean;
   /** Prefix of every key; the engine shard's hash tag is added by the key builder. */
   keyPrefix: string;
+  /** Unset with no JWT_PUBLIC_KEY outside production: `npm start` then uses the development secret (dev-secret.ts). */
   jwtSecret?: string;
   jwtPublicKey?: string;
   roles: Role[];
@@ -19,7 +20,7 @@ export interface AppConfig {
   rateLimitPoints: number;
   rateLimitBurst: number;
   streamMaxLen: number;
-  /** Where `npm start` keeps the data of a redis-server it starts itself. */
+  /** Where `npm start` keeps the data of a redis-server it starts itself, and the development secret. */
   dataDir: string;
 }
 
@@ -45,21 +46,17 @@ const schema = Joi.object({
   RATE_LIMIT_BURST: Joi.number().integer().min(1).default(100),
   STREAM_MAXLEN: Joi.number().integer().min(1000).default(100000),
   DATA_DIR: Joi.string().default(resolve(process.cwd(), 'data')),
-})
-  .or('JWT_SECRET', 'JWT_PUBLIC_KEY')
-  .unknown(true);
+}).unknown(true);
 
 /** Reads and validates the environment; throws one readable message naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const withDefaults = { ...env };
-  if (!withDefaults.JWT_SECRET && !withDefaults.JWT_PUBLIC_KEY && withDefaults.NODE_ENV !== 'production') {
-    // Local convenience only; production must set one of the two (the schema enforces it there).
-    withDefaults.JWT_SECRET = 'dev-secret-change-me-please';
+  const { value, error } = schema.validate(env, { abortEarly: false, convert: true });
+  const problems = error ? error.details.map((d) => d.message) : [];
+  if (env.NODE_ENV === 'production' && !env.JWT_SECRET && !env.JWT_PUBLIC_KEY) {
+    // outside production a random development secret stands in (dev-secret.ts); here nothing may
+    problems.push('NODE_ENV is production: set JWT_SECRET (HS256, 16+ characters) or JWT_PUBLIC_KEY (RS256 PEM)');
   }
-  const { value, error } = schema.validate(withDefaults, { abortEarly: false, convert: true });
-  if (error) {
-    throw new Error(`Invalid configuration: ${error.details.map((d) => d.message).join('; ')}`);
-  }
+  if (problems.length) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
   return {
     port: value.PORT,
     wsPort: value.WS_PORT,
