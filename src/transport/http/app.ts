@@ -1,3 +1,4 @@
+import compression from 'compression';
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import { copyRoutes } from '../../copy';
 import { aggregatorRoutes } from '../../feeds';
@@ -22,6 +23,7 @@ export function createApp(ctx: AppContext): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestMetrics);
+  app.use(compression({ threshold: 1024 })); // gzip/deflate/br past 1 KB, as Accept-Encoding allows (docs/aggregator-feeds.md)
   app.use(express.json({ limit: '64kb' }));
   app.use(refuseReservedKeys);
   const auth = authenticate(ctx.config);

@@ -1,3 +1,6 @@
+import { request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import request from 'supertest';
 import type { Express } from 'express';
 import BigNumber from 'bignumber.js';
@@ -14,7 +17,7 @@ import {
 /**
  * The feeds checked field by field against the two standards (../shared/reference/aggregators.md)
  * with their JSON types and units, on a futures market whose contract is 0.1 of its base, so a
- * figure in base units and one in contracts cannot be mistaken for each other.
+ * figure in base units and one in contracts cannot be mistaken for each other. Compression too.
  */
 type Ctx = Awaited<ReturnType<typeof testContext>>;
 let ctx: Ctx;
@@ -195,5 +198,44 @@ describe('USD rates', () => {
     expect(Object.fromEntries([...rates].map(([c, r]) => [c, r?.toNumber() ?? null]))).toEqual({
       USDT: 1, 'USDT.TRC20': 1, BTC: SPOT_FILLS[SPOT_FILLS.length - 1].price, ETH: null,
     });
+  });
+});
+
+describe('response compression', () => {
+  let server: Server;
+  beforeAll(async () => {
+    server = app.listen(0);
+    await new Promise((r) => server.once('listening', r));
+  });
+  afterAll(async () => new Promise((r) => server.close(r)));
+
+  /** The bytes as sent, undecoded (supertest would inflate them). */
+  function raw(path: string, acceptEncoding: string): Promise<{ encoding?: string; body: Buffer }> {
+    const { port } = server.address() as AddressInfo;
+    return new Promise((resolve, reject) => {
+      httpRequest({ port, path, headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
+      }).on('error', reject).end();
+    });
+  }
+
+  it('a large JSON response is gzip when the client accepts it, identity when not', async () => {
+    const path = '/api/external-providers/aggregator-a/contracts';
+    const plain = await raw(path, 'identity');
+    expect(plain.encoding).toBeUndefined();
+    expect(plain.body.length).toBeGreaterThan(1024);
+    const zipped = await raw(path, 'gzip');
+    expect(zipped.encoding).toBe('gzip');
+    expect(zipped.body.length).toBeLessThan(plain.body.length);
+    expect(JSON.parse(gunzipSync(zipped.body).toString())).toEqual(JSON.parse(plain.body.toString()));
+  });
+
+  it('a small response goes as it is, gzip accepted or not', async () => {
+    const small = await raw('/api/marketdata/getaggregatorb/orderbook/ETH_USDT', 'gzip');
+    expect(small.body.length).toBeLessThan(1024);
+    expect(small.encoding).toBeUndefined();
+    expect(JSON.parse(small.body.toString())).toMatchObject({ bids: [], asks: [] });
   });
 });
