@@ -46,7 +46,7 @@ export class MarketStore {
     fields.push('isActive', p.isActive ? '1' : '0');
     const [status, id] = await this.scripts.run<string[]>(
       'createPair',
-      [this.keys.pairs(p.kind), this.keys.pair(p.kind, p.code), this.keys.pairIds()],
+      [this.keys.pairs(p.kind), this.keys.pair(p.kind, p.code), this.keys.pairIds(), this.keys.marketsStream()],
       [p.code, ...fields],
     );
     return { created: status === 'OK', id: Number(id) };

@@ -39,6 +39,10 @@ export class Keys {
   pairIds(): string {
     return `${this.engine}ids:pair`;
   }
+  /** Stream of pair creations (`kind`, `code`, `id`), appended by createPair: gateways and dispatchers tail it. */
+  marketsStream(): string {
+    return `${this.engine}markets`;
+  }
 
   // id counters
   orderIds(): string {
