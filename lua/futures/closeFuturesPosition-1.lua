@@ -16,7 +16,10 @@
   Events: one entry on the futures market stream: done, trade*, book*.
 ]]
 local rcall = redis.call
---- @include "includes/futuresSettlement"
+--- @include "includes/futures/context"
+--- @include "includes/futures/close"
+--- @include "includes/futures/flush"
+--- @include "includes/book"
 
 local orderHash = KEYS[1]
 local P, user, isMarket, limit, ts, maxlen = ARGV[1], ARGV[2], ARGV[3] == '1', tonumber(ARGV[4]), ARGV[5], ARGV[6]

@@ -26,7 +26,16 @@
   Events: one entry on the futures market stream: accepted, trade*, done*, book*.
 ]]
 local rcall = redis.call
---- @include "includes/futuresSettlement"
+--- @include "includes/futures/context"
+--- @include "includes/futures/margin"
+--- @include "includes/futures/settlement"
+--- @include "includes/futures/flush"
+--- @include "includes/book"
+--- @include "includes/matchOrder"
+--- @include "includes/keys"
+--- @include "includes/deltas"
+--- @include "includes/safeInt"
+--- @include "includes/fmt"
 
 local orderIdsKey, userOrdersKey, userOpenKeyArg, clidKey, acctKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local P, user, pair, side = ARGV[1], ARGV[2], ARGV[3], ARGV[4]

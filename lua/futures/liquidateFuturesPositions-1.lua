@@ -16,7 +16,11 @@
   Events: one entry on the futures market stream: trade* (tt 3), done*, book*.
 ]]
 local rcall = redis.call
---- @include "includes/futuresSettlement"
+--- @include "includes/futures/context"
+--- @include "includes/futures/close"
+--- @include "includes/futures/flush"
+--- @include "includes/book"
+--- @include "includes/fmt"
 
 local P, pair, mark, ts, maxlen, limit = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], tonumber(ARGV[6])
 local ctx = futuresContextFor(P, pair, ts, maxlen)

@@ -16,7 +16,13 @@
   Events: one entry on the futures market stream: funding {rate, p, n, collected, paid}.
 ]]
 local rcall = redis.call
---- @include "includes/futuresSettlement"
+--- @include "includes/futures/context"
+--- @include "includes/futures/margin"
+--- @include "includes/futures/flush"
+--- @include "includes/keys"
+--- @include "includes/mulDiv"
+--- @include "includes/deltas"
+--- @include "includes/fmt"
 
 local P, pair, mark, rate, round, ts, maxlen =
   ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], ARGV[7]

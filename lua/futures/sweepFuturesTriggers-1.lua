@@ -13,7 +13,11 @@
   Events: one entry on the futures market stream: trade*, done*, book*.
 ]]
 local rcall = redis.call
---- @include "includes/futuresSettlement"
+--- @include "includes/futures/context"
+--- @include "includes/futures/close"
+--- @include "includes/futures/flush"
+--- @include "includes/book"
+--- @include "includes/fmt"
 
 local P, pair, ts, maxlen, limit = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
 local last = tonumber(rcall('GET', KEYS[1]) or '')

@@ -14,7 +14,9 @@
   Events: none.
 ]]
 local rcall = redis.call
---- @include "includes/futuresSettlement"
+--- @include "includes/futures/context"
+--- @include "includes/futures/margin"
+--- @include "includes/futures/flush"
 
 local orderHash = KEYS[1]
 local P, user, which, ticks, ts = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]

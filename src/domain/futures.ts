@@ -16,7 +16,7 @@ export const OrderSide = { Buy: 1, Sell: 2 } as const;
 export const TradeType = { Maker: 1, Taker: 2, Liquidation: 3 } as const;
 
 /**
- * Engine parameters of a futures pair, as lua/includes/futuresSettlement.lua derives them from the
+ * Engine parameters of a futures pair, as lua/includes/futures/context.lua derives them from the
  * pair hash: `ns` quote minor units per tick x lot of notional (contractValue included), fee and
  * maintenance rates in ppm, the lot step in lots.
  */

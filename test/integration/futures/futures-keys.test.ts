@@ -2,13 +2,13 @@ import { futuresParams } from '../../../src/domain/futures';
 import { resolveIncludes, LUA_DIR } from '../../../src/platform/redis/lua-loader';
 import { testContext } from '../../support/harness';
 
-/** The futures keys Lua builds while running (lua/includes/keys.lua, futuresSettlement) must match keys.ts. */
+/** The futures keys Lua builds while running (lua/includes/keys.lua, includes/futures/context.lua) must match keys.ts. */
 it('Lua and TypeScript agree on the futures key names', async () => {
   const ctx = await testContext();
   try {
     const lua = resolveIncludes(
       LUA_DIR,
-      `--- @include "includes/futuresSettlement"
+      `--- @include "includes/futures/context"
 local P, pair = ARGV[1], ARGV[2]
 local ctx = futuresContextFor(P, pair, '0', '1000')
 local f = ctx.fkeys

@@ -1,0 +1,57 @@
+--[[
+  Closing a position against the book: what it still has working comes off first (fCancelWorking),
+  then a close order takes the book (fClose), at market or at a limit.
+]]
+--- @include "includes/futures/context"
+--- @include "includes/futures/settlement"
+--- @include "includes/book"
+--- @include "includes/matchOrder"
+--- @include "includes/fmt"
+
+-- Takes whatever a position still has working off the book: the unfilled rest of its opening
+-- order and a resting close order.
+local function fCancelWorking(ctx, pos)
+  local member = bookMember(pos.id)
+  local ownBook = ownSide(pos.side)
+  if pos.remaining > 0 and redis.call('ZSCORE', ctx.keys.book[ownBook], member) then
+    unrestOrder(ctx, ownBook, pos.id, pos.price, pos.remaining)
+    fReleaseRest(ctx, pos)
+    ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(pos.id), u = pos.user, status = 'cancelled' }
+  elseif pos.rsv > 0 then
+    fReleaseRest(ctx, pos)
+  end
+  if pos.closeOrd ~= '' then
+    local c = fLoad(ctx, pos.closeOrd)
+    if c and c.remaining > 0 then
+      unrestOrder(ctx, ownSide(c.side), c.id, c.price, c.remaining)
+      c.resting = '0'
+      fDirty(ctx, c)
+      ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(c.id), u = c.user, status = 'cancelled' }
+    end
+    pos.closeOrd = ''
+    fDirty(ctx, pos)
+  end
+end
+
+-- Closes (part of) a position against the book: a close order as taker, market when limit is nil.
+-- A limit close that does not fill at once rests. Returns the close order.
+local function fClose(ctx, pos, limit, reason)
+  local id = redis.call('INCR', ctx.keys.orderIds)
+  local side = 'sell'
+  if pos.side == 'sell' then side = 'buy' end
+  local c = { id = id, role = 'close', user = pos.user, acct = pos.acct, side = side, price = limit, limit = limit,
+    amount = pos.openQty, filled = 0, remaining = pos.openQty, stp = 0, pos = fmt(pos.id), posObj = pos,
+    pair = ctx.pair, kind = 'futures', isMarket = limit == nil, resting = '0', closeReason = reason }
+  ctx.objs[id] = c
+  ctx.closeReason = reason
+  local outcome = matchOrder(ctx, c, FUTURES_SETTLEMENT)
+  if limit and outcome == 'stopped' and c.remaining > 0 and pos.openQty > 0 then
+    restOrder(ctx, ownSide(side), id, limit, c.remaining)
+    c.resting = '1'
+    pos.closeOrd = fmt(id)
+    fDirty(ctx, pos)
+  end
+  fDirty(ctx, c)
+  ctx.closeReason = nil
+  return c
+end

@@ -1,0 +1,91 @@
+--[[
+  The context of one futures command (isolated margin, one position per order, linear contracts;
+  see docs/futures.md): the market's keys and parameters, and the orders the command loads.
+
+  Every order hash of kind `futures` is either an opening order (`role` open: the order that becomes
+  a position once filled) or a close order (`role` close: reduce-only, `pos` = the position it
+  closes). Objects loaded in a command are cached in ctx.objs (one table per order, shared by every
+  reference), marked with fDirty when they change, and written once at the end of the command
+  (includes/futures/flush).
+
+  Account hash fields: `balance` (free), `locked` (margins and reservations).
+]]
+--- @include "includes/keys"
+--- @include "includes/publishEvents"
+
+local FST = { CREATED = '10', CLOSED = '20', CANCELLED = '30', ERROR = '40', IN_POSITION = '50' }
+
+local function ppmOf(v)
+  return math.floor(tonumber(v) * 1000000 + 0.5)
+end
+
+-- A context for one futures market, its parameters read from the pair hash.
+local function futuresContextFor(P, pair, ts, maxlen)
+  local f = redis.call('HMGET', P .. 'pair:futures:' .. pair, 'digitsPrice', 'digitsAmount', 'quoteDecimals',
+    'contractValue', 'makerFee', 'takerFee', 'maintenanceMarginRate', 'maxLeverage', 'quoteCurrencyCode')
+  if not f[1] then return nil end
+  local keys = bookKeys(P, 'futures', pair)
+  keys.tradeIds = P .. 'ids:trade'
+  keys.orderIds = P .. 'ids:order'
+  keys.fees = P .. 'fees'
+  keys.insurance = P .. 'finsurance'
+  keys.pool = P .. 'fpool'
+  local ctx = newContext(P, keys, ts, maxlen)
+  ctx.pair = pair
+  ctx.fkeys = futuresKeys(P, pair)
+  local exp = tonumber(f[3]) - tonumber(f[1]) - tonumber(f[2])
+  ctx.fut = {
+    ns = math.floor(tonumber(f[4]) * 10 ^ exp + 0.5),
+    maker = ppmOf(f[5]), taker = ppmOf(f[6]), mmr = ppmOf(f[7]), maxLev = tonumber(f[8]), cur = f[9],
+  }
+  ctx.objs = {}
+  ctx.dirty = {}
+  ctx.dirtyOrder = {}
+  return ctx
+end
+
+local function fDirty(ctx, o)
+  if not ctx.dirty[o.id] then
+    ctx.dirty[o.id] = true
+    ctx.dirtyOrder[#ctx.dirtyOrder + 1] = o
+  end
+end
+
+local function numOr(v, d)
+  if v == nil or v == '' then return d end
+  return tonumber(v)
+end
+
+-- An order hash as a table (cached per command); a close order carries its position as posObj.
+local function fLoad(ctx, id)
+  id = tonumber(id)
+  local hit = ctx.objs[id]
+  if hit then return hit end
+  local h = redis.call('HGETALL', orderKey(ctx.P, id))
+  if #h == 0 then return nil end
+  local t = {}
+  for i = 1, #h, 2 do t[h[i]] = h[i + 1] end
+  local o = {
+    id = id, user = t.user, acct = t.acct, side = t.side, role = t.role, pair = t.pair, kind = t.kind,
+    price = numOr(t.price, nil), amount = numOr(t.amount, 0), filled = numOr(t.filled, 0),
+    rsv = numOr(t.rsv, 0), lev = numOr(t.lev, 1), cost = numOr(t.cost, 0), ecost = numOr(t.ecost, 0), openQty = numOr(t.openQty, 0),
+    margin = numOr(t.margin, 0), imargin = numOr(t.imargin, 0), fee = numOr(t.fee, 0), rpnl = numOr(t.rpnl, 0),
+    funding = numOr(t.funding, 0), stp = numOr(t.stp, 0), status = t.status, tp = numOr(t.tp, nil),
+    sl = numOr(t.sl, nil), liq = numOr(t.liq, nil), closeOrd = t.closeOrd or '', pos = t.pos,
+    isMarket = t.isMarket == '1', closeReason = t.closeReason or '', isMaker = true,
+    wasActive = t.status == '50', resting = t.resting or '0',
+  }
+  o.remaining = o.amount - o.filled
+  ctx.objs[id] = o
+  if o.role == 'close' then o.posObj = fLoad(ctx, o.pos) end
+  return o
+end
+
+-- A field of an account hash as it stands with this command's pending deltas.
+local function fAcctField(ctx, acct, field)
+  local key = futuresAccountKey(ctx.P, acct)
+  local v = tonumber(redis.call('HGET', key, field) or '0')
+  local pending = ctx.deltas[key]
+  if pending and pending[field] then v = v + pending[field] end
+  return v
+end

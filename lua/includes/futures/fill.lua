@@ -1,0 +1,91 @@
+--[[
+  One side of a futures fill: the money and the order or position it moves. An opening order
+  locks margin and pays its fee from the free balance, and becomes (or grows) its position. A close
+  order releases a share of its position's margin with the realized pnl, net of its fee; that pnl is
+  paid from (or into) the pnl pool, the counterparty of realized pnl. Money that leaves a position
+  goes to `fees`, the insurance fund or the pnl pool: the sum of all of them and of every account
+  never changes (docs/futures.md).
+]]
+--- @include "includes/futures/context"
+--- @include "includes/futures/margin"
+--- @include "includes/mulDiv"
+--- @include "includes/deltas"
+--- @include "includes/fmt"
+
+-- A close order's side of a fill: q lots of its position closed at ticks, for fee.
+local function fCloseFill(ctx, o, ticks, q, fee, akey)
+  local f = ctx.fut
+  local pos = o.posObj
+  local portion, mrel = pos.cost, pos.margin
+  if q < pos.openQty then
+    portion = mulDivFloor(pos.cost, q, pos.openQty)
+    mrel = mulDivFloor(pos.margin, q, pos.openQty)
+  end
+  local pnl = (ticks * q - portion) * f.ns
+  if pos.side == 'sell' then pnl = -pnl end
+  local payout = mrel + pnl - fee
+  addDelta(ctx, akey, 'locked', -mrel)
+  addDelta(ctx, ctx.keys.fees, f.cur, fee)
+  addDelta(ctx, ctx.keys.pool, f.cur, -pnl)
+  if ctx.liquidating == pos.id then
+    -- liquidation: what is left of the margin goes to the insurance fund, a deficit comes from it
+    addDelta(ctx, ctx.keys.insurance, f.cur, payout)
+  else
+    local cover = 0
+    if payout < 0 then cover = -payout end
+    addDelta(ctx, akey, 'balance', payout + cover)
+    addDelta(ctx, ctx.keys.insurance, f.cur, -cover)
+  end
+  pos.openQty = pos.openQty - q
+  pos.cost = pos.cost - portion
+  pos.margin = pos.margin - mrel
+  pos.rpnl = pos.rpnl + pnl
+  pos.fee = pos.fee + fee
+  if pos.openQty == 0 then
+    pos.status = FST.CLOSED
+    pos.closeOrd = ''
+    pos.closeReason = ctx.closeReason or 'close'
+    ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(pos.id), u = pos.user, status = 'closed' }
+  end
+  fDirty(ctx, pos)
+  o.filled = o.filled + q
+  fDirty(ctx, o)
+  return pnl, pos
+end
+
+-- An opening order's side of a fill: q lots at ticks (notional n) join its position, for fee.
+local function fOpenFill(ctx, o, ticks, q, fee, akey, n)
+  local newRsv = 0
+  if o.price and not o.isMarket then newRsv = fReserve(ctx, o.price, o.remaining - q, o.lev) end
+  local m = math.floor(n / o.lev)
+  local delta = newRsv - o.rsv
+  addDelta(ctx, akey, 'locked', m + delta)
+  addDelta(ctx, akey, 'balance', -(m + fee + delta))
+  addDelta(ctx, ctx.keys.fees, ctx.fut.cur, fee)
+  o.rsv = newRsv
+  o.filled = o.filled + q
+  o.cost = o.cost + ticks * q
+  o.ecost = o.ecost + ticks * q
+  o.openQty = o.openQty + q
+  o.margin = o.margin + m
+  o.imargin = o.imargin + m
+  o.fee = o.fee + fee
+  o.status = FST.IN_POSITION
+  fDirty(ctx, o)
+end
+
+-- One side of a fill. Returns fee, realized pnl, position.
+local function fPartyFill(ctx, o, ticks, q, isTaker)
+  local f = ctx.fut
+  local rate = f.maker
+  if isTaker then rate = f.taker end
+  local n = fNotional(ctx, ticks, q)
+  local fee = mulDivCeil(n, rate, 1000000)
+  local akey = futuresAccountKey(ctx.P, o.acct)
+  if o.role == 'close' then
+    local pnl, pos = fCloseFill(ctx, o, ticks, q, fee, akey)
+    return fee, pnl, pos
+  end
+  fOpenFill(ctx, o, ticks, q, fee, akey, n)
+  return fee, 0, o
+end

@@ -1,0 +1,85 @@
+--[[
+  Futures settlement as includes/matchOrder's callbacks (FUTURES_SETTLEMENT): how much a taker can
+  pay for, a fill of both sides, and a maker leaving the book. A resting opening order reserves
+  fReserve(price, lots) from the free balance; it goes back when the order stops resting.
+]]
+--- @include "includes/futures/context"
+--- @include "includes/futures/margin"
+--- @include "includes/futures/fill"
+--- @include "includes/keys"
+--- @include "includes/mulDiv"
+--- @include "includes/deltas"
+--- @include "includes/safeInt"
+--- @include "includes/fmt"
+--- @include "includes/matchOrder"
+
+-- Extra money an opening order needs from the free balance to fill q lots at ticks.
+local function fOpenNeed(ctx, o, ticks, q)
+  local n = fNotional(ctx, ticks, q)
+  local newRsv = 0
+  if o.price and not o.isMarket then newRsv = fReserve(ctx, o.price, o.remaining - q, o.lev) end
+  return math.floor(n / o.lev) + mulDivCeil(n, ctx.fut.taker, 1000000) + newRsv - o.rsv
+end
+
+local function fMaxQty(ctx, taker, ticks, qty)
+  local perLot = ticks * ctx.fut.ns
+  local safeMax = math.floor(MAX_SAFE / perLot)
+  if qty > safeMax then qty = safeMax end
+  if taker.role == 'close' then
+    if qty > taker.posObj.openQty then qty = taker.posObj.openQty end
+    return qty
+  end
+  local free = fAcctField(ctx, taker.acct, 'balance')
+  if fOpenNeed(ctx, taker, ticks, qty) <= free then return qty end
+  local lo, hi = 0, qty
+  while lo < hi do
+    local mid = math.floor((lo + hi + 1) / 2)
+    if fOpenNeed(ctx, taker, ticks, mid) <= free then lo = mid else hi = mid - 1 end
+  end
+  taker.budgetSpent = true
+  return lo
+end
+
+local function fFill(ctx, taker, maker, ticks, qty, tradeId)
+  local tf, tpnl, tpos = fPartyFill(ctx, taker, ticks, qty, true)
+  local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false)
+  local tt = '2'
+  if ctx.liquidating and ctx.liquidating == tpos.id then tt = '3' end
+  return { tf = fmt(tf), mf = fmt(mf), tpnl = fmt(tpnl), mpnl = fmt(mpnl), tpos = fmt(tpos.id), mpos = fmt(mpos.id),
+    tl = tpos.side == 'buy' and '1' or '0', ml = mpos.side == 'buy' and '1' or '0', tt = tt }
+end
+
+-- An opening order stops resting: its reservation goes back; unfilled it is cancelled.
+local function fReleaseRest(ctx, o)
+  if o.rsv > 0 then
+    local akey = futuresAccountKey(ctx.P, o.acct)
+    addDelta(ctx, akey, 'locked', -o.rsv)
+    addDelta(ctx, akey, 'balance', o.rsv)
+    o.rsv = 0
+  end
+  if o.filled == 0 then o.status = FST.CANCELLED end
+  o.resting = '0'
+  redis.call('SREM', userOpenKey(ctx.P, 'futures', ctx.pair, o.user), o.id)
+  fDirty(ctx, o)
+end
+
+local function fFinishMaker(ctx, maker, status)
+  if maker.role == 'close' then
+    maker.resting = '0'
+    if maker.posObj.closeOrd == fmt(maker.id) then
+      maker.posObj.closeOrd = ''
+      fDirty(ctx, maker.posObj)
+    end
+    fDirty(ctx, maker)
+  else
+    fReleaseRest(ctx, maker)
+  end
+  ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(maker.id), u = maker.user, status = status }
+end
+
+local FUTURES_SETTLEMENT = {
+  loadMaker = fLoad,
+  maxQty = fMaxQty,
+  fill = fFill,
+  finishMaker = fFinishMaker,
+}

@@ -1,0 +1,28 @@
+--[[
+  The trigger indices of a futures market, kept in step with its positions: per side a sorted set
+  of liquidation, take-profit and stop-loss prices (score = ticks, member = position id), and the
+  set of positions in force (funding iterates it). Sweeps find their positions by range queries here.
+]]
+--- @include "includes/futures/context"
+--- @include "includes/futures/margin"
+--- @include "includes/fmt"
+
+-- Re-indexes one opening order as it now stands (called for each changed order by fFlush).
+local function fIndex(ctx, o)
+  local k = ctx.fkeys
+  local long = o.side == 'buy'
+  local idx = fmt(o.id)
+  if o.status == FST.IN_POSITION and o.openQty > 0 then
+    o.liq = fLiqPrice(ctx, o)
+    if long then redis.call('ZADD', k.liqL, o.liq, idx) else redis.call('ZADD', k.liqS, o.liq, idx) end
+    local tpKey, slKey = k.tpS, k.slS
+    if long then tpKey, slKey = k.tpL, k.slL end
+    -- a position that was not in force yet has no entries to remove
+    if o.tp then redis.call('ZADD', tpKey, o.tp, idx) elseif o.wasActive then redis.call('ZREM', tpKey, idx) end
+    if o.sl then redis.call('ZADD', slKey, o.sl, idx) elseif o.wasActive then redis.call('ZREM', slKey, idx) end
+    if not o.wasActive then redis.call('SADD', k.active, idx) end
+  elseif o.wasActive then
+    for _, key in ipairs({ k.liqL, k.liqS, k.tpL, k.tpS, k.slL, k.slS }) do redis.call('ZREM', key, idx) end
+    redis.call('SREM', k.active, idx)
+  end
+end
