@@ -23,6 +23,8 @@ const page = {
 let chart;
 let futuresLine;
 let socket;
+// the page's state, for the browser console and the browser test
+window.liveMarket = page;
 
 function showError(text) {
   const el = $('error');

@@ -146,4 +146,28 @@ describe('live market page', () => {
     await screenshot('live-page.png');
     expect(pageErrors).toEqual([]);
   });
+
+  it('after a seq gap it resubscribes and shows the REST book again', async () => {
+    const seq = Number(await page.getAttribute('#book', 'data-seq'));
+    // an update two ahead of the page's book: it must not be applied, and a fresh snapshot asked for
+    await page.evaluate(
+      `window.liveMarket.book.apply({ channel: 'orderbook', type: 'update', market: '${PAIR}', kind: 'spot', seq: ${seq + 2}, bids: [[1, 1]], asks: [] })`,
+    );
+    await limit('maker', 'buy', 64_950, 0.05);
+    await expectPageBookToEqual(await restBook());
+    expect(await page.getAttribute('#book', 'data-resyncs')).toBe('1');
+    expect(await shownSide('bids')).not.toContainEqual(['1.00', '1.000000']);
+  });
+
+  it('reconnects when the gateway goes away and resubscribes on the new one', async () => {
+    await ws.close();
+    await page.waitForSelector('#status[data-state="reconnecting"]', { timeout: 30_000 });
+    await limit('maker', 'sell', 65_200, 0.03); // a change the page can only learn from the new gateway
+    ws = await startWsRole(ctx);
+    await page.waitForSelector('#status[data-state="live"]', { timeout: 30_000 });
+    const book = await restBook();
+    expect(book.asks.map((l) => l.price)).toContain(65_200);
+    await expectPageBookToEqual(book);
+    expect(pageErrors).toEqual([]);
+  });
 });
