@@ -1,3 +1,4 @@
+import { withDevSecret } from '../src/platform/config/dev-secret';
 import { loadConfig } from '../src/platform/config/env';
 import { startDemo } from './demo/demo-market';
 
@@ -9,11 +10,12 @@ import { startDemo } from './demo/demo-market';
  *   DEMO_API_URL   api role to talk to (default http://127.0.0.1:$PORT, PORT default 8080)
  *   DEMO_SECONDS   stop after this many seconds (default: run until stopped)
  *   DEMO_MAKERS, DEMO_LEVELS, DEMO_NOTIONAL   makers per market, quote levels per side, order size
- *   JWT_SECRET     the api role's HS256 secret; the demo signs an admin token with it
+ *   JWT_SECRET     the api role's HS256 secret; the demo signs an admin token with it. Unset, it
+ *                  uses the development secret `npm start` keeps under DATA_DIR, as `npm run token` does
  */
 async function main(): Promise<void> {
-  const config = loadConfig();
-  if (!config.jwtSecret) throw new Error('demo: JWT_SECRET is not set (the demo signs its tokens with it)');
+  const { config } = withDevSecret(loadConfig());
+  if (!config.jwtSecret) throw new Error('demo: JWT_PUBLIC_KEY deployments verify RS256 tokens; the demo signs HS256 with JWT_SECRET');
   const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
   const num = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
   const demo = await startDemo({
