@@ -6,6 +6,7 @@ export { MarketStore } from './market-store';
 export { MarketService, spotPairDto, type PairRequest, type SpotPairDto } from './market.service';
 export { requirePair } from './require-pair';
 export { seedMarkets } from './market-seeder';
+export { PairAnnouncements, parseAnnouncement, type PairAnnouncement } from './pair-announcements';
 export { marketsRoutes } from './http/markets.routes';
 export { adminMarketsRoutes } from './http/admin-markets.routes';
 

@@ -6,6 +6,7 @@ import { blockingRead } from '../../platform/redis/blocking-read';
 import { createRedis, type RedisClient } from '../../platform/redis/connection';
 import { ReadLoop } from '../../platform/redis/read-loop';
 import type { MarketKind } from '../../platform/redis/keys';
+import { PairAnnouncements, type PairAnnouncement } from '../../markets';
 import { parseEntry } from '../../platform/market-event';
 import { streamJobId, type StreamJob } from '../../platform/queues';
 import type { StreamRoute } from './stream-routes';
@@ -15,16 +16,17 @@ export interface DispatcherOptions {
   claimIdleMs: number;
   /** How often pending entries are looked for. */
   claimEveryMs: number;
+  /** Longest wait of one read; a market announced meanwhile joins the read after it. */
   blockMs: number;
   batch: number;
-  /** How often new markets are picked up. */
+  /** How often the market list is read again: a fallback, new markets are announced and picked up at once. */
   refreshPairsMs: number;
 }
 
 export const DISPATCHER_DEFAULTS: DispatcherOptions = {
   claimIdleMs: 30_000,
   claimEveryMs: 5_000,
-  blockMs: 2_000,
+  blockMs: 500,
   batch: 200,
   refreshPairsMs: 10_000,
 };
@@ -50,6 +52,7 @@ export class EventDispatcher {
   readonly consumer = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly conn: RedisClient;
   private readonly loop: ReadLoop;
+  private readonly announcements: PairAnnouncements;
   private streams: MarketStream[] = [];
   private lastRefresh = 0;
   private lastClaim = 0;
@@ -67,15 +70,24 @@ export class EventDispatcher {
       name: 'dispatcher',
     });
     this.loop = new ReadLoop(this.conn, ctx.log, 'dispatcher', 500);
+    const announcementsConn = createRedis({
+      url: ctx.config.redisUrl,
+      cluster: ctx.config.redisCluster,
+      blocking: true,
+      name: 'dispatcher-markets',
+    });
+    this.announcements = new PairAnnouncements(announcementsConn, ctx.keys.marketsStream(), (a) => this.onAnnounced(a), ctx.log);
   }
 
   async start(): Promise<void> {
+    const announced = await PairAnnouncements.position(this.ctx.redis, this.ctx.keys.marketsStream());
     await this.refresh();
+    this.announcements.start(announced);
     this.loop.start(() => this.tick());
   }
 
-  stop(): Promise<void> {
-    return this.loop.stop();
+  async stop(): Promise<void> {
+    await Promise.all([this.announcements.stop(), this.loop.stop()]);
   }
 
   private async tick(): Promise<void> {
@@ -111,26 +123,31 @@ export class EventDispatcher {
     }
   }
 
-  /** Learns the markets (new ones appear at run time) and makes sure each stream has the group. */
+  /** Learns the markets from the store (the fallback for a missed announcement). */
   private async refresh(): Promise<void> {
     this.lastRefresh = Date.now();
-    const found: MarketStream[] = [];
     for (const kind of ['spot', 'futures'] as const) {
-      if (!this.routes.some((r) => r.kinds.includes(kind))) continue;
-      for (const p of await this.ctx.markets.store.listPairs(kind)) {
-        found.push({ kind, pair: p.code, key: this.ctx.keys.events(kind, p.code) });
-      }
+      for (const p of await this.ctx.markets.store.listPairs(kind)) await this.follow(kind, p.code);
     }
-    for (const s of found) {
-      if (this.streams.some((x) => x.key === s.key)) continue;
-      try {
-        // From the stream's start: a market's history is dispatched once, whoever comes first.
-        await this.ctx.redis.xgroup('CREATE', s.key, DISPATCH_GROUP, '0', 'MKSTREAM');
-      } catch (err) {
-        if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
-      }
+  }
+
+  /** A market created at run time: its stream joins the next read. */
+  private async onAnnounced(a: PairAnnouncement): Promise<void> {
+    await this.follow(a.kind, a.code);
+  }
+
+  /** Reads a market's stream from now on (pairs are never removed), the group made sure of first. */
+  private async follow(kind: MarketKind, pair: string): Promise<void> {
+    if (!this.routes.some((r) => r.kinds.includes(kind))) return;
+    const key = this.ctx.keys.events(kind, pair);
+    if (this.streams.some((x) => x.key === key)) return;
+    try {
+      // From the stream's start: a market's history is dispatched once, whoever comes first.
+      await this.ctx.redis.xgroup('CREATE', key, DISPATCH_GROUP, '0', 'MKSTREAM');
+    } catch (err) {
+      if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
     }
-    this.streams = found;
+    if (!this.streams.some((x) => x.key === key)) this.streams = [...this.streams, { kind, pair, key }];
   }
 
   private async claimAbandoned(): Promise<void> {

@@ -3,7 +3,8 @@ import { blockingRead } from '../../platform/redis/blocking-read';
 import type { RedisClient } from '../../platform/redis/connection';
 import { ReadLoop } from '../../platform/redis/read-loop';
 
-export type EntryHandler = (key: string, id: string, fields: string[]) => void;
+/** A handler that returns a promise holds the next read until it settles (a new market joins it). */
+export type EntryHandler = (key: string, id: string, fields: string[]) => void | Promise<void>;
 
 /**
  * Follows a changing set of streams with plain XREAD BLOCK (every gateway sees every entry, unlike
@@ -52,7 +53,8 @@ export class StreamTail {
     for (const [key, entries] of res) {
       for (const [id, fields] of entries) {
         this.last.set(key, id);
-        this.onEntry(key, id, fields);
+        const handled = this.onEntry(key, id, fields);
+        if (handled) await handled;
       }
     }
   }

@@ -1,10 +1,10 @@
 import uWS from 'uWebSockets.js';
 import type { AppContext } from '../context';
-import type { Pair } from '../../domain/market';
 import { createRedis } from '../../platform/redis/connection';
 import type { MarketKind } from '../../platform/redis/keys';
 import { candleDto, type StoredCandle } from '../../market-data/candle-dto';
 import { fieldValue } from '../../platform/market-event';
+import { PairAnnouncements, parseAnnouncement } from '../../markets';
 import { MarketFeed } from './market-feed';
 import { errorMessage, parseRequest, type ClientRequest } from './protocol';
 import { StreamTail } from './stream-tail';
@@ -17,6 +17,7 @@ export interface GatewayOptions {
   /** Seconds without traffic before a client is dropped; pings are sent automatically before that. */
   idleTimeoutSec: number;
   maxSubscriptions: number;
+  /** Fallback only: new markets are announced (markets stream) and picked up at once. */
   refreshPairsMs: number;
   /** Shortest time between two publishing batches, so the longest a message waits for its batch. */
   batchMs: number;
@@ -51,6 +52,10 @@ export class WsGateway {
   private readonly byCandleStream = new Map<string, MarketFeed>();
   private readonly engineTail: StreamTail;
   private readonly candleTail: StreamTail;
+  /** Pair creations: followed by the engine tail with the event streams (one slot), so a new market joins its next read. */
+  private readonly marketsKey: string;
+  /** Markets being set up: a refresh, an announcement and a subscribe may ask for one at once. */
+  private readonly adding = new Map<string, Promise<MarketFeed | undefined>>();
   private readonly sockets = new Set<Socket>();
   private listenSocket?: uWS.us_listen_socket;
   private refreshTimer?: NodeJS.Timeout;
@@ -80,9 +85,11 @@ export class WsGateway {
   ) {
     const conn = (name: string) =>
       createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name });
+    this.marketsKey = ctx.keys.marketsStream();
     this.engineTail = new StreamTail(
       conn('ws-events'),
-      (key, id, fields) => this.byEventStream.get(key)?.onEntry(id, fields),
+      (key, id, fields) =>
+        key === this.marketsKey ? this.onAnnounced(fields) : this.byEventStream.get(key)?.onEntry(id, fields),
       ctx.log,
     );
     this.candleTail = new StreamTail(
@@ -123,6 +130,8 @@ export class WsGateway {
 
   /** Snapshots every market, starts tailing, then listens; resolves with the port. */
   async start(): Promise<number> {
+    // where the announcements stand before the pairs are listed: a pair created in between is in both
+    this.engineTail.follow(this.marketsKey, await PairAnnouncements.position(this.ctx.redis, this.marketsKey));
     await this.refreshMarkets();
     this.engineTail.start();
     this.candleTail.start();
@@ -153,16 +162,35 @@ export class WsGateway {
 
   private async refreshMarkets(): Promise<void> {
     for (const kind of ['spot', 'futures'] as const) {
-      for (const pair of await this.ctx.markets.store.listPairs(kind)) {
-        if (!this.feeds.has(`${kind}/${pair.code}`)) await this.addMarket(kind, pair);
-      }
+      for (const pair of await this.ctx.markets.store.listPairs(kind)) await this.marketOf(kind, pair.code);
     }
   }
 
-  private async addMarket(kind: MarketKind, pair: Pair): Promise<void> {
+  /** A pair was created: its market is set up before the engine tail reads again, so it is in that read. */
+  private async onAnnounced(fields: string[]): Promise<void> {
+    const a = parseAnnouncement(fields);
+    if (a) await this.marketOf(a.kind, a.code);
+  }
+
+  /** A market's feed, set up on first need; undefined for a market the store does not know. */
+  private marketOf(kind: MarketKind, code: string): Promise<MarketFeed | undefined> {
+    const key = `${kind}/${code}`;
+    const ready = this.feeds.get(key);
+    if (ready) return Promise.resolve(ready);
+    let pending = this.adding.get(key);
+    if (!pending) {
+      pending = this.addMarket(kind, code).finally(() => this.adding.delete(key));
+      this.adding.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** Snapshots the market and follows its streams; subscribers see it once it is whole. */
+  private async addMarket(kind: MarketKind, code: string): Promise<MarketFeed | undefined> {
+    const pair = await this.ctx.markets.store.getPair(kind, code);
+    if (!pair) return undefined;
     const k = this.ctx.keys;
     const feed = new MarketFeed(kind, pair, this.ctx.marketData.books, this.publisher, this.ctx.log);
-    this.feeds.set(`${kind}/${pair.code}`, feed);
     const eventsKey = k.events(kind, pair.code);
     this.byEventStream.set(eventsKey, feed);
     this.engineTail.follow(eventsKey, await feed.resync());
@@ -171,6 +199,8 @@ export class WsGateway {
     const [last] = await this.ctx.redis.xrevrange(candlesKey, '+', '-', 'COUNT', 1);
     this.byCandleStream.set(candlesKey, feed);
     this.candleTail.follow(candlesKey, last ? last[0] : '0-0');
+    this.feeds.set(`${kind}/${pair.code}`, feed);
+    return feed;
   }
 
   private onCandles(key: string, fields: string[]): void {
@@ -199,7 +229,20 @@ export class WsGateway {
     if ('error' in parsed) return void ws.send(errorMessage(parsed.error));
     const req = parsed.request;
     const feed = this.feeds.get(`${req.kind}/${req.market}`);
-    if (!feed) return void ws.send(errorMessage(`unknown ${req.kind} market ${req.market}`));
+    if (feed) return this.onRequest(ws, req, feed);
+    // Not seen here yet (created a moment ago, say): the store decides before the client is refused.
+    this.marketOf(req.kind, req.market)
+      .catch((err) => void this.ctx.log.error({ err }, 'ws: market lookup failed'))
+      .then((found) => {
+        if (ws.getUserData().closed) return;
+        ws.cork(() => {
+          if (found) this.onRequest(ws, req, found);
+          else ws.send(errorMessage(`unknown ${req.kind} market ${req.market}`));
+        });
+      });
+  }
+
+  private onRequest(ws: Socket, req: ClientRequest, feed: MarketFeed): void {
     const topic = topicOf(req.channel, req.kind, req.market, req.period);
     const subs = ws.getUserData().subs;
     const ack = (op: string) =>
