@@ -5,6 +5,8 @@
     KEYS[1] futures account id counter   KEYS[2] the user's futures accounts (set)
     ARGV[1] engine key prefix   ARGV[3] name       ARGV[5] leverage
     ARGV[2] user id             ARGV[4] currency   ARGV[6] timestamp, ms
+  Keys built while running (includes/keys, from ARGV[1]): the new account's hash (its id comes
+    from the counter).
   Output:
     {'OK', account hash as a flat list}
 ]]

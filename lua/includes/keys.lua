@@ -1,7 +1,9 @@
 --[[
-  Engine key names that only a running script can know (a maker met in the book, the book of an
-  order looked up by id). Mirrors src/redis/keys.ts, which test/unit/keys.test.ts checks;
-  P is the engine prefix passed as ARGV[1] (`ex:{e0}:`), so these keys share the caller's slot.
+  Engine key names that only a running script can know: the order, wallet and account of a maker
+  met in the book, a position found by a sweep, a new order's hash (its id comes from the counter).
+  Every key a caller can know arrives in KEYS instead (the cluster contract, DESIGN 2). Mirrors
+  src/platform/redis/keys.ts, which test/integration/keys.test.ts checks; P is the engine prefix
+  passed as ARGV[1] (`ex:{e0}:`), so these keys share the caller's slot.
 ]]
 local function orderKey(P, id)
   return P .. 'order:' .. id
@@ -19,29 +21,13 @@ local function userOpenKey(P, kind, pair, userId)
   return P .. 'uopen:' .. kind .. ':' .. pair .. ':' .. userId
 end
 
-local function bookKeys(P, kind, pair)
-  local m = kind .. ':' .. pair .. ':'
-  return {
-    book = { bids = P .. 'book:' .. m .. 'bids', asks = P .. 'book:' .. m .. 'asks' },
-    levels = { bids = P .. 'levels:' .. m .. 'bids', asks = P .. 'levels:' .. m .. 'asks' },
-    lvlqty = { bids = P .. 'lvlqty:' .. m .. 'bids', asks = P .. 'lvlqty:' .. m .. 'asks' },
-    seq = P .. 'bookseq:' .. kind .. ':' .. pair,
-    events = P .. 'events:' .. kind .. ':' .. pair,
-    last = P .. 'last:' .. kind .. ':' .. pair,
-  }
-end
-
--- Futures: accounts, and per pair the trigger indices (sorted sets, score = trigger price in
--- ticks, member = position id) and the set of positions in force.
+-- A futures account's hash, and the index of its opening orders that are Created or InPosition
+-- (a maker's position closes, a sweep closes a position). The index of all its orders only grows
+-- when the account's owner places an order, and then arrives in KEYS.
 local function futuresAccountKey(P, id)
   return P .. 'facct:' .. id
 end
 
-local function futuresKeys(P, pair)
-  local t = P .. 'ftrig:' .. pair .. ':'
-  return {
-    tpL = t .. 'tpL', tpS = t .. 'tpS', slL = t .. 'slL', slS = t .. 'slS',
-    liqL = t .. 'liqL', liqS = t .. 'liqS',
-    active = P .. 'factive:' .. pair,
-  }
+local function futuresAccountOpenKey(P, id)
+  return P .. 'facctopen:' .. id
 end

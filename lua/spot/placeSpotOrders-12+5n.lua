@@ -6,6 +6,7 @@
   arrived while the market's previous call ran; an order on a quiet market is a batch of one.
 
   Input: n orders; the file name says 12 keys plus 5 per order.
+    KEYS[1..12] the market's keys (includes/spot/spotMarketKeys):
     KEYS[1]  order id counter           KEYS[7]  level quantities bids
     KEYS[2]  trade id counter           KEYS[8]  level quantities asks
     KEYS[3]  book bids                  KEYS[9]  book sequence
@@ -29,6 +30,9 @@
     ARGV[a+3] type: limit | market      ARGV[a+8]  self-trade prevention 0-3
     ARGV[a+4] price in ticks ('' market) ARGV[a+9] clientOrderId ('' for none)
     ARGV[a+5] amount in lots ('' market buy by quote)   ARGV[a+10] timestamp, ms
+  Keys built while running (includes/keys, from ARGV[1]): each new order's hash (its id comes from
+    the counter); for each maker met in the book its order hash, its owner's wallet and open orders
+    on the pair; a DUP reply reads the earlier order's hash.
   Output: one reply per order, in order:
     {'OK', id, status, filled, filledQuote, fee, rsv}  placed (matched, rested, or ended); the
                                             caller knows the rest of the order it sent
@@ -46,17 +50,12 @@ local rcall = redis.call
 --- @include "includes/publishEvents"
 --- @include "includes/spot/spotSettlement"
 --- @include "includes/spot/spotOrder"
+--- @include "includes/spot/spotMarketKeys"
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
 
 local P, pair = ARGV[1], ARGV[2]
-local ctx = newContext(P, {
-  orderIds = KEYS[1], tradeIds = KEYS[2],
-  book = { bids = KEYS[3], asks = KEYS[4] },
-  levels = { bids = KEYS[5], asks = KEYS[6] },
-  lvlqty = { bids = KEYS[7], asks = KEYS[8] },
-  seq = KEYS[9], events = KEYS[10], last = KEYS[11], fees = KEYS[12],
-}, '', ARGV[9])
+local ctx = newContext(P, spotMarketKeys(KEYS), '', ARGV[9])
 ctx.pair = pair
 ctx.spot = {
   base = ARGV[3], quote = ARGV[4], quoteScale = tonumber(ARGV[5]), baseScale = tonumber(ARGV[6]),

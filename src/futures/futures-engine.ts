@@ -3,6 +3,7 @@ import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { decodePlace, hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/redis/reply';
 import { STP_FLAGS, type Side, type StpMode } from '../domain/order';
+import { FuturesScriptKeys } from './futures-script-keys';
 
 /** A futures order in engine units: prices in ticks, amounts in lots (decimal strings). */
 export interface CreateFuturesInput {
@@ -23,21 +24,32 @@ export interface CreateFuturesInput {
 
 type Call = { keys: string[]; args: (string | number)[] };
 
-/** Typed calls into the futures Lua scripts: argument builders in KEYS/ARGV order, reply decoders. */
+/** The fields of an opening order that name its keys (they never change once it is placed). */
+export interface FuturesOrderRef {
+  id: string;
+  pair: string;
+  acct: string;
+}
+
+/**
+ * Typed calls into the futures Lua scripts (lua/futures/): argument builders in KEYS/ARGV order (KEYS
+ * from FuturesScriptKeys, the market's built once per pair), reply decoders.
+ */
 export class FuturesEngine {
+  private readonly scriptKeys: FuturesScriptKeys;
+
   constructor(
     private readonly keys: Keys,
     private readonly scripts: Scripts,
     private readonly streamMaxLen: number,
-  ) {}
+  ) {
+    this.scriptKeys = new FuturesScriptKeys(keys);
+  }
 
   createArgs(o: CreateFuturesInput): Call {
     const k = this.keys;
     return {
-      keys: [
-        k.orderIds(), k.userOrders(o.userId, 'futures'), k.userOpenOrders(o.userId, 'futures', o.pairCode),
-        k.futuresClientOrderIds(o.userId), k.futuresAccount(o.accountId),
-      ],
+      keys: this.scriptKeys.createOrder(o.pairCode, o.userId, o.accountId),
       args: [
         k.engine, o.userId, o.pairCode, o.side, o.isMarket ? '1' : '0', o.priceTicks ?? '', o.amountLots,
         o.tpTicks ?? '', o.slTicks ?? '', o.accountId, o.postOnly ? '1' : '0', STP_FLAGS[o.stp],
@@ -56,25 +68,36 @@ export class FuturesEngine {
     this.scripts.queue(pipeline, 'createFuturesOrder', keys, args);
   }
 
-  async close(userId: string, orderId: string, limitTicks: string | null, timestamp: number): Promise<Record<string, string>> {
+  /** `order`: the caller's order as read before (its pair and account name the script's keys). */
+  async close(
+    userId: string,
+    order: FuturesOrderRef,
+    limitTicks: string | null,
+    timestamp: number,
+  ): Promise<Record<string, string>> {
     const reply = unwrap(
-      await this.scripts.run<ScriptReply>('closeFuturesPosition', [this.keys.order(orderId)], [
-        this.keys.engine, userId, limitTicks === null ? '1' : '0', limitTicks ?? '', timestamp, this.streamMaxLen,
-      ]),
+      await this.scripts.run<ScriptReply>(
+        'closeFuturesPosition',
+        this.scriptKeys.close(order.pair, userId, order.id, order.acct),
+        [
+          this.keys.engine, userId, limitTicks === null ? '1' : '0', limitTicks ?? '', timestamp, this.streamMaxLen,
+          order.pair, order.acct,
+        ],
+      ),
     );
     return hashOf(reply[1]);
   }
 
   async updateTrigger(
     userId: string,
-    orderId: string,
+    order: Pick<FuturesOrderRef, 'id' | 'pair'>,
     which: 'tp' | 'sl',
     ticks: string | null,
     timestamp: number,
   ): Promise<Record<string, string>> {
     const reply = unwrap(
-      await this.scripts.run<ScriptReply>('updateFuturesTrigger', [this.keys.order(orderId)], [
-        this.keys.engine, userId, which, ticks ?? '', timestamp,
+      await this.scripts.run<ScriptReply>('updateFuturesTrigger', this.scriptKeys.updateTrigger(order.pair, order.id), [
+        this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair,
       ]),
     );
     return hashOf(reply[1]);
@@ -114,7 +137,7 @@ export class FuturesEngine {
   async sweepTriggers(pairCode: string, timestamp: number, limit = 1000): Promise<{ id: string; reason: string }[]> {
     const reply = await this.scripts.run<[string, string, string[]]>(
       'sweepFuturesTriggers',
-      [this.keys.lastPrice('futures', pairCode)],
+      [...this.scriptKeys.market(pairCode)],
       [this.keys.engine, pairCode, timestamp, this.streamMaxLen, limit],
     );
     const out: { id: string; reason: string }[] = [];
@@ -125,7 +148,7 @@ export class FuturesEngine {
   async liquidate(pairCode: string, markTicks: string, timestamp: number, limit = 1000): Promise<string[]> {
     const reply = await this.scripts.run<[string, string, string[]]>(
       'liquidateFuturesPositions',
-      [this.keys.futuresTrigger(pairCode, 'liqL')],
+      [...this.scriptKeys.market(pairCode)],
       [this.keys.engine, pairCode, markTicks, timestamp, this.streamMaxLen, limit],
     );
     return reply[2];
@@ -140,7 +163,7 @@ export class FuturesEngine {
   ): Promise<{ settled: boolean; positions: number; collected: string; paid: string }> {
     const reply = await this.scripts.run<string[]>(
       'settleFuturesFunding',
-      [this.keys.fundingState(pairCode)],
+      this.scriptKeys.funding(pairCode),
       [this.keys.engine, pairCode, markTicks, ratePpm, round, timestamp, this.streamMaxLen],
     );
     if (reply[0] === 'SKIP') return { settled: false, positions: 0, collected: '0', paid: '0' };

@@ -94,19 +94,22 @@ export class FuturesOrderService {
     return { id: Number(order.id), clientOrderId: order.clid ? order.clid : null };
   }
 
+  /** The order is read first: its pair and account name the keys the close script is passed. */
   async close(userId: string, req: CloseRequest): Promise<FuturesOrderDto> {
+    const h = await this.ownedHash(userId, req.orderId);
     let limit: string | null = null;
     if (!req.isMarket) {
-      const h = await this.ownedHash(userId, req.orderId);
       limit = minorString(this.ticks(await this.futuresPair(h.pair), req.limitPrice as number, 'limitPrice'));
     }
-    return this.dto(await this.engine.close(userId, String(req.orderId), limit, Date.now()));
+    const order = { id: String(req.orderId), pair: h.pair, acct: h.acct };
+    return this.dto(await this.engine.close(userId, order, limit, Date.now()));
   }
 
   async updateTrigger(userId: string, orderId: number, which: 'tp' | 'sl', price: number | null | undefined) {
     const h = await this.ownedHash(userId, orderId);
     const ticks = this.optionalTicks(await this.futuresPair(h.pair), price, which === 'tp' ? 'takeProfit' : 'stopLoss');
-    return this.dto(await this.engine.updateTrigger(userId, String(orderId), which, ticks ?? null, Date.now()));
+    const order = { id: String(orderId), pair: h.pair };
+    return this.dto(await this.engine.updateTrigger(userId, order, which, ticks ?? null, Date.now()));
   }
 
   /** orders-history: every order of the caller, newest first. */

@@ -53,7 +53,30 @@ export class SpotEngine {
     }, MAX_PLACE_BATCH);
   }
 
-  /** Per-pair leading KEYS and ARGV, computed once: pairs never change after creation. */
+  /** Per-pair KEYS[1..12] of every spot script, computed once: pairs never change after creation. */
+  private readonly pairKeys = new Map<string, readonly string[]>();
+
+  /**
+   * KEYS[1..12] of the spot scripts: counters, book, levels, book sequence, events, last price, fees,
+   * in the order lua/includes/spot/spotMarketKeys.lua reads them.
+   */
+  marketKeys(code: string): readonly string[] {
+    let keys = this.pairKeys.get(code);
+    if (!keys) {
+      const k = this.keys;
+      keys = Object.freeze([
+        k.orderIds(), k.tradeIds(),
+        k.book('spot', code, 'bids'), k.book('spot', code, 'asks'),
+        k.levels('spot', code, 'bids'), k.levels('spot', code, 'asks'),
+        k.levelQty('spot', code, 'bids'), k.levelQty('spot', code, 'asks'),
+        k.bookSeq('spot', code), k.events('spot', code), k.lastPrice('spot', code), k.feesCollected(),
+      ]);
+      this.pairKeys.set(code, keys);
+    }
+    return keys;
+  }
+
+  /** Per-pair leading KEYS and ARGV of placeSpotOrders, computed once. */
   private readonly pairParts = new Map<string, { keys: string[]; args: (string | number)[] }>();
 
   private partsOfPair(pair: Pair): { keys: string[]; args: (string | number)[] } {
@@ -63,13 +86,7 @@ export class SpotEngine {
       const code = pair.code;
       const { quoteScale, baseScale } = scales(pair);
       parts = {
-        keys: [
-          k.orderIds(), k.tradeIds(),
-          k.book('spot', code, 'bids'), k.book('spot', code, 'asks'),
-          k.levels('spot', code, 'bids'), k.levels('spot', code, 'asks'),
-          k.levelQty('spot', code, 'bids'), k.levelQty('spot', code, 'asks'),
-          k.bookSeq('spot', code), k.events('spot', code), k.lastPrice('spot', code), k.feesCollected(),
-        ],
+        keys: [...this.marketKeys(code)],
         args: [
           k.engine, code, pair.baseCurrencyCode, pair.quoteCurrencyCode, quoteScale, baseScale,
           feeRatePpm(pair.makerFee), feeRatePpm(pair.takerFee), this.streamMaxLen,
@@ -80,7 +97,7 @@ export class SpotEngine {
     return parts;
   }
 
-  /** KEYS and ARGV of placeSpotOrders for orders of one pair, in lua/placeSpotOrders-12+5n.lua's order. */
+  /** KEYS and ARGV of placeSpotOrders for orders of one pair, in lua/spot/placeSpotOrders-12+5n.lua's order. */
   placeArgs(orders: PlaceSpotInput[]): [string[], (string | number)[]] {
     const pair = this.partsOfPair(orders[0].pair);
     const keys = pair.keys.slice();
@@ -110,11 +127,23 @@ export class SpotEngine {
     this.scripts.queue(pipeline, 'placeSpotOrders', ...this.placeArgs(orders));
   }
 
-  async cancel(userId: string, orderId: string, timestamp: number): Promise<SpotOrderRecord> {
+  /** KEYS[1..16] of both cancel scripts: the market's, its pair hash, the user's open orders on it and wallet. */
+  private cancelKeys(pairCode: string, userId: string): string[] {
+    const k = this.keys;
+    return [
+      ...this.marketKeys(pairCode), k.pair('spot', pairCode),
+      k.userOpenOrders(userId, 'spot', pairCode), k.walletAvailable(userId), k.walletReserved(userId),
+    ];
+  }
+
+  /** `order`: the caller's order as read before (its pair, which never changes, names the keys). */
+  async cancel(userId: string, order: { id: string; pair: string }, timestamp: number): Promise<SpotOrderRecord> {
     const reply = unwrap(
-      await this.scripts.run<ScriptReply>('cancelSpotOrder', [this.keys.order(orderId)], [
-        this.keys.engine, userId, orderId, timestamp, this.streamMaxLen,
-      ]),
+      await this.scripts.run<ScriptReply>(
+        'cancelSpotOrder',
+        [...this.cancelKeys(order.pair, userId), this.keys.order(order.id)],
+        [this.keys.engine, userId, order.id, timestamp, this.streamMaxLen, order.pair],
+      ),
     );
     return storedOrder(reply);
   }
@@ -123,7 +152,7 @@ export class SpotEngine {
     const reply = unwrap(
       await this.scripts.run<ScriptReply>(
         'cancelSpotOrders',
-        [this.keys.userOpenOrders(userId, 'spot', pairCode)],
+        this.cancelKeys(pairCode, userId),
         [this.keys.engine, userId, pairCode, timestamp, this.streamMaxLen],
       ),
     );

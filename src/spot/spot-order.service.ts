@@ -91,8 +91,11 @@ export class SpotOrderService {
     return { duplicate, order: spotOrderDto(order, pair) };
   }
 
+  /** The order is read first: its pair names the keys the cancel script is passed. */
   async cancel(userId: string, orderId: string): Promise<SpotOrderDto> {
-    const order = await this.engine.cancel(userId, orderId, Date.now());
+    const h = /^\d{1,16}$/.test(orderId) ? (await this.orderRecords([orderId]))[0] : null;
+    if (!h || h.user !== userId) throw notFound('ORDER_NOT_FOUND', 'Order not found');
+    const order = await this.engine.cancel(userId, { id: orderId, pair: h.pair }, Date.now());
     return spotOrderDto(order, await this.spotPair(order.pair));
   }
 

@@ -1,8 +1,13 @@
 import { Keys } from '../../src/platform/redis/keys';
 import { resolveIncludes, LUA_DIR } from '../../src/platform/redis/lua-loader';
+import { FuturesScriptKeys } from '../../src/futures/futures-script-keys';
 import { testContext } from '../support/harness';
 
-/** lua/includes/keys.lua builds the keys a script only learns while running; they must match keys.ts. */
+/**
+ * lua/includes/keys.lua builds the keys a script only learns while running; they must match keys.ts.
+ * A market's keys are passed by the caller: Lua reads them by position (includes/spot/spotMarketKeys,
+ * includes/futures/commandKeys), which must be the order the engines build them in.
+ */
 describe('Lua and TypeScript agree on key names', () => {
   it('for orders, wallets, open-order sets and every book key', async () => {
     const ctx = await testContext();
@@ -10,8 +15,11 @@ describe('Lua and TypeScript agree on key names', () => {
       const lua = resolveIncludes(
         LUA_DIR,
         `--- @include "includes/keys"
+--- @include "includes/spot/spotMarketKeys"
+--- @include "includes/futures/commandKeys"
 local P = ARGV[1]
-local b = bookKeys(P, ARGV[2], ARGV[3])
+local b
+if ARGV[2] == 'spot' then b = spotMarketKeys(KEYS) else b = futuresMarketKeys(KEYS) end
 return { orderKey(P, '42'), walletAvailKey(P, 'u1'), walletRsvKey(P, 'u1'), userOpenKey(P, ARGV[2], ARGV[3], 'u1'),
   b.book.bids, b.book.asks, b.levels.bids, b.levels.asks, b.lvlqty.bids, b.lvlqty.asks, b.seq, b.events, b.last }`,
         'keys-probe.lua',
@@ -19,7 +27,8 @@ return { orderKey(P, '42'), walletAvailKey(P, 'u1'), walletRsvKey(P, 'u1'), user
       const k: Keys = ctx.keys;
       for (const kind of ['spot', 'futures'] as const) {
         const pair = 'BTC_USDT.TRC20';
-        const fromLua = await ctx.redis.eval(lua, 0, k.engine, kind, pair);
+        const market = kind === 'spot' ? ctx.spot.engine.marketKeys(pair) : new FuturesScriptKeys(k).market(pair);
+        const fromLua = await ctx.redis.eval(lua, market.length, ...market, k.engine, kind, pair);
         expect(fromLua).toEqual([
           k.order(42), k.walletAvailable('u1'), k.walletReserved('u1'), k.userOpenOrders('u1', kind, pair),
           k.book(kind, pair, 'bids'), k.book(kind, pair, 'asks'), k.levels(kind, pair, 'bids'), k.levels(kind, pair, 'asks'),
@@ -32,9 +41,30 @@ return { orderKey(P, '42'), walletAvailKey(P, 'u1'), walletRsvKey(P, 'u1'), user
     }
   });
 
+  it('for the futures accounts and their open-orders index', async () => {
+    const ctx = await testContext();
+    try {
+      const lua = resolveIncludes(
+        LUA_DIR,
+        `--- @include "includes/keys"
+return { futuresAccountKey(ARGV[1], ARGV[2]), futuresAccountOpenKey(ARGV[1], ARGV[2]) }`,
+        'account-keys-probe.lua',
+      );
+      const k: Keys = ctx.keys;
+      expect(await ctx.redis.eval(lua, 0, k.engine, '42')).toEqual([k.futuresAccount(42), k.futuresAccountOpenOrders(42)]);
+      // the index of all an account's orders is always passed in KEYS, and is a key of its own
+      expect(new Set([k.futuresAccount(42), k.futuresAccountOpenOrders(42), k.futuresAccountOrders(42)]).size).toBe(3);
+    } finally {
+      await ctx.cleanup();
+    }
+  });
+
   it('every engine key shares the shard hash tag', () => {
     const k = new Keys('ex', 3);
-    for (const key of [k.order(1), k.book('spot', 'A_B', 'bids'), k.walletAvailable('u'), k.events('futures', 'A_B')]) {
+    for (const key of [
+      k.order(1), k.book('spot', 'A_B', 'bids'), k.walletAvailable('u'), k.events('futures', 'A_B'),
+      k.futuresAccountOrders(1), k.futuresAccountOpenOrders(1),
+    ]) {
       expect(key).toMatch(/^ex:\{e3\}:/);
     }
   });

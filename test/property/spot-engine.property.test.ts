@@ -237,7 +237,7 @@ async function runSequence(setup: MarketSetup, steps: Step[]): Promise<void> {
         saw(`cancel ${want ?? 'ok'}`);
         const [got, state] = await Promise.all([
           ctx.spot.engine
-            .cancel(caller, engineIdOf.get(target) as string, Date.now())
+            .cancel(caller, { id: engineIdOf.get(target) as string, pair: pair.code }, Date.now())
             .then((o) => (o.status === 'cancelled' ? null : `answered status ${o.status}`), codeOf),
           readState(market, watched),
         ]);

@@ -10,7 +10,7 @@
 
   Account hash fields: `balance` (free), `locked` (margins and reservations).
 ]]
---- @include "includes/keys"
+--- @include "includes/futures/commandKeys"
 --- @include "includes/publishEvents"
 
 local FST = { CREATED = '10', CLOSED = '20', CANCELLED = '30', ERROR = '40', IN_POSITION = '50' }
@@ -19,20 +19,16 @@ local function ppmOf(v)
   return math.floor(tonumber(v) * 1000000 + 0.5)
 end
 
--- A context for one futures market, its parameters read from the pair hash.
-local function futuresContextFor(P, pair, ts, maxlen)
-  local f = redis.call('HMGET', P .. 'pair:futures:' .. pair, 'digitsPrice', 'digitsAmount', 'quoteDecimals',
+-- A context for one futures market: its keys from KEYS[1..22] (includes/futures/commandKeys), its
+-- parameters from the pair hash; nil when there is no such pair.
+local function futuresContextFor(KEYS, P, pair, ts, maxlen)
+  local f = redis.call('HMGET', KEYS[1], 'digitsPrice', 'digitsAmount', 'quoteDecimals',
     'contractValue', 'makerFee', 'takerFee', 'maintenanceMarginRate', 'maxLeverage', 'quoteCurrencyCode')
   if not f[1] then return nil end
-  local keys = bookKeys(P, 'futures', pair)
-  keys.tradeIds = P .. 'ids:trade'
-  keys.orderIds = P .. 'ids:order'
-  keys.fees = P .. 'fees'
-  keys.insurance = P .. 'finsurance'
-  keys.pool = P .. 'fpool'
+  local keys, fkeys = futuresMarketKeys(KEYS)
   local ctx = newContext(P, keys, ts, maxlen)
   ctx.pair = pair
-  ctx.fkeys = futuresKeys(P, pair)
+  ctx.fkeys = fkeys
   local exp = tonumber(f[3]) - tonumber(f[1]) - tonumber(f[2])
   ctx.fut = {
     ns = math.floor(tonumber(f[4]) * 10 ^ exp + 0.5),
@@ -41,6 +37,9 @@ local function futuresContextFor(P, pair, ts, maxlen)
   ctx.objs = {}
   ctx.dirty = {}
   ctx.dirtyOrder = {}
+  ctx.accounts = {}
+  ctx.userOpen = {}
+  ctx.orderKeys = {}
   return ctx
 end
 
@@ -61,7 +60,7 @@ local function fLoad(ctx, id)
   id = tonumber(id)
   local hit = ctx.objs[id]
   if hit then return hit end
-  local h = redis.call('HGETALL', orderKey(ctx.P, id))
+  local h = redis.call('HGETALL', fOrderKey(ctx, id))
   if #h == 0 then return nil end
   local t = {}
   for i = 1, #h, 2 do t[h[i]] = h[i + 1] end
@@ -73,7 +72,7 @@ local function fLoad(ctx, id)
     funding = numOr(t.funding, 0), stp = numOr(t.stp, 0), status = t.status, tp = numOr(t.tp, nil),
     sl = numOr(t.sl, nil), liq = numOr(t.liq, nil), closeOrd = t.closeOrd or '', pos = t.pos,
     isMarket = t.isMarket == '1', closeReason = t.closeReason or '', isMaker = true,
-    wasActive = t.status == '50', resting = t.resting or '0',
+    wasActive = t.status == '50', wasOpen = t.status == '10' or t.status == '50', resting = t.resting or '0',
   }
   o.remaining = o.amount - o.filled
   ctx.objs[id] = o
@@ -83,7 +82,7 @@ end
 
 -- A field of an account hash as it stands with this command's pending deltas.
 local function fAcctField(ctx, acct, field)
-  local key = futuresAccountKey(ctx.P, acct)
+  local key = fAccountKeys(ctx, acct).hash
   local v = tonumber(redis.call('HGET', key, field) or '0')
   local pending = ctx.deltas[key]
   if pending and pending[field] then v = v + pending[field] end

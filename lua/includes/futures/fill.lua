@@ -81,7 +81,7 @@ local function fPartyFill(ctx, o, ticks, q, isTaker)
   if isTaker then rate = f.taker end
   local n = fNotional(ctx, ticks, q)
   local fee = mulDivCeil(n, rate, 1000000)
-  local akey = futuresAccountKey(ctx.P, o.acct)
+  local akey = fAccountKeys(ctx, o.acct).hash
   if o.role == 'close' then
     local pnl, pos = fCloseFill(ctx, o, ticks, q, fee, akey)
     return fee, pnl, pos

@@ -6,7 +6,6 @@
 --- @include "includes/futures/context"
 --- @include "includes/futures/margin"
 --- @include "includes/futures/fill"
---- @include "includes/keys"
 --- @include "includes/mulDiv"
 --- @include "includes/deltas"
 --- @include "includes/safeInt"
@@ -52,14 +51,14 @@ end
 -- An opening order stops resting: its reservation goes back; unfilled it is cancelled.
 local function fReleaseRest(ctx, o)
   if o.rsv > 0 then
-    local akey = futuresAccountKey(ctx.P, o.acct)
+    local akey = fAccountKeys(ctx, o.acct).hash
     addDelta(ctx, akey, 'locked', -o.rsv)
     addDelta(ctx, akey, 'balance', o.rsv)
     o.rsv = 0
   end
   if o.filled == 0 then o.status = FST.CANCELLED end
   o.resting = '0'
-  redis.call('SREM', userOpenKey(ctx.P, 'futures', ctx.pair, o.user), o.id)
+  redis.call('SREM', fUserOpenKey(ctx, o.user), o.id)
   fDirty(ctx, o)
 end
 

@@ -25,11 +25,11 @@ local function spotStateText(filled, filledQuote, fee, rsv, status, ts)
 end
 
 -- A spot order as a table with numbers where the engine computes; nil when `id` (a number or its
--- decimal string) is no spot order.
-local function loadSpotOrder(P, id)
+-- decimal string) is no spot order. `key`: the order's hash when the caller passed it in KEYS.
+local function loadSpotOrder(P, id, key)
   local idText = id
   if type(id) ~= 'string' then idText = fmt(id) end
-  local f = redis.call('HMGET', orderKey(P, idText), 'spot', 'state')
+  local f = redis.call('HMGET', key or orderKey(P, idText), 'spot', 'state')
   if not f[1] then return nil end
   local user, pair, side, otype, price, amount, quoteAmount, postOnly, stp, cts, clid =
     string.match(f[1], SPOT_RECORD)

@@ -3,8 +3,9 @@
  * the market event streams) lives under one hash tag per engine shard, so each engine script stays in
  * one cluster slot. Derived data (candles, deal history, tickers) carries its own tags.
  *
- * Lua builds the few keys it can only learn while running (a maker's order and wallet) with
- * lua/includes/keys.lua from the same engine prefix; test/unit/keys.test.ts holds the two together.
+ * Scripts get every key their caller can know in KEYS. Lua builds only the keys it learns while
+ * running (a maker's order, wallet and account, a position found by a sweep) with
+ * lua/includes/keys.lua from the same engine prefix; test/integration/keys.test.ts holds the two together.
  */
 import type { MarketKind } from '../../domain/market';
 
@@ -106,6 +107,14 @@ export class Keys {
   }
   userFuturesAccounts(userId: string): string {
     return `${this.engine}ufaccts:${userId}`;
+  }
+  /** Opening orders of a futures account (zset, score = member = order id), whatever their status. */
+  futuresAccountOrders(accountId: string | number): string {
+    return `${this.engine}facctorders:${accountId}`;
+  }
+  /** Opening orders of a futures account that are Created (10) or InPosition (50): same layout. */
+  futuresAccountOpenOrders(accountId: string | number): string {
+    return `${this.engine}facctopen:${accountId}`;
   }
   /** clientOrderId -> order id of the user's futures orders (spot keeps its own). */
   futuresClientOrderIds(userId: string): string {

@@ -1,8 +1,13 @@
 import { futuresParams } from '../../../src/domain/futures';
 import { resolveIncludes, LUA_DIR } from '../../../src/platform/redis/lua-loader';
+import { FuturesScriptKeys } from '../../../src/futures/futures-script-keys';
 import { testContext } from '../../support/harness';
 
-/** The futures keys Lua builds while running (lua/includes/keys.lua, includes/futures/context.lua) must match keys.ts. */
+/**
+ * The futures keys must agree between TypeScript and Lua: those the caller passes, read by position
+ * (src/futures/futures-script-keys.ts builds KEYS[1..22], lua/includes/futures/commandKeys.lua names
+ * them), and those Lua builds while running (lua/includes/keys.lua).
+ */
 it('Lua and TypeScript agree on the futures key names', async () => {
   const ctx = await testContext();
   try {
@@ -10,7 +15,7 @@ it('Lua and TypeScript agree on the futures key names', async () => {
       LUA_DIR,
       `--- @include "includes/futures/context"
 local P, pair = ARGV[1], ARGV[2]
-local ctx = futuresContextFor(P, pair, '0', '1000')
+local ctx = futuresContextFor(KEYS, P, pair, '0', '1000')
 local f = ctx.fkeys
 return { futuresAccountKey(P, '7'), f.tpL, f.tpS, f.slL, f.slS, f.liqL, f.liqS, f.active, ctx.keys.tradeIds,
   ctx.keys.orderIds, ctx.keys.fees, ctx.keys.insurance, ctx.keys.pool, ctx.keys.last, ctx.keys.events,
@@ -20,7 +25,8 @@ return { futuresAccountKey(P, '7'), f.tpL, f.tpS, f.slL, f.slS, f.liqL, f.liqS, 
     );
     const k = ctx.keys;
     const pair = 'BTC_USDT';
-    expect(await ctx.redis.eval(lua, 0, k.engine, pair)).toEqual([
+    const market = new FuturesScriptKeys(k).market(pair);
+    expect(await ctx.redis.eval(lua, market.length, ...market, k.engine, pair)).toEqual([
       k.futuresAccount(7), k.futuresTrigger(pair, 'tpL'), k.futuresTrigger(pair, 'tpS'), k.futuresTrigger(pair, 'slL'),
       k.futuresTrigger(pair, 'slS'), k.futuresTrigger(pair, 'liqL'), k.futuresTrigger(pair, 'liqS'), k.futuresActive(pair),
       k.tradeIds(), k.orderIds(), k.feesCollected(), k.insuranceFund(), k.futuresPnlPool(), k.lastPrice('futures', pair),

@@ -5,9 +5,15 @@
   The order becomes a position (status 50) with its first fill (docs/futures.md).
 
   Input:
-    KEYS[1] order id counter             KEYS[4] user's futures clientOrderId -> order id (hash)
-    KEYS[2] user's futures orders (zset) KEYS[5] the futures account hash
-    KEYS[3] user's open futures orders on this pair (set)
+    KEYS[1..22] the market's keys (includes/futures/commandKeys lists them: pair hash, book, levels,
+      book sequence, events, last price, order and trade ids, fees, insurance fund, pnl pool,
+      trigger indices, positions in force)
+    KEYS[23] user's futures orders (zset)
+    KEYS[24] user's open futures orders on this pair (set)
+    KEYS[25] user's futures clientOrderId -> order id (hash)
+    KEYS[26] the futures account hash
+    KEYS[27] the account's opening orders (zset by id)
+    KEYS[28] the account's opening orders that are Created or InPosition (zset by id)
     ARGV[1]  engine key prefix           ARGV[9]  stop loss, ticks ('' none)
     ARGV[2]  user id                     ARGV[10] futures account id
     ARGV[3]  pair code                   ARGV[11] postOnly 0 | 1
@@ -16,6 +22,9 @@
     ARGV[6]  price, ticks ('' market)    ARGV[14] timestamp, ms
     ARGV[7]  amount, lots                ARGV[15] stream MAXLEN
     ARGV[8]  take profit, ticks ('' none)
+  Keys built while running (includes/keys, from ARGV[1]): the new order's hash (its id comes from
+    the counter) and, for each maker met in the book, its order hash, account hash, account's open
+    orders and its owner's open orders on this pair; a DUP reply reads the earlier order's hash.
   Output:
     {'OK', {'id', id, 'clid', clientOrderId, 'status', status}}    placed (matched, rested, or ended)
     {'DUP', {'id', id, 'clid', clientOrderId, 'status', status}}   clientOrderId already used by this
@@ -37,7 +46,8 @@ local rcall = redis.call
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
 
-local orderIdsKey, userOrdersKey, userOpenKeyArg, clidKey, acctKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local userOrdersKey, userOpenKeyArg, clidKey, acctKey = KEYS[23], KEYS[24], KEYS[25], KEYS[26]
+local acctOrdersKey, acctOpenKey = KEYS[27], KEYS[28]
 local P, user, pair, side = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local isMarket = ARGV[5] == '1'
 local price, amount = tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -56,8 +66,10 @@ if clid ~= '' then
   if existing then return orderReply('DUP', existing) end
 end
 
-local ctx = futuresContextFor(P, pair, ts, ARGV[15])
+local ctx = futuresContextFor(KEYS, P, pair, ts, ARGV[15])
 if not ctx then return { 'ERR', 'PAIR_NOT_FOUND', pair } end
+fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
+fKnowUserOpen(ctx, user, userOpenKeyArg)
 local acct = rcall('HMGET', acctKey, 'user', 'currency', 'lev', 'balance')
 if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
 if acct[2] ~= ctx.fut.cur then return { 'ERR', 'CURRENCY_MISMATCH', ctx.fut.cur } end
@@ -110,11 +122,11 @@ local free = tonumber(acct[4] or '0')
 if free < need then return { 'ERR', 'INSUFFICIENT_MARGIN', '' } end
 
 -- Accepted: from here on nothing rejects.
-local id = rcall('INCR', orderIdsKey)
+local id = rcall('INCR', ctx.keys.orderIds)
 local o = { id = id, role = 'open', kind = 'futures', user = user, acct = acctId, side = side, pair = pair,
   price = price, limit = price, amount = amount, filled = 0, remaining = amount, rsv = 0, lev = lev, cost = 0, ecost = 0, openQty = 0,
   margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED, tp = tp, sl = sl,
-  closeOrd = '', isMarket = isMarket, resting = '0', wasActive = false }
+  closeOrd = '', isMarket = isMarket, resting = '0', wasActive = false, wasOpen = false }
 ctx.objs[id] = o
 fDirty(ctx, o)
 if not isMarket then
@@ -144,6 +156,8 @@ o.static = { 'id', fmt(id), 'kind', 'futures', 'role', 'open', 'user', user, 'ac
   'side', side, 'isMarket', isMarket and '1' or '0', 'price', price and fmt(price) or '', 'amount', fmt(amount),
   'lev', fmt(lev), 'stp', fmt(stp), 'postOnly', postOnly and '1' or '0', 'clid', clid, 'cts', ts }
 fCommit(ctx)
-rcall('ZADD', userOrdersKey, id, id)
+local idText = fmt(id)
+rcall('ZADD', userOrdersKey, idText, idText)
+rcall('ZADD', acctOrdersKey, idText, idText)
 if clid ~= '' then rcall('HSET', clidKey, clid, id) end
 return { 'OK', { 'id', fmt(id), 'clid', clid, 'status', o.status } }

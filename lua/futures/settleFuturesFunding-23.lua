@@ -6,10 +6,13 @@
   goes to the insurance fund, so the round is zero-sum between the accounts and the fund.
 
   Input:
-    KEYS[1] the market's funding state (hash: round, rate, mark, ts)
+    KEYS[1..22] the market's keys (includes/futures/commandKeys lists them; KEYS[22] is the set of
+      positions in force)
+    KEYS[23] the market's funding state (hash: round, rate, mark, ts)
     ARGV[1] engine key prefix   ARGV[4] rate, parts per million, signed   ARGV[6] timestamp, ms
     ARGV[2] pair code           ARGV[5] round number                      ARGV[7] stream MAXLEN
     ARGV[3] mark price, ticks
+  Keys built while running (includes/keys, from ARGV[1]): each position's order hash and account hash.
   Output:
     {'OK', positions settled, collected, paid}   minor units of the margin currency
     {'SKIP', last round}                         this round was settled already
@@ -26,10 +29,11 @@ local rcall = redis.call
 
 local P, pair, mark, rate, round, ts, maxlen =
   ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], ARGV[7]
-local done = tonumber(rcall('HGET', KEYS[1], 'round') or '-1')
+local fundingKey = KEYS[23]
+local done = tonumber(rcall('HGET', fundingKey, 'round') or '-1')
 if done >= round then return { 'SKIP', fmt(done) } end
 
-local ctx = futuresContextFor(P, pair, ts, maxlen)
+local ctx = futuresContextFor(KEYS, P, pair, ts, maxlen)
 local ids = rcall('SMEMBERS', ctx.fkeys.active)
 table.sort(ids, function(a, b) return tonumber(a) < tonumber(b) end)
 local absRate = math.abs(rate)
@@ -38,7 +42,7 @@ for _, id in ipairs(ids) do
   local pos = fLoad(ctx, id)
   if pos.status == FST.IN_POSITION and pos.openQty > 0 and rate ~= 0 then
     local notional = fNotional(ctx, mark, pos.openQty)
-    local akey = futuresAccountKey(P, pos.acct)
+    local akey = fAccountKeys(ctx, pos.acct).hash
     local pays = (rate > 0) == (pos.side == 'buy')
     if pays then
       local amt = math.min(mulDivCeil(notional, absRate, 1000000), pos.margin)
@@ -58,7 +62,7 @@ for _, id in ipairs(ids) do
   end
 end
 addDelta(ctx, ctx.keys.insurance, ctx.fut.cur, collected - paid)
-rcall('HSET', KEYS[1], 'round', fmt(round), 'rate', fmt(rate), 'mark', fmt(mark), 'ts', ts)
+rcall('HSET', fundingKey, 'round', fmt(round), 'rate', fmt(rate), 'mark', fmt(mark), 'ts', ts)
 ctx.events[1] = { e = 'funding', rate = fmt(rate), p = fmt(mark), n = fmt(n), collected = fmt(collected),
   paid = fmt(paid) }
 fCommit(ctx)

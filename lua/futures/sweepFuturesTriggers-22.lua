@@ -5,9 +5,14 @@
   liquidity stays in the index for the next sweep.
 
   Input:
-    KEYS[1] the market's last price
+    KEYS[1..22] the market's keys (includes/futures/commandKeys lists them; KEYS[10] is the last
+      price, KEYS[16..19] the TP/SL indices)
     ARGV[1] engine key prefix   ARGV[3] timestamp, ms   ARGV[5] most positions per call
     ARGV[2] pair code           ARGV[4] stream MAXLEN
+  Keys built while running (includes/keys, from ARGV[1]): for each position found, its order hash,
+    account hash and account's open orders, its owner's open orders on this pair, a resting close
+    order's hash; the close order's hash (its id comes from the counter); and for each maker met in
+    the book the same keys as a position's.
   Output:
     {'OK', closed count, {id, reason, ...}}
   Events: one entry on the futures market stream: trade*, done*, book*.
@@ -20,9 +25,9 @@ local rcall = redis.call
 --- @include "includes/fmt"
 
 local P, pair, ts, maxlen, limit = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
-local last = tonumber(rcall('GET', KEYS[1]) or '')
+local last = tonumber(rcall('GET', KEYS[10]) or '')
 if not last then return { 'OK', '0', {} } end
-local ctx = futuresContextFor(P, pair, ts, maxlen)
+local ctx = futuresContextFor(KEYS, P, pair, ts, maxlen)
 local k = ctx.fkeys
 
 local found, reasons = {}, {}

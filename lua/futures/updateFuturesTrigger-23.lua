@@ -4,10 +4,13 @@
   below; a short the other way round. The trigger indices follow at once.
 
   Input:
-    KEYS[1] the order hash
+    KEYS[1..22] the market's keys (includes/futures/commandKeys lists them; the pair hash and the
+      trigger indices are the ones this script touches)
+    KEYS[23] the order hash
     ARGV[1] engine key prefix   ARGV[4] trigger price, ticks ('' clears it)
     ARGV[2] user id             ARGV[5] timestamp, ms
-    ARGV[3] which: tp | sl
+    ARGV[3] which: tp | sl      ARGV[6] the order's pair code (the caller reads it: it never changes)
+  Keys built while running: none.
   Output:
     {'OK', order hash as a flat list}
     {'ERR', 'ORDER_NOT_FOUND' | 'ORDER_NOT_ACTIVE' | 'INVALID_TRIGGER', detail}   nothing changed
@@ -18,12 +21,15 @@ local rcall = redis.call
 --- @include "includes/futures/margin"
 --- @include "includes/futures/flush"
 
-local orderHash = KEYS[1]
-local P, user, which, ticks, ts = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
+local orderHash = KEYS[23]
+local P, user, which, ticks, ts, pair = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
 
 local f = rcall('HMGET', orderHash, 'pair', 'kind', 'role', 'user', 'id')
-if not f[1] or f[2] ~= 'futures' or f[3] ~= 'open' or f[4] ~= user then return { 'ERR', 'ORDER_NOT_FOUND', '' } end
-local ctx = futuresContextFor(P, f[1], ts, '1000')
+if not f[1] or f[2] ~= 'futures' or f[3] ~= 'open' or f[4] ~= user or f[1] ~= pair then
+  return { 'ERR', 'ORDER_NOT_FOUND', '' }
+end
+local ctx = futuresContextFor(KEYS, P, pair, ts, '1000')
+fKnowOrder(ctx, f[5], orderHash)
 local pos = fLoad(ctx, f[5])
 if pos.status ~= FST.CREATED and pos.status ~= FST.IN_POSITION then return { 'ERR', 'ORDER_NOT_ACTIVE', pos.status } end
 

@@ -7,10 +7,15 @@
   closed in part and stays indexed for the next sweep.
 
   Input:
-    KEYS[1] the market's long liquidation index
+    KEYS[1..22] the market's keys (includes/futures/commandKeys lists them; KEYS[20..21] are the
+      liquidation indices)
     ARGV[1] engine key prefix   ARGV[4] timestamp, ms   ARGV[6] most positions per call
     ARGV[2] pair code           ARGV[5] stream MAXLEN
     ARGV[3] mark price, ticks
+  Keys built while running (includes/keys, from ARGV[1]): for each position found, its order hash,
+    account hash and account's open orders, its owner's open orders on this pair, a resting close
+    order's hash; the close order's hash (its id comes from the counter); and for each maker met in
+    the book the same keys as a position's.
   Output:
     {'OK', liquidated count, {id, ...}}
   Events: one entry on the futures market stream: trade* (tt 3), done*, book*.
@@ -23,11 +28,11 @@ local rcall = redis.call
 --- @include "includes/fmt"
 
 local P, pair, mark, ts, maxlen, limit = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], tonumber(ARGV[6])
-local ctx = futuresContextFor(P, pair, ts, maxlen)
+local ctx = futuresContextFor(KEYS, P, pair, ts, maxlen)
 local k = ctx.fkeys
 
 local found = {}
-for _, id in ipairs(rcall('ZRANGEBYSCORE', KEYS[1], mark, '+inf', 'LIMIT', 0, limit)) do found[#found + 1] = tonumber(id) end
+for _, id in ipairs(rcall('ZRANGEBYSCORE', k.liqL, mark, '+inf', 'LIMIT', 0, limit)) do found[#found + 1] = tonumber(id) end
 for _, id in ipairs(rcall('ZRANGEBYSCORE', k.liqS, '-inf', mark, 'LIMIT', 0, limit)) do found[#found + 1] = tonumber(id) end
 table.sort(found)
 

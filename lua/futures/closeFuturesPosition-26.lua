@@ -6,10 +6,17 @@
   part), or at `limit` (what does not fill at once rests as the position's close order).
 
   Input:
-    KEYS[1] the order hash
-    ARGV[1] engine key prefix   ARGV[4] limit price, ticks ('' for market)
-    ARGV[2] user id             ARGV[5] timestamp, ms
+    KEYS[1..22] the market's keys (includes/futures/commandKeys lists them)
+    KEYS[23] the order hash                 KEYS[25] the account's Created/InPosition orders (zset)
+    KEYS[24] the order's futures account    KEYS[26] the user's open futures orders on this pair (set)
+    ARGV[1] engine key prefix   ARGV[4] limit price, ticks ('' for market)   ARGV[7] the order's pair code
+    ARGV[2] user id             ARGV[5] timestamp, ms                        ARGV[8] the order's account id
     ARGV[3] isMarket 0 | 1      ARGV[6] stream MAXLEN
+    The caller reads the order's pair and account (fields that never change) to name these keys;
+    an order that is not on that pair and account is not found.
+  Keys built while running (includes/keys, from ARGV[1]): the close order's hash (its id comes from
+    the counter) and, for each maker met in the book, its order hash, account hash, account's open
+    orders and its owner's open orders on this pair.
   Output:
     {'OK', order hash as a flat list}
     {'ERR', 'ORDER_NOT_FOUND' | 'ORDER_NOT_ACTIVE' | 'NO_LIQUIDITY', ''}   nothing changed
@@ -21,12 +28,18 @@ local rcall = redis.call
 --- @include "includes/futures/flush"
 --- @include "includes/book"
 
-local orderHash = KEYS[1]
+local orderHash = KEYS[23]
 local P, user, isMarket, limit, ts, maxlen = ARGV[1], ARGV[2], ARGV[3] == '1', tonumber(ARGV[4]), ARGV[5], ARGV[6]
+local pair, acct = ARGV[7], ARGV[8]
 
-local f = rcall('HMGET', orderHash, 'pair', 'kind', 'role', 'user', 'id')
-if not f[1] or f[2] ~= 'futures' or f[3] ~= 'open' or f[4] ~= user then return { 'ERR', 'ORDER_NOT_FOUND', '' } end
-local ctx = futuresContextFor(P, f[1], ts, maxlen)
+local f = rcall('HMGET', orderHash, 'pair', 'kind', 'role', 'user', 'id', 'acct')
+if not f[1] or f[2] ~= 'futures' or f[3] ~= 'open' or f[4] ~= user or f[1] ~= pair or f[6] ~= acct then
+  return { 'ERR', 'ORDER_NOT_FOUND', '' }
+end
+local ctx = futuresContextFor(KEYS, P, pair, ts, maxlen)
+fKnowOrder(ctx, f[5], orderHash)
+fKnowAccount(ctx, acct, KEYS[24], KEYS[25])
+fKnowUserOpen(ctx, user, KEYS[26])
 local pos = fLoad(ctx, f[5])
 
 if pos.status == FST.CREATED then

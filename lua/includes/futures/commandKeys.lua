@@ -1,0 +1,75 @@
+--[[
+  The keys of a futures command. The market's come from KEYS[1..22] in this order
+  (the caller passes them: src/futures/futures-script-keys.ts builds the same list):
+    1 the pair hash           6 level quantities bids   11 order id counter      16 TP index, longs
+    2 book bids               7 level quantities asks   12 trade id counter      17 TP index, shorts
+    3 book asks               8 book sequence           13 fees collected        18 SL index, longs
+    4 level prices bids       9 market event stream     14 insurance fund        19 SL index, shorts
+    5 level prices asks      10 last price              15 pnl pool              20 liquidation index, longs
+                                                                                 21 liquidation index, shorts
+                                                                                 22 positions in force
+  A script's own keys follow from KEYS[23]. Keys of orders, accounts and users: the caller's own
+  arrive in KEYS too (the script registers them with fKnow*), any other (a maker met in the book, a
+  position found by a sweep, a new order) is built from the engine prefix by includes/keys, once
+  per command.
+]]
+--- @include "includes/keys"
+
+-- The market's keys as ctx.keys (book, counters, money) and ctx.fkeys (trigger indices) hold them.
+local function futuresMarketKeys(KEYS)
+  local keys = {
+    book = { bids = KEYS[2], asks = KEYS[3] }, levels = { bids = KEYS[4], asks = KEYS[5] },
+    lvlqty = { bids = KEYS[6], asks = KEYS[7] }, seq = KEYS[8], events = KEYS[9], last = KEYS[10],
+    orderIds = KEYS[11], tradeIds = KEYS[12], fees = KEYS[13], insurance = KEYS[14], pool = KEYS[15],
+  }
+  local fkeys = { tpL = KEYS[16], tpS = KEYS[17], slL = KEYS[18], slS = KEYS[19], liqL = KEYS[20], liqS = KEYS[21],
+    active = KEYS[22] }
+  return keys, fkeys
+end
+
+-- Keys the caller passed in KEYS (its order, account, open-orders set): fOrderKey, fAccountKeys and
+-- fUserOpenKey answer them instead of building the names.
+local function fKnowOrder(ctx, id, key)
+  ctx.orderKeys[tonumber(id)] = key
+end
+
+local function fKnowAccount(ctx, acct, hashKey, openKey)
+  ctx.accounts[acct] = { hash = hashKey, open = openKey }
+end
+
+local function fKnowUserOpen(ctx, user, key)
+  ctx.userOpen[user] = key
+end
+
+-- An order's hash: the caller's from KEYS, any other (a maker met in the book, a position found by
+-- a sweep, a new order) built from the engine prefix. `id` is a number.
+local function fOrderKey(ctx, id)
+  local k = ctx.orderKeys[id]
+  if not k then
+    k = orderKey(ctx.P, id)
+    ctx.orderKeys[id] = k
+  end
+  return k
+end
+
+-- An account's hash and open-orders index: the caller's from KEYS, any other's (a maker met in the
+-- book, a position found by a sweep) built from the engine prefix.
+local function fAccountKeys(ctx, acct)
+  local k = ctx.accounts[acct]
+  if not k then
+    k = { hash = futuresAccountKey(ctx.P, acct), open = futuresAccountOpenKey(ctx.P, acct) }
+    ctx.accounts[acct] = k
+  end
+  return k
+end
+
+-- A user's open orders on this market, likewise.
+local function fUserOpenKey(ctx, user)
+  local k = ctx.userOpen[user]
+  if not k then
+    k = userOpenKey(ctx.P, 'futures', ctx.pair, user)
+    ctx.userOpen[user] = k
+  end
+  return k
+end
+

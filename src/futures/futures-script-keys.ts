@@ -1,0 +1,65 @@
+import type { Keys } from '../platform/redis/keys';
+
+/**
+ * KEYS of the futures scripts, from keys.ts in their headers' order (the cluster contract, DESIGN 2:
+ * every key a caller can know is passed, the script builds only those it meets while running).
+ * Every script that works on a market takes the market's 22 keys first, in the order
+ * lua/includes/futures/commandKeys.lua reads them; they are built once per pair.
+ */
+export class FuturesScriptKeys {
+  private readonly byPair = new Map<string, readonly string[]>();
+
+  constructor(private readonly keys: Keys) {}
+
+  /** KEYS[1..22]: pair hash, book, levels, book sequence, events, last price, ids, money, trigger indices. */
+  market(pair: string): readonly string[] {
+    let keys = this.byPair.get(pair);
+    if (!keys) {
+      const k = this.keys;
+      keys = Object.freeze([
+        k.pair('futures', pair),
+        k.book('futures', pair, 'bids'), k.book('futures', pair, 'asks'),
+        k.levels('futures', pair, 'bids'), k.levels('futures', pair, 'asks'),
+        k.levelQty('futures', pair, 'bids'), k.levelQty('futures', pair, 'asks'),
+        k.bookSeq('futures', pair), k.events('futures', pair), k.lastPrice('futures', pair),
+        k.orderIds(), k.tradeIds(), k.feesCollected(), k.insuranceFund(), k.futuresPnlPool(),
+        k.futuresTrigger(pair, 'tpL'), k.futuresTrigger(pair, 'tpS'),
+        k.futuresTrigger(pair, 'slL'), k.futuresTrigger(pair, 'slS'),
+        k.futuresTrigger(pair, 'liqL'), k.futuresTrigger(pair, 'liqS'),
+        k.futuresActive(pair),
+      ]);
+      this.byPair.set(pair, keys);
+    }
+    return keys;
+  }
+
+  /** lua/futures/createFuturesOrder-28.lua: the market's keys, then the user's and the account's. */
+  createOrder(pair: string, userId: string, accountId: string): string[] {
+    const k = this.keys;
+    return [
+      ...this.market(pair),
+      k.userOrders(userId, 'futures'), k.userOpenOrders(userId, 'futures', pair), k.futuresClientOrderIds(userId),
+      k.futuresAccount(accountId), k.futuresAccountOrders(accountId), k.futuresAccountOpenOrders(accountId),
+    ];
+  }
+
+  /** lua/futures/closeFuturesPosition-26.lua: the market's keys, then the order's, its account's, its owner's. */
+  close(pair: string, userId: string, orderId: string, accountId: string): string[] {
+    const k = this.keys;
+    return [
+      ...this.market(pair),
+      k.order(orderId), k.futuresAccount(accountId), k.futuresAccountOpenOrders(accountId),
+      k.userOpenOrders(userId, 'futures', pair),
+    ];
+  }
+
+  /** lua/futures/updateFuturesTrigger-23.lua: the market's keys, then the order hash. */
+  updateTrigger(pair: string, orderId: string): string[] {
+    return [...this.market(pair), this.keys.order(orderId)];
+  }
+
+  /** lua/futures/settleFuturesFunding-23.lua: the market's keys, then its funding state. */
+  funding(pair: string): string[] {
+    return [...this.market(pair), this.keys.fundingState(pair)];
+  }
+}
