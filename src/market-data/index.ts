@@ -13,6 +13,7 @@ export { MarketTickerService, TICKER_WINDOW_MS, depthPerSide, type MarketTicker,
 export { startCandlesWorker, type ProcessorOptions } from './candles.worker';
 export { spotMarketDataRoutes } from './http/spot-market-data.routes';
 export { exchangeDataRoutes } from './http/exchange-data.routes';
+export { bookLevelDtoSchema } from './http/market-data-dto.schema';
 
 /** Market data derived from the engine: books, recent trades, candles and 24-hour tickers. */
 export interface MarketData {

@@ -1,12 +1,23 @@
 import { Router } from 'express';
+import { routeDocs } from '../../platform/http/route-doc';
 import { valid, validate } from '../../platform/http/validate';
 import type { FuturesMarketService } from '../futures-market.service';
 import { indexPriceSchema } from './futures.schema';
+import { indexPriceDtoSchema } from './futures-dto.schema';
+
+const doc = routeDocs('Admin');
 
 /** Operators (or an oracle) set a futures pair's index price (DESIGN 5); mounted behind the admin check. */
 export function adminIndexPriceRoutes(market: FuturesMarketService): Router {
   const r = Router();
-  r.post('/api/admin/index-price', validate({ body: indexPriceSchema }), async (_req, res) => {
+  const indexDoc = doc({
+    summary: "Record the operators' index price of a futures pair",
+    description:
+      'The index is the median of the fresh sources (DESIGN 4); the mark price follows from it. A price that rounds to zero at the pair\'s digits is a 422.',
+    response: indexPriceDtoSchema,
+    errors: [404, 422],
+  });
+  r.post('/api/admin/index-price', indexDoc, validate({ body: indexPriceSchema }), async (_req, res) => {
     const b = valid<{ currencyPairCode: string; price: number }>(res, 'body');
     res.json(await market.setIndexPrice(b.currencyPairCode, b.price));
   });

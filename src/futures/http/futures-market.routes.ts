@@ -1,19 +1,35 @@
 import { Router, type RequestHandler } from 'express';
+import Joi from 'joi';
 import { principal } from '../../platform/http/principal';
+import { routeDocs } from '../../platform/http/route-doc';
 import { valid, validate } from '../../platform/http/validate';
 import { dealsQuery } from './futures.schema';
+import { futuresDealsDtoSchema, futuresPairInfoDtoSchema, futuresUserDealsDtoSchema } from './futures-dto.schema';
 import type { DealsQuery, FuturesMarketService } from '../futures-market.service';
+
+const doc = routeDocs('Futures market data');
 
 /** SPEC 4.4 deals and 4.5 pairs. Market-wide deals and pairs are public, a user's deals need a token. */
 export function futuresMarketRoutes(market: FuturesMarketService, auth: RequestHandler): Router {
   const r = Router();
-  r.get('/api/futures/exchange-data/pairs', async (_req, res) => {
+  const pairsDoc = doc({ summary: 'Every futures pair (SPEC 2.13)', response: Joi.array().items(futuresPairInfoDtoSchema) });
+  r.get('/api/futures/exchange-data/pairs', pairsDoc, async (_req, res) => {
     res.json(await market.pairs());
   });
-  r.get('/api/futures/deals', validate({ query: dealsQuery }), async (_req, res) => {
+  const dealsDoc = doc({
+    summary: 'Market-wide futures deals, newest first (SPEC 2.14)',
+    description: 'Every futures pair when CurrencyPair is omitted; as far back as the trade history keeps.',
+    response: futuresDealsDtoSchema,
+  });
+  r.get('/api/futures/deals', dealsDoc, validate({ query: dealsQuery }), async (_req, res) => {
     res.json(await market.deals(valid<DealsQuery>(res, 'query')));
   });
-  r.get('/api/futures/deals/user', auth, validate({ query: dealsQuery }), async (req, res) => {
+  const userDealsDoc = doc({
+    summary: "The caller's futures deals, newest first (SPEC 2.15)",
+    description: 'One deal per side the caller was on: a trade between two of their orders gives two.',
+    response: futuresUserDealsDtoSchema,
+  });
+  r.get('/api/futures/deals/user', userDealsDoc, auth, validate({ query: dealsQuery }), async (req, res) => {
     res.json(await market.userDeals(principal(req).userId, valid<DealsQuery>(res, 'query')));
   });
   return r;

@@ -1,12 +1,18 @@
 import { Router, type RequestHandler } from 'express';
+import Joi from 'joi';
 import { principal } from '../../platform/http/principal';
+import { routeDocs } from '../../platform/http/route-doc';
 import { valid, validate } from '../../platform/http/validate';
 import {
   closeSchema, createFuturesOrderSchema, futuresBookQuery, ordersHistoryQuery, positionsQuery,
   updateStopLossSchema, updateTakeProfitSchema,
 } from './futures.schema';
+import { createdFuturesOrderDtoSchema, futuresBookDtoSchema, futuresOrderDtoSchema } from './futures-dto.schema';
 import type { FuturesMarketService } from '../futures-market.service';
 import type { CloseRequest, CreateFuturesRequest, FuturesListQuery, FuturesOrderService } from '../futures-order.service';
+
+const doc = routeDocs('Futures trading');
+const records = Joi.array().items(futuresOrderDtoSchema);
 
 /** SPEC 4.3. The update and close endpoints answer the record as it stands afterwards (SPEC leaves the body open). */
 export function futuresTradeRoutes(
@@ -16,27 +22,55 @@ export function futuresTradeRoutes(
 ): Router {
   const r = Router();
   const base = '/api/futures/trade';
-  r.post(`${base}/create-order`, auth, limit, validate({ body: createFuturesOrderSchema }), async (req, res) => {
+  const createDoc = doc({
+    summary: 'Create a futures order; once filled it is its own isolated position',
+    description:
+      'price is ignored for a market order; takeProfit and stopLoss omitted, null or 0 mean none. Margin = price × amount × contractValue / leverage, plus fees. Repeating a clientOrderId answers the original order; nothing is placed and no margin reserved twice (SPEC 4.3). Not enough margin, post-only that would take or below the pair minimum is a 422.',
+    response: createdFuturesOrderDtoSchema,
+    errors: [404, 422],
+  });
+  r.post(`${base}/create-order`, createDoc, auth, limit, validate({ body: createFuturesOrderSchema }), async (req, res) => {
     res.json(await futures.orders.create(principal(req).userId, valid<CreateFuturesRequest>(res, 'body')));
   });
-  r.put(`${base}/update-take-profit`, auth, validate({ body: updateTakeProfitSchema }), async (req, res) => {
+  const triggerDoc = (which: string) =>
+    doc({
+      summary: `Set or clear the ${which} of an order or position; answers the record`,
+      description: `null or 0 clears it. A ${which} on the wrong side of the mark price is a 422 INVALID_TRIGGER; a closed or cancelled order a 409.`,
+      response: futuresOrderDtoSchema,
+      errors: [404, 409, 422],
+    });
+  r.put(`${base}/update-take-profit`, triggerDoc('take profit'), auth, validate({ body: updateTakeProfitSchema }), async (req, res) => {
     const b = valid<{ orderId: number; takeProfit: number | null }>(res, 'body');
     res.json(await futures.orders.updateTrigger(principal(req).userId, b.orderId, 'tp', b.takeProfit));
   });
-  r.put(`${base}/update-stop-loss`, auth, validate({ body: updateStopLossSchema }), async (req, res) => {
+  r.put(`${base}/update-stop-loss`, triggerDoc('stop loss'), auth, validate({ body: updateStopLossSchema }), async (req, res) => {
     const b = valid<{ orderId: number; stopLoss: number | null }>(res, 'body');
     res.json(await futures.orders.updateTrigger(principal(req).userId, b.orderId, 'sl', b.stopLoss));
   });
-  r.put(`${base}/close`, auth, limit, validate({ body: closeSchema }), async (req, res) => {
+  const closeDoc = doc({
+    summary: 'Close a position, or cancel an order that is not filled; answers the record',
+    description:
+      'At market, or with a limit order at limitPrice. A record that is not open, or a position with a close already working, is a 409; a market close with nothing to fill against a 422 NO_LIQUIDITY.',
+    response: futuresOrderDtoSchema,
+    errors: [404, 409, 422],
+  });
+  r.put(`${base}/close`, closeDoc, auth, limit, validate({ body: closeSchema }), async (req, res) => {
     res.json(await futures.orders.close(principal(req).userId, valid<CloseRequest>(res, 'body')));
   });
-  r.get(`${base}/orders-history`, auth, validate({ query: ordersHistoryQuery }), async (req, res) => {
+  const historyDoc = doc({ summary: "The caller's futures orders, newest first (SPEC 2.10 records)", response: records });
+  r.get(`${base}/orders-history`, historyDoc, auth, validate({ query: ordersHistoryQuery }), async (req, res) => {
     res.json(await futures.orders.ordersHistory(principal(req).userId, valid<FuturesListQuery>(res, 'query')));
   });
-  r.get(`${base}/positions`, auth, validate({ query: positionsQuery }), async (req, res) => {
+  const positionsDoc = doc({
+    summary: "The caller's positions, newest first",
+    description: 'IsActive true: in position; false: closed; omitted: both.',
+    response: records,
+  });
+  r.get(`${base}/positions`, positionsDoc, auth, validate({ query: positionsQuery }), async (req, res) => {
     res.json(await futures.orders.positions(principal(req).userId, valid<FuturesListQuery>(res, 'query')));
   });
-  r.get(`${base}/orderbook/:currencyPairCode`, validate({ query: futuresBookQuery }), async (req, res) => {
+  const bookDoc = doc({ summary: 'Order book of a futures pair (SPEC 2.11)', response: futuresBookDtoSchema, errors: [404] });
+  r.get(`${base}/orderbook/:currencyPairCode`, bookDoc, validate({ query: futuresBookQuery }), async (req, res) => {
     const { depth } = valid<{ depth: number }>(res, 'query');
     res.json(await futures.market.orderBook(String(req.params.currencyPairCode), depth));
   });

@@ -1,8 +1,13 @@
 import { Router } from 'express';
+import Joi from 'joi';
 import type { MarketKind } from '../../domain/market';
-import type { CandleService } from '../candle.service';
+import { DEFAULT_CANDLES, MAX_CANDLES, type CandleService } from '../candle.service';
+import { routeDocs } from '../../platform/http/route-doc';
 import { valid, validate } from '../../platform/http/validate';
 import { candlesQuery } from './market-data.schema';
+import { candleDtoSchema } from './market-data-dto.schema';
+
+const doc = routeDocs('Futures market data');
 
 interface CandlesParams {
   DateFrom?: Date;
@@ -15,7 +20,12 @@ interface CandlesParams {
 /** Public exchange data (SPEC 4.5). */
 export function exchangeDataRoutes(candles: CandleService): Router {
   const r = Router();
-  r.get('/api/futures/exchange-data/candles', validate({ query: candlesQuery }), async (_req, res) => {
+  const candlesDoc = doc({
+    summary: 'Candles of a pair, oldest first (SPEC 4.5)',
+    description: `The futures market of CurrencyPair when there is one, else its spot market (Kind says which); every futures pair when CurrencyPair is omitted. Without DateFrom the latest ${DEFAULT_CANDLES} periods, at most ${MAX_CANDLES} a request; periods without trades are left out.`,
+    response: Joi.array().items(candleDtoSchema),
+  });
+  r.get('/api/futures/exchange-data/candles', candlesDoc, validate({ query: candlesQuery }), async (_req, res) => {
     const q = valid<CandlesParams>(res, 'query');
     res.json(
       await candles.query({

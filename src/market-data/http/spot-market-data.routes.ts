@@ -1,16 +1,27 @@
 import { Router } from 'express';
+import Joi from 'joi';
+import { routeDocs } from '../../platform/http/route-doc';
 import { valid, validate } from '../../platform/http/validate';
 import type { MarketDataService } from '../market-data.service';
 import { bookQuery, tradesQuery } from './market-data.schema';
+import { orderBookDtoSchema, spotTradeDtoSchema } from './market-data-dto.schema';
+
+const doc = routeDocs('Spot market data');
 
 /** Public spot market data: the book and the most recent trades (DESIGN 4). */
 export function spotMarketDataRoutes(marketData: MarketDataService): Router {
   const r = Router();
-  r.get('/api/orderbook/:pair', validate({ query: bookQuery }), async (req, res) => {
+  const bookDoc = doc({ summary: 'Order book of a spot pair, aggregated by price', response: orderBookDtoSchema, errors: [404] });
+  r.get('/api/orderbook/:pair', bookDoc, validate({ query: bookQuery }), async (req, res) => {
     const { depth } = valid<{ depth: number }>(res, 'query');
     res.json(await marketData.orderBook('spot', String(req.params.pair), depth));
   });
-  r.get('/api/trades/:pair', validate({ query: tradesQuery }), async (req, res) => {
+  const tradesDoc = doc({
+    summary: 'Most recent trades of a spot pair, newest first',
+    response: Joi.array().items(spotTradeDtoSchema),
+    errors: [404],
+  });
+  r.get('/api/trades/:pair', tradesDoc, validate({ query: tradesQuery }), async (req, res) => {
     const { limit } = valid<{ limit: number }>(res, 'query');
     res.json(await marketData.recentTrades(String(req.params.pair), limit));
   });

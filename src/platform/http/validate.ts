@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type Joi from 'joi';
 import { badRequest } from '../../domain/errors';
+import { withRequestSchemas, type RequestSchemas } from './route-doc';
 
 export interface Validated {
   body?: unknown;
@@ -33,8 +34,9 @@ function check(schema: Joi.ObjectSchema, value: unknown, where: string, convert:
 }
 
 /** Validates body (JSON types as sent, no coercion), query and params; results land in res.locals.valid. */
-export function validate(schemas: { body?: Joi.ObjectSchema; query?: Joi.ObjectSchema; params?: Joi.ObjectSchema }) {
-  return (req: Request, res: Response, next: NextFunction) => {
+export function validate(schemas: RequestSchemas) {
+  // the schemas ride on the middleware, where the API reference reads them (route-doc.ts)
+  return withRequestSchemas((req: Request, res: Response, next: NextFunction) => {
     const valid: Validated = {};
     if (schemas.params) valid.params = check(schemas.params, req.params, 'path', true) as Record<string, unknown>;
     if (schemas.query) {
@@ -48,7 +50,7 @@ export function validate(schemas: { body?: Joi.ObjectSchema; query?: Joi.ObjectS
     if (schemas.body) valid.body = check(schemas.body, req.body, 'body', false);
     res.locals.valid = valid;
     next();
-  };
+  }, schemas);
 }
 
 export function valid<T>(res: Response, part: keyof Validated): T {

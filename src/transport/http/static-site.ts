@@ -1,10 +1,23 @@
 import { dirname, resolve } from 'node:path';
 import express, { Router } from 'express';
+import Joi from 'joi';
+import { routeDocs } from '../../platform/http/route-doc';
+import { dtoSchema } from '../../platform/http/response.schema';
 
 /** Where the page's files are: plain ES modules, no build step (docs/live-page.md). */
 const PUBLIC_DIR = resolve(__dirname, '../../../public');
 /** lightweight-charts' standalone module, served from node_modules: the page loads nothing from a CDN. */
 const CHARTS_DIR = resolve(dirname(require.resolve('lightweight-charts/package.json')), 'dist');
+
+const doc = routeDocs('Live page');
+const pageConfig = dtoSchema(
+  'LivePageConfig',
+  Joi.object({
+    wsUrl: Joi.string().uri().allow(null).description('PUBLIC_WS_URL when set'),
+    wsPort: Joi.number().integer().description("The websocket role's port on this host"),
+    wsPath: Joi.string(),
+  }),
+);
 
 /**
  * The live market page at `/`, its `/config.json` and `/vendor/lightweight-charts/`. The page needs
@@ -15,7 +28,8 @@ const CHARTS_DIR = resolve(dirname(require.resolve('lightweight-charts/package.j
 export function staticSite(wsPort: number, env: NodeJS.ProcessEnv = process.env): Router {
   const r = Router();
   const config = { wsUrl: env.PUBLIC_WS_URL || null, wsPort, wsPath: '/ws' };
-  r.get('/config.json', (_req, res) => {
+  const configDoc = doc({ summary: 'Where the live page finds the market-data websocket', response: pageConfig, noStorage: true });
+  r.get('/config.json', configDoc, (_req, res) => {
     res.json(config);
   });
   r.use('/vendor/lightweight-charts', express.static(CHARTS_DIR, { index: false, maxAge: '1h' }));

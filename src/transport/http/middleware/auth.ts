@@ -4,6 +4,7 @@ import { expressjwt, type Request as JwtRequest } from 'express-jwt';
 import type { AppConfig } from '../../../platform/config/env';
 import { forbidden } from '../../../domain/errors';
 import { isUsableUserId, principal, unauthorized } from '../../../platform/http/principal';
+import { withAccess } from '../../../platform/http/route-doc';
 
 /**
  * Bearer JWT: HS256 with JWT_SECRET or RS256 with JWT_PUBLIC_KEY; `sub` is the user id. A token
@@ -21,16 +22,21 @@ export function authenticate(config: AppConfig) {
     : createSecretKey(Buffer.from(config.jwtSecret as string, 'utf8'));
   const algorithms = config.jwtPublicKey ? (['RS256'] as const) : (['HS256'] as const);
   const verify = expressjwt({ secret, algorithms: [...algorithms], requestProperty: 'auth' });
-  return (req: Request, res: Response, next: NextFunction): void => {
+  const bearer = (req: Request, res: Response, next: NextFunction): void => {
     void verify(req, res, (err?: unknown) => {
       if (err) return next(err);
       if (!isUsableUserId((req as JwtRequest).auth?.sub)) return next(unauthorized('token has no usable sub claim'));
       next();
     });
   };
+  // marked, so the API reference sets the security scheme on every route behind it
+  return withAccess(bearer, { bearer: true });
 }
 
-export function requireAdmin(req: Request, _res: Response, next: NextFunction): void {
-  if (!principal(req).admin) throw forbidden('ADMIN_ONLY', 'This endpoint needs an administrator token');
-  next();
-}
+export const requireAdmin = withAccess(
+  (req: Request, _res: Response, next: NextFunction): void => {
+    if (!principal(req).admin) throw forbidden('ADMIN_ONLY', 'This endpoint needs an administrator token');
+    next();
+  },
+  { admin: true },
+);

@@ -3,6 +3,7 @@ import { BurstyRateLimiter, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import type { RedisClient } from '../../../platform/redis/connection';
 import { AppError } from '../../../domain/errors';
 import { principal } from '../../../platform/http/principal';
+import { withAccess } from '../../../platform/http/route-doc';
 
 /**
  * Per-user limit on order placement and cancel (SPEC 8): `perSecond` steady, with up to `burst`
@@ -19,7 +20,7 @@ export function orderRateLimit(redis: RedisClient, prefix: string, perSecond: nu
       duration: 10,
     }),
   );
-  return async (req: Request, res: Response, next: NextFunction) => {
+  return withAccess(async (req: Request, res: Response, next: NextFunction) => {
     try {
       await limiter.consume(principal(req).userId);
       next();
@@ -32,5 +33,5 @@ export function orderRateLimit(redis: RedisClient, prefix: string, perSecond: nu
       }
       next(err);
     }
-  };
+  }, { rateLimited: true });
 }

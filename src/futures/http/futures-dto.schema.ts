@@ -1,0 +1,157 @@
+import Joi from 'joi';
+import { FUTURES_STATUSES, OrderSide, TradeType } from '../../domain/futures';
+import { bookLevelDtoSchema } from '../../market-data';
+import { dtoSchema, integer, isoTimestamp } from '../../platform/http/response.schema';
+import { balanceDtoSchema, type BalanceDto } from '../../wallet';
+import type { FuturesAccountDto } from '../futures-account.service';
+import type { FuturesBookDto, FuturesDealDto, FuturesPairInfoDto, FuturesUserDealDto } from '../futures-market.service';
+import type { FuturesOrderDto } from '../futures-order-dto';
+
+/** Response bodies of the futures routes (SPEC 2.10–2.15, DESIGN 5), for the API reference. */
+export const futuresAccountDtoSchema = dtoSchema(
+  'FuturesAccount',
+  Joi.object<FuturesAccountDto, true>({
+    id: integer(),
+    name: Joi.string(),
+    currencyCode: Joi.string().description('The margin currency'),
+    leverage: integer(),
+    balance: Joi.number().description('available + usedMargin'),
+    available: Joi.number(),
+    usedMargin: Joi.number(),
+    equity: Joi.number().description('balance + unrealized pnl at the mark price'),
+  }),
+);
+
+export const transferResultDtoSchema = dtoSchema(
+  'TransferResult',
+  Joi.object<{ accounts: FuturesAccountDto[]; wallet: BalanceDto[] }, true>({
+    accounts: Joi.array().items(futuresAccountDtoSchema).description("The caller's futures accounts afterwards"),
+    wallet: Joi.array().items(balanceDtoSchema).description("The caller's wallet afterwards"),
+  }),
+);
+
+export const createdFuturesOrderDtoSchema = dtoSchema(
+  'CreatedFuturesOrder',
+  Joi.object<{ id: number; clientOrderId: string | null }, true>({ id: integer(), clientOrderId: Joi.string().allow(null) }),
+);
+
+const price = () => Joi.number().description('0 when unset');
+
+/** SPEC 2.10 */
+export const futuresOrderDtoSchema = dtoSchema(
+  'FuturesOrder',
+  Joi.object<FuturesOrderDto, true>({
+    id: integer(),
+    clientOrderId: Joi.string().allow(null),
+    createTimestamp: isoTimestamp(),
+    updateTimestamp: isoTimestamp(),
+    price: Joi.number().description('Average entry once anything filled, else the limit price (0 for a market order)'),
+    amount: Joi.number(),
+    currencyPairCode: Joi.string(),
+    takeProfit: price(),
+    stopLoss: price(),
+    realizedPnl: Joi.number(),
+    leverage: integer(),
+    isLong: Joi.boolean(),
+    isMarket: Joi.boolean(),
+    liquidationPrice: price(),
+    filled: Joi.number(),
+    fee: Joi.number(),
+    feeAsset: Joi.string(),
+    amountInPosition: Joi.number(),
+    futuresOrderStatus: integer()
+      .valid(...FUTURES_STATUSES)
+      .description('Created 10, PositionClosed 20, Cancelled 30, Error 40, InPosition 50 (SPEC 3.1)'),
+    fundingFee: Joi.number(),
+    initialMargin: Joi.number(),
+    currentMargin: Joi.number(),
+    unRealizedPnl: Joi.number(),
+    unRealizedPnlPercentage: Joi.number(),
+    totalPnlPercentage: Joi.number(),
+    roe: Joi.number(),
+  }),
+);
+
+export const futuresBookDtoSchema = dtoSchema(
+  'FuturesOrderBook',
+  Joi.object<FuturesBookDto, true>({
+    currencyPairCode: Joi.string(),
+    asks: Joi.array().items(bookLevelDtoSchema).description('Best (lowest) first'),
+    bids: Joi.array().items(bookLevelDtoSchema).description('Best (highest) first'),
+  }),
+);
+
+/** SPEC 2.13, with the Cyrillic first letter of `сurrencyPairCode` as SPEC spells it. */
+export const futuresPairInfoDtoSchema = dtoSchema(
+  'FuturesPairInfo',
+  Joi.object<FuturesPairInfoDto, true>({
+    id: integer(),
+    сurrencyPairCode: Joi.string().description('The first letter is Cyrillic U+0441, as SPEC 2.13 spells it'),
+    isActive: Joi.boolean(),
+    basePricePrecision: integer().description("Digits of the price"),
+    quantityPrecision: integer().description('Digits of the amount'),
+    quotePricePrecision: integer().description("Decimals of the margin currency"),
+    contractValue: Joi.number(),
+    fundingRate: Joi.number().description('Rate of the funding round in progress'),
+    lotSize: Joi.number(),
+    fundingRateStartTimestamp: isoTimestamp(),
+    fundingRateFinishTimestamp: isoTimestamp().description('When the round in progress settles'),
+  }),
+);
+
+const orderSide = () =>
+  integer()
+    .valid(...Object.values(OrderSide))
+    .description('1 buy/long, 2 sell/short');
+
+const dealKeys = {
+  timestamp: isoTimestamp(),
+  price: Joi.number(),
+  amount: Joi.number(),
+  currencyPairCode: Joi.string(),
+  isLong: Joi.boolean(),
+  orderSide: orderSide(),
+};
+
+/** SPEC 2.14 */
+export const futuresDealDtoSchema = dtoSchema('FuturesDeal', Joi.object<FuturesDealDto, true>(dealKeys));
+
+/** SPEC 2.15 */
+export const futuresUserDealDtoSchema = dtoSchema(
+  'FuturesUserDeal',
+  Joi.object<FuturesUserDealDto, true>({
+    id: integer(),
+    ...dealKeys,
+    fee: Joi.number(),
+    feeAsset: Joi.string(),
+    realizedPnl: Joi.number(),
+    tradeType: integer()
+      .valid(...Object.values(TradeType))
+      .description('1 maker, 2 taker, 3 liquidation'),
+    orderId: integer(),
+  }),
+);
+
+export const futuresDealsDtoSchema = dtoSchema(
+  'FuturesDeals',
+  Joi.object<{ totalCount: number; items: FuturesDealDto[] }, true>({
+    totalCount: integer().min(0),
+    items: Joi.array().items(futuresDealDtoSchema),
+  }),
+);
+
+export const futuresUserDealsDtoSchema = dtoSchema(
+  'FuturesUserDeals',
+  Joi.object<{ totalCount: number; items: FuturesUserDealDto[] }, true>({
+    totalCount: integer().min(0),
+    items: Joi.array().items(futuresUserDealDtoSchema),
+  }),
+);
+
+export const indexPriceDtoSchema = dtoSchema(
+  'IndexPrice',
+  Joi.object<{ currencyPairCode: string; price: number }, true>({
+    currencyPairCode: Joi.string(),
+    price: Joi.number().description("As recorded, rounded down to the pair's digits"),
+  }),
+);

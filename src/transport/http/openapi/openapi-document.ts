@@ -1,0 +1,168 @@
+import type { Express } from 'express';
+import {
+  accessOf, requestSchemasOf, routeDocOf, type Access, type RequestSchemas, type RouteDoc,
+} from '../../../platform/http/route-doc';
+import { errorBodySchema } from '../../../platform/http/response.schema';
+import { walkRoutes, type WalkedRoute } from '../route-walk';
+import { JoiJsonSchema, type JsonSchema } from './joi-json-schema';
+
+export interface ApiInfo {
+  title: string;
+  version: string;
+  /** CommonMark, shown above the operations. */
+  description: string;
+}
+
+export interface ApiDocument {
+  /** OpenAPI 3.1. */
+  document: JsonSchema;
+  /** One line per route the document cannot describe fully (no doc(), no summary, a parameter off its path). */
+  gaps: string[];
+}
+
+/** DESIGN 4's statuses, each with the error body. */
+const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
+  400: { name: 'BadRequest', description: 'Invalid input: the details name each field (unknown body fields are refused too)' },
+  401: { name: 'Unauthorized', description: 'Missing or invalid bearer token (with `WWW-Authenticate: Bearer`)' },
+  403: { name: 'Forbidden', description: 'Authenticated, but not allowed (not an administrator, not the owner)' },
+  404: { name: 'NotFound', description: 'Unknown resource' },
+  409: { name: 'Conflict', description: 'State conflict (finished already, exists already, an account that belongs to a copy)' },
+  422: {
+    name: 'Unprocessable',
+    description: 'Business rejection: not enough balance or margin, post-only would take, below the pair minimum, value too large',
+  },
+  429: { name: 'TooManyRequests', description: 'Order rate limit reached (with `Retry-After` in seconds)' },
+  503: { name: 'Unavailable', description: 'Redis is unreachable; try again' },
+};
+
+const BEARER = 'bearerAuth';
+
+/**
+ * The OpenAPI 3.1 document of every route the app has, read off Express's router: request parts
+ * from `validate()`, summary and response from `doc()`, security from the auth marks (route-doc.ts).
+ */
+export function buildApiDocument(app: Express, info: ApiInfo): ApiDocument {
+  const joi = new JoiJsonSchema();
+  const gaps: string[] = [];
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const tags: string[] = [];
+  for (const route of walkRoutes(app)) {
+    const key = `${route.method} ${route.path}`;
+    const doc = route.handlers.map(routeDocOf).find((d) => d !== undefined);
+    if (!doc) {
+      gaps.push(`${key}: no doc() (summary and response schema)`);
+      continue;
+    }
+    if (!doc.summary.trim()) gaps.push(`${key}: empty summary`);
+    if (!tags.includes(doc.tag)) tags.push(doc.tag);
+    const openApiPath = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    if (/[*?()[\]]/.test(openApiPath)) gaps.push(`${key}: a path pattern OpenAPI cannot spell`);
+    const operation = describeOperation(joi, route, doc, openApiPath, gaps);
+    paths[openApiPath] = { ...paths[openApiPath], [route.method.toLowerCase()]: operation };
+  }
+  const errorBody = joi.convert(errorBodySchema);
+  const document: JsonSchema = {
+    openapi: '3.1.0',
+    info: { title: info.title, version: info.version, description: info.description },
+    servers: [{ url: '/', description: 'This server' }],
+    tags: tags.map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: joi.schemas,
+      responses: Object.fromEntries(
+        Object.values(ERROR_RESPONSES).map((e) => [
+          e.name,
+          { description: e.description, content: { 'application/json': { schema: errorBody } } },
+        ]),
+      ),
+      securitySchemes: {
+        [BEARER]: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'A JWT whose `sub` is the user id (HS256 with JWT_SECRET or RS256 with JWT_PUBLIC_KEY); `role: "admin"` marks an administrator. Locally: `npm run token -- --user alice [--admin]`.',
+        },
+      },
+    },
+  };
+  return { document, gaps };
+}
+
+function describeOperation(
+  joi: JoiJsonSchema,
+  route: WalkedRoute,
+  doc: RouteDoc,
+  openApiPath: string,
+  gaps: string[],
+): JsonSchema {
+  const schemas: RequestSchemas = Object.assign({}, ...route.handlers.map(requestSchemasOf).filter(Boolean));
+  const access: Access = Object.assign({}, ...[...route.above, ...route.handlers].map(accessOf).filter(Boolean));
+  const notes: string[] = [];
+  if (doc.description) notes.push(doc.description);
+  if (access.admin) notes.push('Administrators only: the token must carry `role: "admin"`.');
+  if (access.rateLimited) notes.push('Counts against the per-user order rate limit.');
+
+  const parameters: JsonSchema[] = [];
+  const inPath = [...openApiPath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+  const pathParams = schemas.params ? joi.properties(schemas.params).properties : {};
+  for (const name of Object.keys(pathParams)) {
+    if (!inPath.includes(name)) gaps.push(`${route.method} ${route.path}: path parameter ${name} is not in the path`);
+  }
+  for (const name of inPath) {
+    // a path segment the route reads without a schema is still a required string
+    const p = pathParams[name] ?? { schema: { type: 'string' }, required: true };
+    parameters.push(parameter(name, 'path', p.schema, true));
+  }
+  if (schemas.query) {
+    const { properties, note } = joi.properties(schemas.query);
+    for (const [name, p] of Object.entries(properties)) parameters.push(parameter(name, 'query', p.schema, p.required));
+    if (note) notes.push(note);
+    notes.push('Query parameter names match case-insensitively.');
+  }
+
+  const responses: Record<string, JsonSchema> = {
+    200: {
+      description: 'OK',
+      content: { [doc.contentType ?? 'application/json']: { schema: joi.convert(doc.response) } },
+    },
+  };
+  const statuses = new Set<number>(doc.errors ?? []);
+  if (schemas.body || schemas.query || schemas.params) statuses.add(400);
+  if (access.bearer) statuses.add(401);
+  if (access.admin) statuses.add(403);
+  if (access.rateLimited) statuses.add(429);
+  if (!doc.noStorage) statuses.add(503);
+  for (const status of [...statuses].sort()) {
+    responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+  }
+
+  const operation: JsonSchema = {
+    tags: [doc.tag],
+    summary: doc.summary,
+    operationId: operationId(route.method, openApiPath),
+    parameters,
+    responses,
+    security: access.bearer ? [{ [BEARER]: [] }] : [],
+  };
+  if (notes.length) operation.description = notes.join('\n\n');
+  if (schemas.body) {
+    operation.requestBody = { required: true, content: { 'application/json': { schema: joi.convert(schemas.body) } } };
+  }
+  if (access.admin) operation['x-required-role'] = 'admin';
+  return operation;
+}
+
+/** A parameter; the schema's description moves up to the parameter, where readers look for it. */
+function parameter(name: string, where: 'path' | 'query', schema: JsonSchema, required: boolean): JsonSchema {
+  const { description, ...rest } = schema;
+  const p: JsonSchema = { name, in: where, required, schema: rest };
+  if (description !== undefined) p.description = description;
+  return p;
+}
+
+/** `GET /api/orders/{orderId}` → `getApiOrdersOrderId`: unique because method and path are. */
+function operationId(method: string, path: string): string {
+  const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+}
