@@ -8,6 +8,7 @@ import { adminMarketsRoutes, marketsRoutes } from '../../markets';
 import { spotOrderRoutes } from '../../spot';
 import { adminDepositRoutes, walletRoutes } from '../../wallet';
 import type { AppContext } from '../context';
+import { apiDocs } from './api-docs';
 import { authenticate, requireAdmin } from './middleware/auth';
 import { errorHandler, notFoundHandler } from './middleware/errors';
 import { requestMetrics } from './middleware/metrics';
@@ -29,6 +30,7 @@ export function createApp(ctx: AppContext): Express {
   const auth = authenticate(ctx.config);
   const limit = orderRateLimit(ctx.redis, ctx.config.keyPrefix, ctx.config.rateLimitPoints, ctx.config.rateLimitBurst);
   app.use(systemRoutes(ctx));
+  app.use(apiDocs(app)); // the API reference: /api/openapi.json and /api/docs (docs/api-reference.md)
   app.use(queueDashboard(ctx));
   // every operator endpoint, whichever feature serves it, sits behind one admin check
   app.use('/api/admin', auth, requireAdmin);
