@@ -6,7 +6,8 @@ import { createMarkets, type Markets } from '../markets';
 import type { AppConfig } from '../platform/config/env';
 import { createLogger, type Logger } from '../platform/config/logger';
 import type { PlatformDeps } from '../platform/deps';
-import { createRedis } from '../platform/redis/connection';
+import { createRedis, whenReady } from '../platform/redis/connection';
+import { logOutages } from '../platform/redis/connection-watch';
 import { Keys } from '../platform/redis/keys';
 import { Scripts } from '../platform/redis/scripts';
 import { createSpot, type Spot } from '../spot';
@@ -28,7 +29,18 @@ export interface AppContext extends PlatformDeps {
 }
 
 export async function createContext(config: AppConfig, log: Logger = createLogger(config.logLevel)): Promise<AppContext> {
-  const redis = createRedis({ url: config.redisUrl, cluster: config.redisCluster, name: 'engine' });
+  // the engine connection fails fast and never resends (connection.ts); it refuses commands until ready
+  const redis = createRedis({
+    url: config.redisUrl,
+    cluster: config.redisCluster,
+    name: 'engine',
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+  });
+  logOutages(redis, log, 'engine');
+  await whenReady(redis, 10_000).catch((err: Error) => {
+    redis.disconnect();
+    throw new Error(`${err.message} at ${config.redisUrl}`);
+  });
   const keys = new Keys(config.keyPrefix);
   const scripts = new Scripts(redis);
   await scripts.preload();

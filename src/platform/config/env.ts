@@ -8,6 +8,8 @@ export interface AppConfig {
   wsPort: number;
   redisUrl: string;
   redisCluster: boolean;
+  /** Longest wait for a reply on the engine connection before the request answers 503. */
+  redisCommandTimeoutMs: number;
   /** Prefix of every key; the engine shard's hash tag is added by the key builder. */
   keyPrefix: string;
   /** Unset with no JWT_PUBLIC_KEY outside production: `npm start` then uses the development secret (dev-secret.ts). */
@@ -31,6 +33,8 @@ const schema = Joi.object({
     .uri({ scheme: ['redis', 'rediss'] })
     .default('redis://127.0.0.1:6379'),
   REDIS_CLUSTER: Joi.boolean().truthy('1').falsy('0').default(false),
+  // below 2 s with room to spare: a request held up by one silent command still answers 503 within 2 s
+  REDIS_COMMAND_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(1500),
   KEY_PREFIX: Joi.string()
     .pattern(/^[A-Za-z0-9_-]+$/)
     .default('ex'),
@@ -62,6 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     wsPort: value.WS_PORT,
     redisUrl: value.REDIS_URL,
     redisCluster: value.REDIS_CLUSTER,
+    redisCommandTimeoutMs: value.REDIS_COMMAND_TIMEOUT_MS,
     keyPrefix: value.KEY_PREFIX,
     jwtSecret: value.JWT_SECRET,
     jwtPublicKey: value.JWT_PUBLIC_KEY,

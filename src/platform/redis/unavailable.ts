@@ -1,0 +1,40 @@
+/**
+ * Whether an error means Redis could not be reached or did not answer, as opposed to a reply
+ * (a Lua rejection, a wrong type) or a bug. Matched by ioredis's error class names, socket error
+ * codes and, case-insensitively, the messages ioredis and Redis use, since ioredis exports no
+ * class for most of them.
+ */
+const NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTCONN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+const MESSAGES = new RegExp(
+  [
+    "stream isn't writeable", // no offline queue: refused before sending
+    'enableofflinequeue',
+    'connection is closed',
+    'command timed out', // sent, no reply within commandTimeout
+    'socket timeout',
+    'max retries per request', // in flight when the connection dropped
+    'maxretriesperrequest',
+    'none of startup nodes is available',
+    'cluster is disconnected',
+    'econnrefused',
+    'econnreset',
+    '^(loading|busy|masterdown|clusterdown|tryagain)\\b', // Redis refusing while it cannot serve
+  ].join('|'),
+  'i',
+);
+
+export function isRedisUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as NodeJS.ErrnoException).code;
+  return NAMES.has(err.name) || (code !== undefined && SOCKET_CODES.has(code)) || MESSAGES.test(err.message);
+}
