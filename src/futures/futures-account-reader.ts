@@ -5,6 +5,7 @@ import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import { unrealizedMinor } from './futures-order-dto';
+import { FuturesOrderIndex } from './futures-order-index';
 import type { FuturesPriceService } from './futures-price.service';
 
 /** One opening futures order of an account (an order that is or was a position), with what reads it. */
@@ -36,12 +37,16 @@ export interface AccountState {
  * money and its opening orders with their mark. Copy trading reads futures through this.
  */
 export class FuturesAccountReader {
+  private readonly orderIndex: FuturesOrderIndex;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly markets: MarketStore,
     private readonly prices: FuturesPriceService,
-  ) {}
+  ) {
+    this.orderIndex = new FuturesOrderIndex(redis, keys);
+  }
 
   async order(id: string | number): Promise<Record<string, string>> {
     return this.redis.hgetall(this.keys.order(id));
@@ -56,14 +61,9 @@ export class FuturesAccountReader {
   async state(accountId: string | number, marks = new Map<string, string | null>()): Promise<AccountState | null> {
     const a = await this.redis.hgetall(this.keys.futuresAccount(accountId));
     if (!a.id) return null;
-    const ids = await this.redis.zrange(this.keys.userOrders(a.user, 'futures'), '0', '-1');
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.order(id));
-    const rows = ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
     const orders: AccountOrder[] = [];
     let upnl = new BigNumber(0);
-    for (const h of rows) {
-      if (h.acct !== a.id || h.role !== 'open') continue;
+    for (const h of await this.orderIndex.accountOrders(a.id, { status: 'all' })) {
       const pair = await this.markets.getPair('futures', h.pair);
       if (!pair) continue;
       if (!marks.has(pair.code)) marks.set(pair.code, await this.prices.markTicks(pair));

@@ -6,6 +6,7 @@ import type { FuturesEngine } from './futures-engine';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
+import { FuturesOrderIndex } from './futures-order-index';
 import { unrealizedMinor } from './futures-order-dto';
 import type { FuturesPriceService } from './futures-price.service';
 
@@ -36,13 +37,17 @@ export interface FuturesAccountDto {
 
 /** Futures accounts and transfers between them and the wallet. */
 export class FuturesAccountService {
+  private readonly orderIndex: FuturesOrderIndex;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly markets: MarketStore,
     private readonly engine: FuturesEngine,
     private readonly prices: FuturesPriceService,
-  ) {}
+  ) {
+    this.orderIndex = new FuturesOrderIndex(redis, keys);
+  }
 
   /** The margin currency must be the quote of a futures pair, the leverage within that pair family's maximum. */
   async create(userId: string, req: CreateAccountRequest): Promise<FuturesAccountDto> {
@@ -58,11 +63,11 @@ export class FuturesAccountService {
 
   async list(userId: string): Promise<FuturesAccountDto[]> {
     const ids = (await this.redis.smembers(this.keys.userFuturesAccounts(userId))).sort((a, b) => Number(a) - Number(b));
-    const upnl = await this.unrealizedByAccount(userId);
+    const marks = new Map<string, string | null>();
     const out: FuturesAccountDto[] = [];
     for (const id of ids) {
       const h = await this.redis.hgetall(this.keys.futuresAccount(id));
-      out.push(await this.dto(h, upnl.get(id) ?? new BigNumber(0)));
+      out.push(await this.dto(h, await this.unrealized(id, marks)));
     }
     return out;
   }
@@ -95,22 +100,17 @@ export class FuturesAccountService {
     await this.engine.transfer(userId, from, to, req.currencyCode, minorString(minor));
   }
 
-  private async unrealizedByAccount(userId: string): Promise<Map<string, BigNumber>> {
-    const ids = await this.redis.zrange(this.keys.userOrders(userId, 'futures'), '0', '-1');
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.order(id));
-    const rows = ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
-    const out = new Map<string, BigNumber>();
-    const marks = new Map<string, string | null>();
-    for (const h of rows) {
+  /** Unrealized pnl at mark of the account's positions; `marks` caches mark prices across accounts. */
+  private async unrealized(accountId: string, marks: Map<string, string | null>): Promise<BigNumber> {
+    let sum = new BigNumber(0);
+    for (const h of await this.orderIndex.accountOrders(accountId, { status: 'open' })) {
       if (h.status !== '50') continue;
       const pair = await this.markets.getPair('futures', h.pair);
       if (!pair) continue;
       if (!marks.has(pair.code)) marks.set(pair.code, await this.prices.markTicks(pair));
-      const u = unrealizedMinor(h, futuresParams(pair), marks.get(pair.code) ?? null);
-      out.set(h.acct, (out.get(h.acct) ?? new BigNumber(0)).plus(u));
+      sum = sum.plus(unrealizedMinor(h, futuresParams(pair), marks.get(pair.code) ?? null));
     }
-    return out;
+    return sum;
   }
 
   private async dto(h: Record<string, string>, upnl: BigNumber): Promise<FuturesAccountDto> {

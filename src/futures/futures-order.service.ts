@@ -10,6 +10,7 @@ import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import { futuresOrderDto, type FuturesOrderDto } from './futures-order-dto';
+import { FuturesOrderIndex } from './futures-order-index';
 import type { FuturesPriceService } from './futures-price.service';
 
 /** SPEC 4.3 create-order body; postOnly and selfTradePrevention are DESIGN 4 extensions. */
@@ -45,15 +46,22 @@ export interface FuturesListQuery {
   IsActive?: boolean;
 }
 
+/** Statuses the open-orders index of an account holds: Created and InPosition. */
+const OPEN_STATUSES = new Set([String(FuturesStatus.Created), String(FuturesStatus.InPosition)]);
+
 /** Futures order use cases: request numbers to engine units (rounded down, SPEC 4.7 rule 9), checks, DTOs. */
 export class FuturesOrderService {
+  private readonly orderIndex: FuturesOrderIndex;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly markets: MarketStore,
     private readonly engine: FuturesEngine,
     private readonly prices: FuturesPriceService,
-  ) {}
+  ) {
+    this.orderIndex = new FuturesOrderIndex(redis, keys);
+  }
 
   futuresPair(code: string): Promise<Pair> {
     return requirePair(this.markets, 'futures', code);
@@ -115,7 +123,7 @@ export class FuturesOrderService {
   /** orders-history: every order of the caller, newest first. */
   ordersHistory(userId: string, q: FuturesListQuery): Promise<FuturesOrderDto[]> {
     const statuses = q.Statuses?.length ? new Set(q.Statuses.map(String)) : null;
-    return this.list(userId, q, (h) => !statuses || statuses.has(h.status));
+    return this.list(userId, q, statuses);
   }
 
   /** positions: orders that became positions; IsActive true = in position, false = closed, omitted = both. */
@@ -124,24 +132,17 @@ export class FuturesOrderService {
       q.IsActive === undefined
         ? [FuturesStatus.InPosition, FuturesStatus.PositionClosed]
         : [q.IsActive ? FuturesStatus.InPosition : FuturesStatus.PositionClosed];
-    const set = new Set(wanted.map(String));
-    return this.list(userId, q, (h) => set.has(h.status));
+    return this.list(userId, q, new Set(wanted.map(String)));
   }
 
-  private async list(
-    userId: string,
-    q: FuturesListQuery,
-    keep: (h: Record<string, string>) => boolean,
-  ): Promise<FuturesOrderDto[]> {
-    const ids = await this.redis.zrevrange(this.keys.userOrders(userId, 'futures'), 0, -1);
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.order(id));
-    const rows = ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
+  /** `statuses`: the statuses wanted, null for all. */
+  private async list(userId: string, q: FuturesListQuery, statuses: Set<string> | null): Promise<FuturesOrderDto[]> {
+    const rows = await this.candidates(userId, q, statuses);
     const from = q.DateFrom?.getTime();
     const to = q.DateTo?.getTime();
     const matching = rows.filter(
       (h) =>
-        keep(h) &&
+        (!statuses || statuses.has(h.status)) &&
         (!q.CurrencyPair || h.pair === q.CurrencyPair) &&
         (q.FuturesAccountId === undefined || h.acct === String(q.FuturesAccountId)) &&
         (from === undefined || Number(h.cts) >= from) &&
@@ -149,6 +150,23 @@ export class FuturesOrderService {
     );
     const start = (q.Page - 1) * q.PageSize;
     return Promise.all(matching.slice(start, start + q.PageSize).map((h) => this.dto(h)));
+  }
+
+  /**
+   * The caller's orders the filters can keep, newest first: one account's from its index (only the
+   * Created/InPosition ones when no other status is wanted), else every order of the caller.
+   */
+  private async candidates(userId: string, q: FuturesListQuery, statuses: Set<string> | null) {
+    if (q.FuturesAccountId !== undefined) {
+      const onlyOpen = statuses !== null && [...statuses].every((s) => OPEN_STATUSES.has(s));
+      const rows = await this.orderIndex.accountOrders(q.FuturesAccountId, { status: onlyOpen ? 'open' : 'all' });
+      // another user's account lists nothing, as it did when only the caller's orders were read
+      return rows.filter((h) => h.user === userId).reverse();
+    }
+    const ids = await this.redis.zrevrange(this.keys.userOrders(userId, 'futures'), 0, -1);
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.order(id));
+    return ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
   }
 
   private async ownedHash(userId: string, orderId: number): Promise<Record<string, string>> {

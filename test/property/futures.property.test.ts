@@ -122,9 +122,12 @@ async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step
   let long = 0;
   let short = 0;
   let lockedByOrders = 0;
+  const indexed = new Map(accounts.map((a) => [a, { all: [] as string[], open: [] as string[] }]));
   for (const u of USERS) {
     for (const id of await ctx.redis.zrange(k.userOrders(u, 'futures'), '0', '-1')) {
       const h = await ctx.redis.hgetall(k.order(id));
+      indexed.get(h.acct)?.all.push(id);
+      if (h.status === '10' || h.status === '50') indexed.get(h.acct)?.open.push(id);
       for (const f of ['rsv', 'margin', 'openQty', 'cost']) expect([where, id, f, Number(h[f]) >= 0]).toEqual([where, id, f, true]);
       if (h.status === '50') {
         if (h.side === 'buy') long += Number(h.openQty);
@@ -136,6 +139,13 @@ async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step
     }
   }
   expect([where, long]).toEqual([where, short]);
+  // each account's order indices hold exactly its orders, and the open one those Created or InPosition
+  const byId = (ids: string[]) => [...ids].sort((x, y) => Number(x) - Number(y));
+  for (const [a, want] of indexed) {
+    const all = await ctx.redis.zrange(k.futuresAccountOrders(a), '0', '-1');
+    const open = await ctx.redis.zrange(k.futuresAccountOpenOrders(a), '0', '-1');
+    expect([where, a, byId(all), byId(open)]).toEqual([where, a, byId(want.all), byId(want.open)]);
+  }
 
   let locked = 0;
   for (const a of accounts) {

@@ -1,0 +1,31 @@
+import type { RedisClient } from '../platform/redis/connection';
+import type { Keys } from '../platform/redis/keys';
+
+/** Which of an account's opening orders to read: all of them, or those Created (10) or InPosition (50). */
+export type AccountOrderStatus = 'open' | 'all';
+
+/**
+ * The one read of a futures account's orders: a range of the account's own index, then its order
+ * hashes, never a scan of everything its owner ever ordered. The Lua scripts keep the indices in
+ * the same step as the orders (keys.futuresAccountOrders, keys.futuresAccountOpenOrders); both hold
+ * opening orders only (the orders that are or become positions), close orders are in neither.
+ */
+export class FuturesOrderIndex {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+  ) {}
+
+  /** The account's opening orders as stored, oldest first (by id). */
+  async accountOrders(
+    accountId: string | number,
+    { status = 'all' }: { status?: AccountOrderStatus } = {},
+  ): Promise<Record<string, string>[]> {
+    const index = status === 'open' ? this.keys.futuresAccountOpenOrders(accountId) : this.keys.futuresAccountOrders(accountId);
+    const ids = await this.redis.zrange(index, '0', '-1');
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.order(id));
+    return ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
+  }
+}
