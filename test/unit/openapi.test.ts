@@ -2,9 +2,12 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Express } from 'express';
 import request from 'supertest';
+import { requestSchemasOf } from '../../src/platform/http/route-doc';
+import { errorBodySchema } from '../../src/platform/http/response.schema';
 import { API_INFO } from '../../src/transport/http/api-docs';
 import { buildApiDocument, type ApiDocument } from '../../src/transport/http/openapi/openapi-document';
 import { listRoutes } from '../../src/transport/http/route-list';
+import { walkRoutes } from '../../src/transport/http/route-walk';
 import { offlineApp } from '../../scripts/lib/offline-app';
 
 type Operation = {
@@ -99,12 +102,25 @@ describe('the OpenAPI document', () => {
       .responses;
     expect(Object.keys(responses).length).toBe(8);
     for (const r of Object.values(responses)) {
-      expect(r.content['application/json']).toEqual({ schema: { $ref: '#/components/schemas/ErrorBody' } });
+      const media = r.content['application/json'] as { schema: unknown; example: { error: { code: string } } };
+      expect(media.schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+      expect(errorBodySchema.validate(media.example).error).toBeUndefined();
     }
     expect(Object.keys(operation('POST /api/orders')?.responses ?? {})).toEqual(['200', '400', '401', '422', '429', '503']);
     expect(Object.keys(operation('GET /api/copy-master/:copyMasterFuturesAccountId/slaves')?.responses ?? {})).toEqual(
       expect.arrayContaining(['401', '403', '404']),
     );
+  });
+
+  it('shows request examples the route itself would accept', () => {
+    const examples = walkRoutes(app).flatMap((r) =>
+      r.handlers.flatMap((h) => {
+        const body = requestSchemasOf(h)?.body;
+        return body ? ((body.describe() as { examples?: unknown[] }).examples ?? []).map((e) => ({ body, e })) : [];
+      }),
+    );
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    for (const { body, e } of examples) expect(body.validate(e).error).toBeUndefined();
   });
 
   // each route is called without a token: the ones the document secures must refuse it, the others must not

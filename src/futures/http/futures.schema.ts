@@ -20,6 +20,9 @@ export const createFuturesOrderSchema = Joi.object({
   clientOrderId: Joi.string().min(1).max(64).allow(null),
   postOnly: Joi.boolean(),
   selfTradePrevention: Joi.string().valid(...STP_MODES),
+}).example({
+  isMarket: false, isLong: true, price: 30000, amount: 0.01, currencyPairCode: 'BTC_USDT', futuresAccountId: 1,
+  clientOrderId: 'my-order-1',
 });
 
 export const updateTakeProfitSchema = Joi.object({ orderId: id.required(), takeProfit: optionalPrice.required() });
@@ -72,7 +75,7 @@ export const transferSchema = Joi.object({
   toFuturesAccountId: id.allow(null).required(),
   currencyCode: Joi.string().pattern(CURRENCY_CODE).required(),
   amount: positive().required(),
-});
+}).example({ fromFuturesAccountId: null, toFuturesAccountId: 1, currencyCode: 'USDT', amount: 1000 });
 
 export const indexPriceSchema = Joi.object({
   currencyPairCode: Joi.string().max(80).required(),

@@ -27,7 +27,7 @@ export const placeSpotOrderSchema = Joi.object({
     .valid(...STP_MODES)
     .default('NONE'),
   clientOrderId: Joi.string().min(1).max(64).allow(null),
-});
+}).example({ currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price: 30000, amount: 0.01 });
 
 export const listSpotOrdersQuery = Joi.object({
   currencyPairCode: Joi.string().max(80),

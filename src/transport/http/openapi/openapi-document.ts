@@ -1,6 +1,11 @@
 import type { Express } from 'express';
 import {
-  accessOf, requestSchemasOf, routeDocOf, type Access, type RequestSchemas, type RouteDoc,
+  accessOf,
+  requestSchemasOf,
+  routeDocOf,
+  type Access,
+  type RequestSchemas,
+  type RouteDoc,
 } from '../../../platform/http/route-doc';
 import { errorBodySchema } from '../../../platform/http/response.schema';
 import { walkRoutes, type WalkedRoute } from '../route-walk';
@@ -20,19 +25,45 @@ export interface ApiDocument {
   gaps: string[];
 }
 
-/** DESIGN 4's statuses, each with the error body. */
-const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
-  400: { name: 'BadRequest', description: 'Invalid input: the details name each field (unknown body fields are refused too)' },
-  401: { name: 'Unauthorized', description: 'Missing or invalid bearer token (with `WWW-Authenticate: Bearer`)' },
-  403: { name: 'Forbidden', description: 'Authenticated, but not allowed (not an administrator, not the owner)' },
-  404: { name: 'NotFound', description: 'Unknown resource' },
-  409: { name: 'Conflict', description: 'State conflict (finished already, exists already, an account that belongs to a copy)' },
+/** DESIGN 4's statuses, each with the error body and a typical one as the example. */
+const ERROR_RESPONSES: Record<number, { name: string; description: string; example: [string, string] }> = {
+  400: {
+    name: 'BadRequest',
+    description: 'Invalid input: the details name each field (unknown body fields are refused too)',
+    example: ['VALIDATION_FAILED', 'Invalid body'],
+  },
+  401: {
+    name: 'Unauthorized',
+    description: 'Missing or invalid bearer token (with `WWW-Authenticate: Bearer`)',
+    example: ['UNAUTHORIZED', 'Missing or invalid bearer token'],
+  },
+  403: {
+    name: 'Forbidden',
+    description: 'Authenticated, but not allowed (not an administrator, not the owner)',
+    example: ['ADMIN_ONLY', 'This endpoint needs an administrator token'],
+  },
+  404: { name: 'NotFound', description: 'Unknown resource', example: ['ORDER_NOT_FOUND', 'Order not found'] },
+  409: {
+    name: 'Conflict',
+    description: 'State conflict (not open any more, finished already, exists already)',
+    example: ['ORDER_NOT_OPEN', 'Order is not open'],
+  },
   422: {
     name: 'Unprocessable',
-    description: 'Business rejection: not enough balance or margin, post-only would take, below the pair minimum, value too large',
+    description:
+      'Business rejection: not enough balance or margin, post-only would take, below the pair minimum, value too large',
+    example: ['INSUFFICIENT_BALANCE', 'Not enough available balance'],
   },
-  429: { name: 'TooManyRequests', description: 'Order rate limit reached (with `Retry-After` in seconds)' },
-  503: { name: 'Unavailable', description: 'Redis is unreachable; try again' },
+  429: {
+    name: 'TooManyRequests',
+    description: 'Order rate limit reached (with `Retry-After` in seconds)',
+    example: ['RATE_LIMITED', 'Too many order requests; retry in 1 s'],
+  },
+  503: {
+    name: 'Unavailable',
+    description: 'Redis is unreachable; try again',
+    example: ['SERVICE_UNAVAILABLE', 'Storage is unreachable, try again'],
+  },
 };
 
 const BEARER = 'bearerAuth';
@@ -70,9 +101,12 @@ export function buildApiDocument(app: Express, info: ApiInfo): ApiDocument {
     components: {
       schemas: joi.schemas,
       responses: Object.fromEntries(
-        Object.values(ERROR_RESPONSES).map((e) => [
+        Object.entries(ERROR_RESPONSES).map(([status, e]) => [
           e.name,
-          { description: e.description, content: { 'application/json': { schema: errorBody } } },
+          {
+            description: e.description,
+            content: { 'application/json': { schema: errorBody, example: errorExample(status, e.example) } },
+          },
         ]),
       ),
       securitySchemes: {
@@ -97,7 +131,10 @@ function describeOperation(
   gaps: string[],
 ): JsonSchema {
   const schemas: RequestSchemas = Object.assign({}, ...route.handlers.map(requestSchemasOf).filter(Boolean));
-  const access: Access = Object.assign({}, ...[...route.above, ...route.handlers].map(accessOf).filter(Boolean));
+  const access: Access = Object.assign(
+    {},
+    ...[...route.above, ...route.handlers].map(accessOf).filter(Boolean),
+  );
   const notes: string[] = [];
   if (doc.description) notes.push(doc.description);
   if (access.admin) notes.push('Administrators only: the token must carry `role: "admin"`.');
@@ -107,7 +144,8 @@ function describeOperation(
   const inPath = [...openApiPath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
   const pathParams = schemas.params ? joi.properties(schemas.params).properties : {};
   for (const name of Object.keys(pathParams)) {
-    if (!inPath.includes(name)) gaps.push(`${route.method} ${route.path}: path parameter ${name} is not in the path`);
+    if (!inPath.includes(name))
+      gaps.push(`${route.method} ${route.path}: path parameter ${name} is not in the path`);
   }
   for (const name of inPath) {
     // a path segment the route reads without a schema is still a required string
@@ -116,7 +154,8 @@ function describeOperation(
   }
   if (schemas.query) {
     const { properties, note } = joi.properties(schemas.query);
-    for (const [name, p] of Object.entries(properties)) parameters.push(parameter(name, 'query', p.schema, p.required));
+    for (const [name, p] of Object.entries(properties))
+      parameters.push(parameter(name, 'query', p.schema, p.required));
     if (note) notes.push(note);
     notes.push('Query parameter names match case-insensitively.');
   }
@@ -147,10 +186,20 @@ function describeOperation(
   };
   if (notes.length) operation.description = notes.join('\n\n');
   if (schemas.body) {
-    operation.requestBody = { required: true, content: { 'application/json': { schema: joi.convert(schemas.body) } } };
+    const schema = joi.convert(schemas.body);
+    const [example] = (schemas.body.describe() as { examples?: unknown[] }).examples ?? [];
+    operation.requestBody = {
+      required: true,
+      content: { 'application/json': example === undefined ? { schema } : { schema, example } },
+    };
   }
   if (access.admin) operation['x-required-role'] = 'admin';
   return operation;
+}
+
+function errorExample(status: string, [code, message]: [string, string]): JsonSchema {
+  const details = status === '400' ? [{ path: 'amount', message: '"amount" must be greater than 0' }] : [];
+  return { error: { code, message, details } };
 }
 
 /** A parameter; the schema's description moves up to the parameter, where readers look for it. */
