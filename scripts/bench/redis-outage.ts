@@ -9,7 +9,7 @@
  * Env: OUTAGE_SECONDS (25), BENCH_MODES (kill,stop), BENCH_CONCURRENCY (32), BENCH_PACE_MS (20),
  * WARMUP_SECONDS (3), AFTER_SECONDS (5), CLIENT_LIMIT_MS (10000: a request unanswered this long
  * counts as given up), BENCH_MAX_SECONDS (900). The service runs with its defaults
- * (REDIS_COMMAND_TIMEOUT_MS 1500 unless set).
+ * (REDIS_COMMAND_TIMEOUT_MS 1000 unless set).
  */
 import { randomBytes } from 'node:crypto';
 import { creditedUsers, depositLoad } from '../lib/outage/deposit-load';
