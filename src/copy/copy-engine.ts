@@ -1,6 +1,7 @@
 import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { unwrap, type ScriptReply } from '../platform/redis/reply';
+import { newOperation } from '../platform/redis/operation';
 
 /** Typed calls into the copy-trading money scripts (lua/copy/allocateCopyMargin-3, lua/copy/settleCopyCharge-3). */
 export class CopyEngine {
@@ -24,10 +25,11 @@ export class CopyEngine {
     timestamp: number,
   ): Promise<string> {
     const reply = unwrap(
-      await this.scripts.run<ScriptReply>(
+      await this.scripts.runOnce<ScriptReply>(
         'allocateCopyMargin',
         [this.keys.futuresAccount(from), this.keys.futuresAccount(to), this.keys.copyLedger(subId)],
         [userId, currency, amount ?? '0', dir, amount === null ? '1' : '0', timestamp],
+        newOperation(this.keys),
       ),
     );
     return String(reply[1]);

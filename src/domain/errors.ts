@@ -27,7 +27,7 @@ export const forbidden = (code: string, message: string) => new AppError(403, co
  * Codes the Lua scripts return as `{'ERR', code, detail}`, with the HTTP status each maps to.
  * One table, so a script's rejection reaches the client the same way from every caller.
  */
-export const ENGINE_ERRORS: Record<string, { status: number; message: string }> = {
+export const ENGINE_ERRORS: Record<string, { status: number; message: string; code?: string }> = {
   INSUFFICIENT_BALANCE: { status: 422, message: 'Not enough available balance' },
   ENGINE_ERROR: { status: 500, message: 'The engine failed on this order' },
   INSUFFICIENT_MARGIN: { status: 422, message: 'Not enough available margin' },
@@ -46,6 +46,8 @@ export const ENGINE_ERRORS: Record<string, { status: number; message: string }> 
   PAIR_NOT_FOUND: { status: 404, message: 'Unknown currency pair' },
   CURRENCY_MISMATCH: { status: 422, message: 'The account holds another margin currency' },
   LEVERAGE_ABOVE_MAX: { status: 422, message: 'Account leverage is above the maximum of the pair' },
+  // an exactly-once operation fenced after a lost reply, or past its deadline (lua/includes/operationRecord.lua)
+  OPERATION_ABORTED: { status: 503, code: 'ENGINE_UNAVAILABLE', message: 'The engine connection failed; nothing was done. Retry' },
 };
 
 export function engineError(code: string, detail?: string): AppError {
@@ -53,5 +55,5 @@ export function engineError(code: string, detail?: string): AppError {
   if (!known) return new AppError(500, 'ENGINE_ERROR', `Engine returned unknown code ${code}`);
   // a 5xx says nothing of the engine's internals (DESIGN 4: never a stack trace in a body)
   const shown = detail && known.status < 500 ? `${known.message}: ${detail}` : known.message;
-  return new AppError(known.status, code, shown);
+  return new AppError(known.status, known.code ?? code, shown);
 }

@@ -9,6 +9,7 @@ import { hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/r
 import { STP_FLAGS, type OrderType, type Side, type StpMode } from '../domain/order';
 import { decodeSpotOrder, type SpotOrderRecord } from './spot-order-record';
 import { GroupCommit } from '../platform/group-commit';
+import { newOperation } from '../platform/redis/operation';
 
 
 /** A spot order in engine units: prices in ticks, amounts in lots, money in minor units (strings). */
@@ -49,7 +50,8 @@ export class SpotEngine {
   ) {
     this.commit = new GroupCommit((orders) => {
       placeBatchOrders.observe(orders.length);
-      return this.scripts.run<ScriptReply[]>('placeSpotOrders', ...this.placeArgs(orders));
+      const [keys, args] = this.placeArgs(orders);
+      return this.scripts.runOnce<ScriptReply[]>('placeSpotOrders', keys, args, newOperation(this.keys));
     }, MAX_PLACE_BATCH);
   }
 
@@ -139,10 +141,11 @@ export class SpotEngine {
   /** `order`: the caller's order as read before (its pair, which never changes, names the keys). */
   async cancel(userId: string, order: { id: string; pair: string }, timestamp: number): Promise<SpotOrderRecord> {
     const reply = unwrap(
-      await this.scripts.run<ScriptReply>(
+      await this.scripts.runOnce<ScriptReply>(
         'cancelSpotOrder',
         [...this.cancelKeys(order.pair, userId), this.keys.order(order.id)],
         [this.keys.engine, userId, order.id, timestamp, this.streamMaxLen, order.pair],
+        newOperation(this.keys),
       ),
     );
     return storedOrder(reply);
@@ -150,10 +153,11 @@ export class SpotEngine {
 
   async cancelAll(userId: string, pairCode: string, timestamp: number): Promise<string[]> {
     const reply = unwrap(
-      await this.scripts.run<ScriptReply>(
+      await this.scripts.runOnce<ScriptReply>(
         'cancelSpotOrders',
         this.cancelKeys(pairCode, userId),
         [this.keys.engine, userId, pairCode, timestamp, this.streamMaxLen],
+        newOperation(this.keys),
       ),
     );
     return reply[1] as string[];

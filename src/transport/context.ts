@@ -42,7 +42,7 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
     throw new Error(`${err.message} at ${config.redisUrl}`);
   });
   const keys = new Keys(config.keyPrefix);
-  const scripts = new Scripts(redis);
+  const scripts = new Scripts(redis, undefined, config.redisCommandTimeoutMs);
   await scripts.preload();
   const platform: PlatformDeps = { config, log, redis, keys, scripts };
   const markets = createMarkets(platform);

@@ -638,7 +638,7 @@ describe('placeSpotOrders with several orders in one call', () => {
         sequential.push(await settle(one.ctx.spot.engine.place(o)));
 
       // counts the script calls; the context is thrown away afterwards
-      const run = jest.spyOn(together.ctx.scripts, 'run');
+      const run = jest.spyOn(together.ctx.scripts, 'runOnce');
       const concurrent = await Promise.all(
         randomOrders(together.pair, 11, n, { allAccepted: true }).map((o) =>
           settle(together.ctx.spot.engine.place(o)),

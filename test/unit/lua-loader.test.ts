@@ -95,7 +95,12 @@ describe('Lua loader', () => {
     expect(lib.code.indexOf('local function a')).toBeLessThan(lib.code.indexOf('register_function'));
     for (const name of ['one', 'two']) {
       expect(lib.functionName(name)).toBe(`${name}_${lib.version}`);
-      expect(lib.code).toContain(`redis.register_function('${name}_${lib.version}', function(KEYS, ARGV)`);
+      expect(lib.code).toContain(`redis.register_function('${name}_${lib.version}', body)`);
+      // and its exactly-once form, wrapped by runOnce (lua/includes/operationRecord.lua)
+      expect(lib.functionName(name, true)).toBe(`${name}Once_${lib.version}`);
+      expect(lib.code).toContain(
+        `redis.register_function('${name}Once_${lib.version}', function(KEYS, ARGV) return runOnce(body, KEYS, ARGV) end)`,
+      );
     }
     // another text is another version, so two releases never call each other's functions
     const changed = buildLuaLibrary(dirWith({ ...files, 'two-2.lua': '--- @include "includes/a"\nreturn a() + 2' }));

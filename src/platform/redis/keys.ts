@@ -98,6 +98,11 @@ export class Keys {
     return `${this.engine}fees`;
   }
 
+  /** The record of one exactly-once operation (lua/includes/operationRecord.lua): its reply, or a fence. */
+  operation(opId: string): string {
+    return `${this.engine}op:${opId}`;
+  }
+
   // futures (lua/includes/keys.lua builds the same names)
   futuresAccountIds(): string {
     return `${this.engine}ids:facct`;
@@ -226,6 +231,11 @@ export class Keys {
   /** Stream of candles as each update left them, read by the websocket gateways. */
   candleEvents(kind: MarketKind, pair: string): string {
     return `${this.marketData(kind, pair)}candles:events`;
+  }
+
+  /** The first answer to a client's Idempotency-Key (hashed), under a hash tag per user. */
+  idempotency(userId: string, keyHash: string): string {
+    return `${this.prefix}:{idem:${userId}}:${keyHash}`;
   }
 
   /** BullMQ's own prefix; each queue name carries its hash tag, as BullMQ advises for cluster. */

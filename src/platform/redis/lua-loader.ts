@@ -29,10 +29,13 @@ export interface LuaLibrary {
   /** The text for FUNCTION LOAD. */
   code: string;
   scripts: LuaScript[];
-  /** Registered name of a script: `<name>_<version>`. */
-  functionName(script: string): string;
+  /** Registered name of a script: `<name>_<version>`, or of its exactly-once form `<name>Once_<version>`. */
+  functionName(script: string, once?: boolean): string;
 }
 
+/** The include that defines `runOnce`, the wrapper of every script's exactly-once form. */
+const OPERATION_RECORD = 'includes/operationRecord';
+const ONCE_SUFFIX = 'Once';
 const INCLUDE = /^--- @include "([^"]+)"\s*$/gm;
 const VERSION = '%VERSION%';
 
@@ -122,13 +125,20 @@ function scriptFiles(dir: string, sub = ''): string[] {
 export function buildLuaLibrary(dir: string = LUA_DIR): LuaLibrary {
   const scripts = loadLuaScripts(dir);
   const emitted = new Set<string>();
-  const top: string[] = [];
+  // every script is also registered as its exactly-once form, so the wrapper is always there
+  const top: string[] = [...splitIncludes(LUA_DIR, `--- @include "${OPERATION_RECORD}"`, 'library', emitted).includes];
   const registrations: string[] = [];
   for (const s of scripts) {
     const { includes, body } = splitIncludes(dir, s.source, s.path, emitted);
     top.push(...includes);
     registrations.push(
-      `redis.register_function('${s.name}_${VERSION}', function(KEYS, ARGV)\n${body}\nend)`,
+      [
+        'do',
+        `local body = function(KEYS, ARGV)\n${body}\nend`,
+        `redis.register_function('${s.name}_${VERSION}', body)`,
+        `redis.register_function('${s.name}${ONCE_SUFFIX}_${VERSION}', function(KEYS, ARGV) return runOnce(body, KEYS, ARGV) end)`,
+        'end',
+      ].join('\n'),
     );
   }
   const template = `#!lua name=exchange_${VERSION}\n${top.join('\n')}\n${registrations.join('\n\n')}\n`;
@@ -138,6 +148,6 @@ export function buildLuaLibrary(dir: string = LUA_DIR): LuaLibrary {
     version,
     code: template.split(VERSION).join(version),
     scripts,
-    functionName: (script) => `${script}_${version}`,
+    functionName: (script, once = false) => `${script}${once ? ONCE_SUFFIX : ''}_${version}`,
   };
 }

@@ -3,6 +3,8 @@ import { Cluster } from 'ioredis';
 import { Histogram } from 'prom-client';
 import type { RedisClient } from './connection';
 import { buildLuaLibrary, type LuaLibrary, type LuaScript } from './lua-loader';
+import { lostReply, type Operation } from './operation';
+import { isRedisUnavailable } from './unavailable';
 
 export const luaLatency = new Histogram({
   name: 'lua_script_duration_seconds',
@@ -24,6 +26,11 @@ export class Scripts {
   constructor(
     readonly redis: RedisClient,
     readonly library: LuaLibrary = buildLuaLibrary(),
+    /**
+     * How long after it is sent an exactly-once command may still run: the engine connection's
+     * command timeout, after which the service treats the reply as lost and answers its client.
+     */
+    readonly operationDeadlineMs = 1500,
   ) {
     this.byName = new Map(library.scripts.map((s) => [s.name, s]));
   }
@@ -40,8 +47,8 @@ export class Scripts {
     return lists.every((l) => l.length > 0);
   }
 
-  async run<T>(name: string, keys: string[], args: (string | number)[]): Promise<T> {
-    const fn = this.functionOf(name, keys);
+  async run<T>(name: string, keys: string[], args: (string | number)[], once = false): Promise<T> {
+    const fn = this.functionOf(name, once ? keys.slice(0, -1) : keys, once);
     const end = luaLatency.startTimer({ script: name });
     try {
       try {
@@ -56,6 +63,22 @@ export class Scripts {
     }
   }
 
+  /**
+   * Runs a state-changing script exactly once (DESIGN 4): its exactly-once form records the reply
+   * under `op.key` in the same atomic step. When the reply is lost (the connection dropped or timed
+   * out after the command was sent), the outcome is asked of the server by that key, which also
+   * fences the operation so a late copy of the command cannot run: the caller gets the reply the
+   * script gave, or a 503 saying nothing was done, never a second run.
+   */
+  async runOnce<T>(name: string, keys: string[], args: (string | number)[], op: Operation): Promise<T> {
+    try {
+      return await this.run<T>(name, [...keys, op.key], [...args, op.ttlSeconds, Date.now() + this.operationDeadlineMs], true);
+    } catch (err) {
+      if (!isRedisUnavailable(err)) throw err;
+      return lostReply<T>(() => this.run<[string, T?]>('fenceOperation', [op.key], [op.ttlSeconds]));
+    }
+  }
+
   queue(pipeline: ChainableCommander, name: string, keys: string[], args: (string | number)[]): void {
     pipeline.fcall(this.functionOf(name, keys), keys.length, ...keys, ...args);
   }
@@ -65,7 +88,7 @@ export class Scripts {
     return this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
   }
 
-  private functionOf(name: string, keys: string[]): string {
+  private functionOf(name: string, keys: string[], once = false): string {
     const script = this.byName.get(name);
     if (!script) throw new Error(`unknown Lua script ${name}`);
     const { numberOfKeys: fixed, keysPerItem: per } = script;
@@ -74,7 +97,7 @@ export class Scripts {
       const wanted = per ? `${fixed} + ${per} per item` : String(fixed);
       throw new Error(`Lua script ${name} takes ${wanted} keys, called with ${keys.length}`);
     }
-    return this.library.functionName(name);
+    return this.library.functionName(name, once);
   }
 }
 

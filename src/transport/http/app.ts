@@ -11,6 +11,7 @@ import type { AppContext } from '../context';
 import { apiDocs } from './api-docs';
 import { authenticate, requireAdmin } from './middleware/auth';
 import { errorHandler, notFoundHandler } from './middleware/errors';
+import { authenticatedOnce, idempotency } from './middleware/idempotency';
 import { requestMetrics } from './middleware/metrics';
 import { orderRateLimit } from './middleware/rate-limit';
 import { refuseReservedKeys } from './middleware/reserved-keys';
@@ -27,7 +28,7 @@ export function createApp(ctx: AppContext): Express {
   app.use(compression({ threshold: 1024 })); // gzip/deflate/br past 1 KB, as Accept-Encoding allows (docs/aggregator-feeds.md)
   app.use(express.json({ limit: '64kb' }));
   app.use(refuseReservedKeys);
-  const auth = authenticate(ctx.config);
+  const auth = authenticatedOnce(authenticate(ctx.config), idempotency(ctx.redis, ctx.keys));
   const limit = orderRateLimit(ctx.redis, ctx.config.keyPrefix, ctx.config.rateLimitPoints, ctx.config.rateLimitBurst);
   app.use(systemRoutes(ctx));
   app.use(apiDocs(app)); // the API reference: /api/openapi.json and /api/docs (docs/api-reference.md)

@@ -1,0 +1,35 @@
+--[[
+  Exactly once (DESIGN 4). Every script is also registered as `<name>Once`, which takes, after the
+  script's own keys and arguments, the key of an operation record (last KEYS entry), how many
+  seconds to keep it and the time (ms, the service's clock) after which it must not run (the last
+  two ARGV entries). The first run stores the script's reply under that key in the same atomic
+  step; a repeat answers the stored reply and changes nothing; a record the service fenced after a
+  lost reply ('!', lua/platform/fenceOperation-1.lua) refuses to run at all, and so does a command
+  that reaches the server after its deadline (a server that stalled with it in its socket buffer):
+  the service has answered its client by then, and an answered request must never run later.
+  This is the one place a script reads TIME; it guards, it decides nothing about money.
+  A runtime error is recorded too (its writes so far stay: a script has no rollback) and re-raised.
+  Replies pass through cjson, so a script must answer big integers as strings (it does: DESIGN 3).
+]]
+local OPERATION_FENCED = '!'
+
+local function runOnce(body, KEYS, ARGV)
+  local opKey = table.remove(KEYS)
+  local deadline = tonumber(table.remove(ARGV))
+  local ttl = table.remove(ARGV)
+  local prior = redis.call('GET', opKey)
+  if prior == OPERATION_FENCED then return { 'ERR', 'OPERATION_ABORTED', '' } end
+  if prior then return cjson.decode(prior) end
+  local now = redis.call('TIME')
+  if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > deadline then
+    redis.call('SET', opKey, OPERATION_FENCED, 'EX', ttl)
+    return { 'ERR', 'OPERATION_ABORTED', '' }
+  end
+  local ok, reply = pcall(body, KEYS, ARGV)
+  if not ok then
+    redis.call('SET', opKey, cjson.encode({ 'ERR', 'ENGINE_ERROR', '' }), 'EX', ttl)
+    error(reply)
+  end
+  redis.call('SET', opKey, cjson.encode(reply == nil and false or reply), 'EX', ttl)
+  return reply
+end
