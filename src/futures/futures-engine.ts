@@ -3,6 +3,7 @@ import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { decodePlace, hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/redis/reply';
 import { STP_FLAGS, type Side, type StpMode } from '../domain/order';
+import { newOperation } from '../platform/redis/operation';
 import { FuturesScriptKeys } from './futures-script-keys';
 
 /** A futures order in engine units: prices in ticks, amounts in lots (decimal strings). */
@@ -60,7 +61,7 @@ export class FuturesEngine {
 
   async create(o: CreateFuturesInput): Promise<PlaceReply> {
     const { keys, args } = this.createArgs(o);
-    return decodePlace(await this.scripts.run<ScriptReply>('createFuturesOrder', keys, args));
+    return decodePlace(await this.scripts.runOnce<ScriptReply>('createFuturesOrder', keys, args, newOperation(this.keys)));
   }
 
   queueCreate(pipeline: ChainableCommander, o: CreateFuturesInput): void {
@@ -76,13 +77,14 @@ export class FuturesEngine {
     timestamp: number,
   ): Promise<Record<string, string>> {
     const reply = unwrap(
-      await this.scripts.run<ScriptReply>(
+      await this.scripts.runOnce<ScriptReply>(
         'closeFuturesPosition',
         this.scriptKeys.close(order.pair, userId, order.id, order.acct),
         [
           this.keys.engine, userId, limitTicks === null ? '1' : '0', limitTicks ?? '', timestamp, this.streamMaxLen,
           order.pair, order.acct,
         ],
+        newOperation(this.keys),
       ),
     );
     return hashOf(reply[1]);
@@ -96,19 +98,23 @@ export class FuturesEngine {
     timestamp: number,
   ): Promise<Record<string, string>> {
     const reply = unwrap(
-      await this.scripts.run<ScriptReply>('updateFuturesTrigger', this.scriptKeys.updateTrigger(order.pair, order.id), [
-        this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair,
-      ]),
+      await this.scripts.runOnce<ScriptReply>(
+        'updateFuturesTrigger',
+        this.scriptKeys.updateTrigger(order.pair, order.id),
+        [this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair],
+        newOperation(this.keys),
+      ),
     );
     return hashOf(reply[1]);
   }
 
   async createAccount(userId: string, name: string, currency: string, leverage: number, timestamp: number) {
     const reply = unwrap(
-      await this.scripts.run<ScriptReply>(
+      await this.scripts.runOnce<ScriptReply>(
         'createFuturesAccount',
         [this.keys.futuresAccountIds(), this.keys.userFuturesAccounts(userId)],
         [this.keys.engine, userId, name, currency, leverage, timestamp],
+        newOperation(this.keys),
       ),
     );
     return hashOf(reply[1]);
@@ -119,9 +125,12 @@ export class FuturesEngine {
     const wallet = this.keys.walletAvailable(userId);
     const key = (acct: string | null) => (acct === null ? wallet : this.keys.futuresAccount(acct));
     unwrap(
-      await this.scripts.run<ScriptReply>('transferMargin', [wallet, key(from), key(to)], [
-        userId, currency, minor, from === null ? '0' : '1', to === null ? '0' : '1',
-      ]),
+      await this.scripts.runOnce<ScriptReply>(
+        'transferMargin',
+        [wallet, key(from), key(to)],
+        [userId, currency, minor, from === null ? '0' : '1', to === null ? '0' : '1'],
+        newOperation(this.keys),
+      ),
     );
   }
 

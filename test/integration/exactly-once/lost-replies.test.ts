@@ -99,6 +99,43 @@ describe('exactly once across lost replies', () => {
     expect(await available(user, 'USDT')).toBe(1000);
   });
 
+  it.each<[string, Fault]>([
+    ['a lost reply', 'drop-reply'],
+    ['a cut mid-command', 'cut-mid-command'],
+  ])('a transfer to a futures account after %s moves the money once (or not at all, answered 503)', async (_name, fault) => {
+    const user = `tr${Math.random().toString(36).slice(2, 8)}`;
+    await direct.wallets.deposit(user, 'USDT', 1000);
+    const acct = await direct.futures.accounts.create(user, { name: 'main', currencyCode: 'USDT', leverage: 10 });
+    const move = { fromFuturesAccountId: null, toFuturesAccountId: Number(acct.id), currencyCode: 'USDT', amount: 100 };
+    const out = await faulted('transferMarginOnce', fault, () => ctx.futures.accounts.transfer(user, move));
+    const moved = out.error ? 0 : 100;
+    if (out.error) expect(out.error).toBe('503 ENGINE_UNAVAILABLE');
+    const [account] = await direct.futures.accounts.list(user);
+    expect(account.balance).toBe(moved);
+    expect(await available(user, 'USDT')).toBe(1000 - moved);
+  });
+
+  it.each<[string, string | null]>([
+    ['without a clientOrderId', null],
+    ['with a clientOrderId', 'f-lost'],
+  ])('a futures order %s whose reply is lost is placed once', async (_name, clientOrderId) => {
+    const user = `fo${Math.random().toString(36).slice(2, 8)}`;
+    await direct.wallets.deposit(user, 'USDT', 1000);
+    const acct = await direct.futures.accounts.create(user, { name: 'main', currencyCode: 'USDT', leverage: 10 });
+    await direct.futures.accounts.transfer(user, {
+      fromFuturesAccountId: null, toFuturesAccountId: Number(acct.id), currencyCode: 'USDT', amount: 500,
+    });
+    const req = {
+      isMarket: false, isLong: true, price: 100, amount: 1, currencyPairCode: 'BTC_USDT',
+      futuresAccountId: Number(acct.id), clientOrderId,
+    };
+    const out = await faulted('createFuturesOrderOnce', 'drop-reply', () => ctx.futures.orders.create(user, req));
+    expect(out.error).toBeUndefined();
+    const history = await direct.futures.orders.ordersHistory(user, { Page: 1, PageSize: 50 });
+    expect(history).toHaveLength(1);
+    expect(history[0].id).toBe(out.value?.id);
+  });
+
   it('Idempotency-Key over HTTP: a deposit whose reply is lost, then repeated, credits once and replays the answer', async () => {
     const app = createApp(ctx);
     const user = `ik${Math.random().toString(36).slice(2, 8)}`;
