@@ -124,9 +124,13 @@ export class SpotEngine {
     return decodeSpotPlace(await this.commit.submit(o.pair.code, o), o);
   }
 
-  /** Adds one placeSpotOrders call for `orders` (one pair) to a pipeline; its reply is one per order. */
+  /**
+   * Adds one placeSpotOrders call for `orders` (one pair) to a pipeline, in the exactly-once form
+   * `place` sends; its reply is one per order.
+   */
   queuePlace(pipeline: ChainableCommander, orders: PlaceSpotInput[]): void {
-    this.scripts.queue(pipeline, 'placeSpotOrders', ...this.placeArgs(orders));
+    const [keys, args] = this.placeArgs(orders);
+    this.scripts.queueOnce(pipeline, 'placeSpotOrders', keys, args, newOperation(this.keys));
   }
 
   /** KEYS[1..16] of both cancel scripts: the market's, its pair hash, the user's open orders on it and wallet. */

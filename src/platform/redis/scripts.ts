@@ -83,6 +83,13 @@ export class Scripts {
     pipeline.fcall(this.functionOf(name, keys), keys.length, ...keys, ...args);
   }
 
+  /** The exactly-once form in a pipeline (benchmarks: the server's work of `runOnce`, without its recovery). */
+  queueOnce(pipeline: ChainableCommander, name: string, keys: string[], args: (string | number)[], op: Operation): void {
+    const fn = this.functionOf(name, keys, true);
+    const deadline = Date.now() + this.operationDeadlineMs;
+    pipeline.fcall(fn, keys.length + 1, ...keys, op.key, ...args, op.ttlSeconds, deadline);
+  }
+
   /** Every server that holds functions: the masters of a cluster, or the one server. */
   private masters() {
     return this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
