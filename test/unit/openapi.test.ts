@@ -106,7 +106,9 @@ describe('the OpenAPI document', () => {
       expect(media.schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
       expect(errorBodySchema.validate(media.example).error).toBeUndefined();
     }
-    expect(Object.keys(operation('POST /api/orders')?.responses ?? {})).toEqual(['200', '400', '401', '422', '429', '503']);
+    expect(Object.keys(operation('POST /api/orders')?.responses ?? {})).toEqual([
+      '200', '400', '401', '409', '422', '429', '503',
+    ]);
     expect(Object.keys(operation('GET /api/copy-master/:copyMasterFuturesAccountId/slaves')?.responses ?? {})).toEqual(
       expect.arrayContaining(['401', '403', '404']),
     );
@@ -134,6 +136,14 @@ describe('the OpenAPI document', () => {
       if ((res.status === 401) !== secured) wrong.push(`${route}: ${res.status}, secured ${secured}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('offers the Idempotency-Key header on the authenticated routes that change state, and only there', () => {
+    const header = (r: string) => operation(r)?.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    for (const route of listRoutes(app)) {
+      const secured = (operation(route)?.security ?? []).length > 0;
+      expect([route, header(route)]).toEqual([route, secured && !route.startsWith('GET ')]);
+    }
   });
 
   it('marks the admin routes as needing role admin', () => {

@@ -28,11 +28,15 @@ export interface RouteDoc {
   noStorage?: true;
 }
 
-/** Who may call: a Bearer token, an admin token, and whether the per-user order rate limit applies. */
+/**
+ * Who may call: a Bearer token, an admin token; whether the per-user order rate limit applies and
+ * whether an `Idempotency-Key` header is honoured (on the routes that change state).
+ */
 export interface Access {
   bearer?: true;
   admin?: true;
   rateLimited?: true;
+  idempotencyKey?: true;
 }
 
 export interface RequestSchemas {

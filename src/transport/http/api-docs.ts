@@ -18,6 +18,7 @@ export const API_INFO: ApiInfo = {
     '',
     '- **Authentication**: `Authorization: Bearer <JWT>`; `sub` is the user id, `role: "admin"` an administrator. Locally `npm run token -- --user alice` prints one; paste it under *Authorize*.',
     '- **Errors**: every 4xx and 5xx has the body `{"error":{"code","message","details":[{"path","message"}]}}` (see *ErrorBody*).',
+    '- **Idempotency**: send `Idempotency-Key: <any 1-255 visible ASCII>` on a POST, PUT or DELETE and a repeat within 24 h answers the first answer and changes nothing; orders also take `clientOrderId`.',
     '- **Numbers** are JSON numbers; prices and amounts are rounded down to the pair\'s digits on placement.',
     '- **Market data** also streams over the websocket (`ws://<host>:8081/ws`, docs/market-data.md); it carries no orders.',
     '',

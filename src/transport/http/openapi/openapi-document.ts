@@ -68,6 +68,17 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
 
 const BEARER = 'bearerAuth';
 
+/** Methods whose repeat the idempotency middleware answers from the first answer (DESIGN 4). */
+const CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const IDEMPOTENCY_KEY: JsonSchema = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'A repeat within 24 h gets the first answer back (with `Idempotent-Replayed: true`) and changes nothing; a repeat while the first still runs is a 409 IDEMPOTENCY_KEY_IN_USE, the same key on another request a 422.',
+  schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+};
+
 /**
  * The OpenAPI 3.1 document of every route the app has, read off Express's router: request parts
  * from `validate()`, summary and response from `doc()`, security from the auth marks (route-doc.ts).
@@ -152,6 +163,8 @@ function describeOperation(
     const p = pathParams[name] ?? { schema: { type: 'string' }, required: true };
     parameters.push(parameter(name, 'path', p.schema, true));
   }
+  const idempotent = access.idempotencyKey && CHANGING.has(route.method);
+  if (idempotent) parameters.push(IDEMPOTENCY_KEY);
   if (schemas.query) {
     const { properties, note } = joi.properties(schemas.query);
     for (const [name, p] of Object.entries(properties))
@@ -167,7 +180,11 @@ function describeOperation(
     },
   };
   const statuses = new Set<number>(doc.errors ?? []);
-  if (schemas.body || schemas.query || schemas.params) statuses.add(400);
+  if (schemas.body || schemas.query || schemas.params || idempotent) statuses.add(400);
+  if (idempotent) {
+    statuses.add(409);
+    statuses.add(422);
+  }
   if (access.bearer) statuses.add(401);
   if (access.admin) statuses.add(403);
   if (access.rateLimited) statuses.add(429);
