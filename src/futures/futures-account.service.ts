@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import { fitsEngine, fromMinor, minorString, toMinorDown } from '../domain/decimal';
 import { futuresParams } from '../domain/futures';
-import { badRequest, notFound, rejected } from '../domain/errors';
+import { badRequest, conflict, notFound, rejected } from '../domain/errors';
 import type { FuturesEngine } from './futures-engine';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
@@ -35,6 +35,10 @@ export interface FuturesAccountDto {
   equity: number;
 }
 
+/** 409 for moving money into or out of, or hand-opening a position in, a copy subscription's account. */
+export const copyAccount = () =>
+  conflict('COPY_ACCOUNT', 'The account belongs to a copy subscription: money moves through start, margin changes and finish');
+
 /** Futures accounts and transfers between them and the wallet. */
 export class FuturesAccountService {
   private readonly orderIndex: FuturesOrderIndex;
@@ -49,15 +53,18 @@ export class FuturesAccountService {
     this.orderIndex = new FuturesOrderIndex(redis, keys);
   }
 
-  /** The margin currency must be the quote of a futures pair, the leverage within that pair family's maximum. */
-  async create(userId: string, req: CreateAccountRequest): Promise<FuturesAccountDto> {
+  /**
+   * The margin currency must be the quote of a futures pair, the leverage within that pair family's maximum.
+   * `copy`: the account of a copy subscription, flagged at birth (no transfers, no hand-placed opening orders).
+   */
+  async create(userId: string, req: CreateAccountRequest, copy = false): Promise<FuturesAccountDto> {
     const pairs = (await this.markets.listPairs('futures')).filter((p) => p.quoteCurrencyCode === req.currencyCode);
     if (pairs.length === 0) {
       throw rejected('UNSUPPORTED_MARGIN_CURRENCY', `No futures pair settles in ${req.currencyCode}`);
     }
     const max = Math.max(...pairs.map((p) => p.maxLeverage ?? 1));
     if (req.leverage > max) throw rejected('LEVERAGE_ABOVE_MAX', `Leverage above the maximum ${max} of the pairs`);
-    const h = await this.engine.createAccount(userId, req.name, req.currencyCode, req.leverage, Date.now());
+    const h = await this.engine.createAccount(userId, req.name, req.currencyCode, req.leverage, Date.now(), copy);
     return this.dto(h, new BigNumber(0));
   }
 
@@ -93,7 +100,10 @@ export class FuturesAccountService {
         { path: 'currencyCode', message: 'no such currency' },
       ]);
     }
-    for (const a of [from, to]) if (a !== null) await this.owned(userId, a);
+    for (const a of [from, to]) {
+      // the flag is set when the account is made and never cleared, so reading it first is safe
+      if (a !== null && (await this.owned(userId, a)).copy === '1') throw copyAccount();
+    }
     const minor = toMinorDown(req.amount, currency.decimals);
     if (!fitsEngine(minor)) throw rejected('BALANCE_TOO_LARGE', 'Amount exceeds what the engine holds exactly');
     if (minor.lte(0)) throw rejected('AMOUNT_TOO_SMALL', `amount rounds to zero at ${currency.decimals} decimals`);

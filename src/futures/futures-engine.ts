@@ -1,10 +1,12 @@
 import type { ChainableCommander } from 'ioredis';
+import { Histogram } from 'prom-client';
 import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { decodePlace, hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/redis/reply';
 import { STP_FLAGS, type Side, type StpMode } from '../domain/order';
 import { newOperation } from '../platform/redis/operation';
 import { FuturesScriptKeys } from './futures-script-keys';
+import { GroupCommit } from '../platform/group-commit';
 
 /** A futures order in engine units: prices in ticks, amounts in lots (decimal strings). */
 export interface CreateFuturesInput {
@@ -23,6 +25,16 @@ export interface CreateFuturesInput {
   timestamp: number;
 }
 
+/** Orders of one market that one createFuturesOrders call places at most (group commit, docs/performance.md). */
+export const MAX_CREATE_BATCH = 64;
+
+/** How many orders each createFuturesOrders call carried: how much the group commit is batching. */
+export const createBatchOrders = new Histogram({
+  name: 'futures_create_batch_orders',
+  help: 'Futures orders per createFuturesOrders script call (group commit)',
+  buckets: [1, 2, 4, 8, 16, 32, 64],
+});
+
 type Call = { keys: string[]; args: (string | number)[] };
 
 /** The fields of an opening order that name its keys (they never change once it is placed). */
@@ -38,6 +50,7 @@ export interface FuturesOrderRef {
  */
 export class FuturesEngine {
   private readonly scriptKeys: FuturesScriptKeys;
+  private readonly commit: GroupCommit<CreateFuturesInput, ScriptReply>;
 
   constructor(
     private readonly keys: Keys,
@@ -45,28 +58,41 @@ export class FuturesEngine {
     private readonly streamMaxLen: number,
   ) {
     this.scriptKeys = new FuturesScriptKeys(keys);
+    this.commit = new GroupCommit((orders) => {
+      createBatchOrders.observe(orders.length);
+      const { keys: k, args } = this.createArgs(orders);
+      return this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', k, args, newOperation(this.keys));
+    }, MAX_CREATE_BATCH);
   }
 
-  createArgs(o: CreateFuturesInput): Call {
-    const k = this.keys;
-    return {
-      keys: this.scriptKeys.createOrder(o.pairCode, o.userId, o.accountId),
-      args: [
-        k.engine, o.userId, o.pairCode, o.side, o.isMarket ? '1' : '0', o.priceTicks ?? '', o.amountLots,
-        o.tpTicks ?? '', o.slTicks ?? '', o.accountId, o.postOnly ? '1' : '0', STP_FLAGS[o.stp],
-        o.clientOrderId ?? '', o.timestamp, this.streamMaxLen,
-      ],
-    };
+  /** KEYS and ARGV of createFuturesOrders for orders of one pair, in lua/futures/createFuturesOrders-22+6n.lua's order. */
+  createArgs(orders: CreateFuturesInput[]): Call {
+    const pair = orders[0].pairCode;
+    const keys = [...this.scriptKeys.market(pair)];
+    const args: (string | number)[] = [this.keys.engine, pair, this.streamMaxLen];
+    for (const o of orders) {
+      if (o.pairCode !== pair) throw new Error('one createFuturesOrders call takes orders of one pair');
+      keys.push(...this.scriptKeys.createOrderItem(pair, o.userId, o.accountId));
+      args.push(
+        o.userId, o.side, o.isMarket ? '1' : '0', o.priceTicks ?? '', o.amountLots, o.tpTicks ?? '', o.slTicks ?? '',
+        o.accountId, o.postOnly ? '1' : '0', STP_FLAGS[o.stp], o.clientOrderId ?? '', o.timestamp,
+      );
+    }
+    return { keys, args };
   }
 
+  /** Places one order; orders arriving together on one market share a script call (group commit). */
   async create(o: CreateFuturesInput): Promise<PlaceReply> {
-    const { keys, args } = this.createArgs(o);
-    return decodePlace(await this.scripts.runOnce<ScriptReply>('createFuturesOrder', keys, args, newOperation(this.keys)));
+    return decodePlace(await this.commit.submit(o.pairCode, o));
   }
 
-  queueCreate(pipeline: ChainableCommander, o: CreateFuturesInput): void {
-    const { keys, args } = this.createArgs(o);
-    this.scripts.queue(pipeline, 'createFuturesOrder', keys, args);
+  /**
+   * Adds one createFuturesOrders call for `orders` (one pair) to a pipeline, in the exactly-once form
+   * `create` sends; its reply is one per order.
+   */
+  queueCreate(pipeline: ChainableCommander, orders: CreateFuturesInput[]): void {
+    const { keys, args } = this.createArgs(orders);
+    this.scripts.queueOnce(pipeline, 'createFuturesOrders', keys, args, newOperation(this.keys));
   }
 
   /** `order`: the caller's order as read before (its pair and account name the script's keys). */
@@ -108,12 +134,13 @@ export class FuturesEngine {
     return hashOf(reply[1]);
   }
 
-  async createAccount(userId: string, name: string, currency: string, leverage: number, timestamp: number) {
+  /** `copy`: the account belongs to a copy subscription from birth (createFuturesAccount ARGV[7]). */
+  async createAccount(userId: string, name: string, currency: string, leverage: number, timestamp: number, copy = false) {
     const reply = unwrap(
       await this.scripts.runOnce<ScriptReply>(
         'createFuturesAccount',
         [this.keys.futuresAccountIds(), this.keys.userFuturesAccounts(userId)],
-        [this.keys.engine, userId, name, currency, leverage, timestamp],
+        [this.keys.engine, userId, name, currency, leverage, timestamp, copy ? '1' : '0'],
         newOperation(this.keys),
       ),
     );

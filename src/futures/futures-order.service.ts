@@ -12,6 +12,7 @@ import type { Keys } from '../platform/redis/keys';
 import { futuresOrderDto, type FuturesOrderDto } from './futures-order-dto';
 import { FuturesOrderIndex } from './futures-order-index';
 import type { FuturesPriceService } from './futures-price.service';
+import { copyAccount } from './futures-account.service';
 
 /** SPEC 4.3 create-order body; postOnly and selfTradePrevention are DESIGN 4 extensions. */
 export interface CreateFuturesRequest {
@@ -97,7 +98,10 @@ export class FuturesOrderService {
     return input;
   }
 
-  async create(userId: string, req: CreateFuturesRequest): Promise<{ id: number; clientOrderId: string | null }> {
+  /** `asCopy`: placed by copy trading's mirror; any other opening order into a copy account is a 409. */
+  async create(userId: string, req: CreateFuturesRequest, asCopy = false): Promise<{ id: number; clientOrderId: string | null }> {
+    // the copy flag is set when the account is made and never cleared, so reading it first is safe
+    if (!asCopy && (await this.redis.hget(this.keys.futuresAccount(req.futuresAccountId), 'copy')) === '1') throw copyAccount();
     const { order } = await this.engine.create(await this.toEngineInput(userId, req, Date.now()));
     return { id: Number(order.id), clientOrderId: order.clid ? order.clid : null };
   }
