@@ -18,10 +18,16 @@ export interface AppConfig {
   roles: Role[];
   marketsFile: string;
   fundingIntervalSeconds: number;
+  /** An index source older than this is ignored while a fresher one exists (DESIGN 4). */
+  indexStaleSeconds: number;
+  /** How often the premium index is sampled for funding (docs/futures.md). */
+  premiumSampleSeconds: number;
   logLevel: string;
   rateLimitPoints: number;
   rateLimitBurst: number;
   streamMaxLen: number;
+  /** Days of trade history kept per market (TRADE_HISTORY_DAYS, docs/market-data.md). */
+  tradeHistoryDays: number;
   /** Where `npm start` keeps the data of a redis-server it starts itself, and the development secret. */
   dataDir: string;
 }
@@ -46,10 +52,13 @@ const schema = Joi.object({
     .default('api,ws,worker'),
   MARKETS_FILE: Joi.string().default(resolve(__dirname, '../../../config/markets.json')),
   FUNDING_INTERVAL_SECONDS: Joi.number().integer().min(1).default(28800),
+  INDEX_STALE_SECONDS: Joi.number().integer().min(1).default(30),
+  PREMIUM_SAMPLE_SECONDS: Joi.number().integer().min(1).default(5),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   RATE_LIMIT_PER_SECOND: Joi.number().integer().min(1).default(50),
   RATE_LIMIT_BURST: Joi.number().integer().min(1).default(100),
   STREAM_MAXLEN: Joi.number().integer().min(1000).default(100000),
+  TRADE_HISTORY_DAYS: Joi.number().positive().max(3650).default(7),
   DATA_DIR: Joi.string().default(resolve(process.cwd(), 'data')),
 }).unknown(true);
 
@@ -74,10 +83,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     roles: [...new Set(value.ROLES.split(','))] as Role[],
     marketsFile: value.MARKETS_FILE,
     fundingIntervalSeconds: value.FUNDING_INTERVAL_SECONDS,
+    indexStaleSeconds: value.INDEX_STALE_SECONDS,
+    premiumSampleSeconds: value.PREMIUM_SAMPLE_SECONDS,
     logLevel: value.LOG_LEVEL,
     rateLimitPoints: value.RATE_LIMIT_PER_SECOND,
     rateLimitBurst: value.RATE_LIMIT_BURST,
     streamMaxLen: value.STREAM_MAXLEN,
+    tradeHistoryDays: value.TRADE_HISTORY_DAYS,
     dataDir: value.DATA_DIR,
   };
 }

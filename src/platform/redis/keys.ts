@@ -73,6 +73,24 @@ export class Keys {
     return `${this.engine}last:${kind}:${pair}`;
   }
 
+  // trade history (lua/includes/tradeHistory.lua writes it; docs/market-data.md)
+  /** Every trade of a market kept TRADE_HISTORY_DAYS: zset, score = trade id, member = the record. */
+  tradeHistory(kind: MarketKind, pair: string): string {
+    return `${this.engine}trades:${kind}:${pair}`;
+  }
+  /** Time index of the history: zset, score = command ms, member = its first trade id (16 digits). */
+  tradeTimes(kind: MarketKind, pair: string): string {
+    return `${this.engine}tradetimes:${kind}:${pair}`;
+  }
+  /** A user's trades on a market: zset, score = trade id, member = `<id>:t` (taker) or `<id>:m` (maker). */
+  userTrades(kind: MarketKind, pair: string, userId: string): string {
+    return `${this.engine}utrades:${kind}:${pair}:${userId}`;
+  }
+  /** Retention of the trade history in ms (TRADE_HISTORY_DAYS), read by the engine scripts. */
+  tradeHistoryRetention(): string {
+    return `${this.engine}config:tradeHistoryMs`;
+  }
+
   // orders
   order(id: string | number): string {
     return `${this.engine}order:${id}`;
@@ -145,7 +163,19 @@ export class Keys {
   indexPrice(pair: string): string {
     return `${this.engine}index:futures:${pair}`;
   }
-  /** Last funding round of a futures market (hash: round, rate, mark, ts). */
+  /** Index sources of a futures market: hash source -> "ticks:ms" (the spot mid is computed, not stored). */
+  indexSources(pair: string): string {
+    return `${this.engine}isrc:futures:${pair}`;
+  }
+  /** Stored mark price of a futures market (hash: p, index, sec, ts), refreshed every second. */
+  markPrice(pair: string): string {
+    return `${this.engine}mark:futures:${pair}`;
+  }
+  /** The last 30 one-second samples of (futures mid - index), ticks, newest first (mark price P2). */
+  basisSamples(pair: string): string {
+    return `${this.engine}basis:futures:${pair}`;
+  }
+  /** Last funding round of a futures market (hash: round, rate, mark, ts; premium samples pn, pw, pslot). */
   fundingState(pair: string): string {
     return `${this.engine}funding:${pair}`;
   }
@@ -158,9 +188,18 @@ export class Keys {
     return `${this.engine}copyledger:${subscriptionId}`;
   }
 
-  // copy trading records: a hash tag of their own (docs/copy-trading.md)
+  // copy trading records: under the engine tag, so each copy transition is one engine script over
+  // its records and the money it moves (docs/copy-trading.md)
   private copy(): string {
-    return `${this.prefix}:{copy}:`;
+    return `${this.engine}copy:`;
+  }
+  /** Subscriptions between beginCopyFinish and completeCopyFinish (a worker resumes them). */
+  copyFinishing(): string {
+    return `${this.copy()}finishing`;
+  }
+  /** Masters between beginMasterClose and completeMasterClose (a worker resumes them). */
+  copyMastersClosing(): string {
+    return `${this.copy()}closing`;
   }
   /** Id counter of copy subscriptions. */
   copySubscriptionIds(): string {
