@@ -1,6 +1,7 @@
 import { withDevSecret } from '../src/platform/config/dev-secret';
 import { loadConfig } from '../src/platform/config/env';
 import { startDemo } from './demo/demo-market';
+import { startProgress } from './lib/progress';
 
 /**
  * `npm run demo`: market makers and takers on every listed pair, through the public API of a
@@ -37,7 +38,16 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   const seconds = num('DEMO_SECONDS');
-  if (seconds) setTimeout(() => void stop(`${seconds} s elapsed`), seconds * 1000);
+  if (seconds) {
+    // a bar on a terminal, plain lines otherwise, while a timed run lasts
+    const progress = startProgress('demo', seconds, { unit: 's' });
+    const tick = setInterval(() => progress.increment(1), 1000);
+    setTimeout(() => {
+      clearInterval(tick);
+      progress.stop();
+      void stop(`${seconds} s elapsed`);
+    }, seconds * 1000);
+  }
 }
 
 main().catch((err) => {
