@@ -3,11 +3,14 @@
   change. Fields: `ts`, `ev` (JSON array of events, integers as decimal strings because cjson
   prints large numbers in exponent form), and `seq` when the book changed: the market's book
   sequence, rising by exactly one per changed book, with the new total of every changed level as
-  a `book` event ({side, p, q}; q "0" removes the level).
+  a `book` event ({side, p, q}; q "0" removes the level). The command's trades also go to the
+  market's trade history (includes/tradeHistory), which outlives the stream's trimming.
 ]]
 --- @include "includes/fmt"
+--- @include "includes/tradeHistory"
 
 local function publishEvents(ctx)
+  recordTrades(ctx)
   local fields = { 'ts', ctx.ts }
   if ctx.bookChanged then
     local seq = redis.call('INCR', ctx.keys.seq)

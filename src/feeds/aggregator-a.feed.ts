@@ -1,9 +1,8 @@
 import type BigNumber from 'bignumber.js';
 import { decimal } from '../domain/decimal';
-import type { Pair } from '../domain/market';
 import type { MarketStore } from '../markets';
 import type { BookLevelDto, MarketDataService } from '../market-data';
-import { depthPerSide, type MarketTicker, type MarketTickerService, type TradeRecord } from '../market-data';
+import { depthPerSide, type MarketTicker, type MarketTickerService, type TradeReader } from '../market-data';
 
 /** CoinGecko carries decimals as strings; a missing value (no trade, empty book side) reads "0". */
 const str = (v: BigNumber | null): string => (v ? v.toFixed() : '0');
@@ -54,6 +53,17 @@ export interface HistoricalTradesQuery {
   limit: number;
   start_time?: number;
   end_time?: number;
+  /** our paging extension: only trades with a smaller id (the `Link: rel="next"` of the page before) */
+  before_id?: number;
+}
+
+/** `limit=0` asks for the whole retained history: it comes in pages of this many, linked by `before_id`. */
+export const HISTORY_PAGE = 1000;
+
+export interface HistoricalTradesPage {
+  body: { buy: AggregatorATrade[]; sell: AggregatorATrade[] };
+  /** `before_id` of the next page, null on the last */
+  nextBeforeId: number | null;
 }
 
 /** Spot feed of aggregator A, the CoinGecko exchange API standard (docs/aggregator-feeds.md). */
@@ -62,6 +72,7 @@ export class AggregatorAFeed {
     private readonly markets: MarketStore,
     private readonly marketData: MarketDataService,
     private readonly tickers: MarketTickerService,
+    private readonly trades: TradeReader,
   ) {}
 
   async pairs(): Promise<AggregatorAPair[]> {
@@ -80,19 +91,22 @@ export class AggregatorAFeed {
     return Promise.all(pairs.map((p) => this.book(p.code, depth)));
   }
 
-  /** Newest first within each array; `limit` counts both arrays together (0: all the stream keeps). */
-  async historicalTrades(q: HistoricalTradesQuery): Promise<{ buy: AggregatorATrade[]; sell: AggregatorATrade[] }> {
+  /**
+   * Newest first within each array, from the trade history; `limit` counts both arrays together.
+   * `limit` 0 is the whole retained history, HISTORY_PAGE trades a page, the next from nextBeforeId.
+   */
+  async historicalTrades(q: HistoricalTradesQuery): Promise<HistoricalTradesPage> {
     const pairs = q.ticker_id ? [await this.marketData.pairOr404('spot', q.ticker_id)] : await this.markets.listPairs('spot');
-    const filter = { from: q.start_time, to: q.end_time, side: q.type, limit: q.limit };
-    const found: { pair: Pair; t: TradeRecord }[] = [];
-    for (const pair of pairs) {
-      for (const t of await this.tickers.trades('spot', pair, filter)) found.push({ pair, t });
-    }
-    found.sort((a, b) => b.t.ts - a.t.ts || b.t.id - a.t.id);
-    const kept = q.limit > 0 ? found.slice(0, q.limit) : found;
-    const out = { buy: [] as AggregatorATrade[], sell: [] as AggregatorATrade[] };
-    for (const { pair, t } of kept) {
-      out[t.side].push({
+    const page = await this.trades.page('spot', pairs, {
+      from: q.start_time,
+      to: q.end_time,
+      side: q.type,
+      limit: q.limit > 0 ? q.limit : HISTORY_PAGE,
+      beforeId: q.before_id,
+    });
+    const body = { buy: [] as AggregatorATrade[], sell: [] as AggregatorATrade[] };
+    for (const { pair, t } of page.trades) {
+      body[t.side].push({
         trade_id: t.id,
         price: t.price.toFixed(),
         base_volume: t.amount.toFixed(),
@@ -102,7 +116,7 @@ export class AggregatorAFeed {
         ...(q.ticker_id ? {} : { ticker_id: pair.code }),
       });
     }
-    return out;
+    return { body, nextBeforeId: page.nextBeforeId };
   }
 
   private async book(code: string, depth: number): Promise<AggregatorABook> {

@@ -2,7 +2,7 @@ import type BigNumber from 'bignumber.js';
 import { unifiedCryptoassetId } from '../domain/unified-cryptoasset-id';
 import type { MarketStore } from '../markets';
 import type { BookLevelDto, MarketDataService } from '../market-data';
-import { TICKER_WINDOW_MS, depthPerSide, type MarketTickerService } from '../market-data';
+import { TICKER_WINDOW_MS, depthPerSide, type MarketTickerService, type TradeReader } from '../market-data';
 
 /** CoinMarketCap types its figures as decimals: JSON numbers here; a missing value reads 0. */
 const num = (v: BigNumber | null): number => (v ? v.toNumber() : 0);
@@ -59,12 +59,16 @@ export interface AggregatorBTrade {
   type: 'buy' | 'sell';
 }
 
+/** Trades a page of B's trades (the last 24 h can hold millions). */
+export const TRADES_PAGE = 1000;
+
 /** Spot feed of aggregator B, the CoinMarketCap exchange API specification (docs/aggregator-feeds.md). */
 export class AggregatorBFeed {
   constructor(
     private readonly markets: MarketStore,
     private readonly marketData: MarketDataService,
     private readonly tickers: MarketTickerService,
+    private readonly tradeReader: TradeReader,
   ) {}
 
   /** The feed's root: where each endpoint is and which pairs they answer for. */
@@ -148,11 +152,14 @@ export class AggregatorBFeed {
     return { timestamp, bids: b.bids.map(pairOf), asks: b.asks.map(pairOf) };
   }
 
-  /** Every trade of the last 24 hours, newest first (as far back as the stream keeps). */
-  async trades(marketPair: string, now = Date.now()): Promise<AggregatorBTrade[]> {
+  /**
+   * Every trade of the last 24 hours, newest first, from the trade history: TRADES_PAGE a page, the
+   * next from nextBeforeId (null on the last).
+   */
+  async trades(marketPair: string, beforeId?: number, now = Date.now()): Promise<{ body: AggregatorBTrade[]; nextBeforeId: number | null }> {
     const pair = await this.marketData.pairOr404('spot', marketPair);
-    const trades = await this.tickers.trades('spot', pair, { from: now - TICKER_WINDOW_MS, limit: 0 });
-    return trades.map((t) => ({
+    const page = await this.tradeReader.page('spot', [pair], { from: now - TICKER_WINDOW_MS, limit: TRADES_PAGE, beforeId });
+    const body = page.trades.map(({ t }) => ({
       trade_id: t.id,
       price: t.price.toNumber(),
       base_volume: t.amount.toNumber(),
@@ -160,5 +167,6 @@ export class AggregatorBFeed {
       timestamp: t.ts,
       type: t.side,
     }));
+    return { body, nextBeforeId: page.nextBeforeId };
   }
 }

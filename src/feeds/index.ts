@@ -19,15 +19,15 @@ export interface AggregatorFeeds {
 export function createFeeds(
   deps: Pick<PlatformDeps, 'redis' | 'keys'> & {
     markets: MarketStore;
-    marketData: Pick<MarketData, 'service' | 'tickers'>;
+    marketData: Pick<MarketData, 'service' | 'tickers' | 'trades'>;
     prices: FuturesPriceService;
   },
 ): AggregatorFeeds {
   const { redis, keys, markets, marketData, prices } = deps;
-  const { service, tickers } = marketData;
+  const { service, tickers, trades } = marketData;
   return {
-    a: new AggregatorAFeed(markets, service, tickers),
-    b: new AggregatorBFeed(markets, service, tickers),
+    a: new AggregatorAFeed(markets, service, tickers, trades),
+    b: new AggregatorBFeed(markets, service, tickers, trades),
     futures: new FuturesContractsFeed(
       markets,
       service,

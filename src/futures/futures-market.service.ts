@@ -7,7 +7,7 @@ import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import type { BookLevelDto, MarketDataService } from '../market-data';
-import { parseEntry } from '../platform/market-event';
+import { TradeHistory, type IdRange } from '../market-data/trade-history';
 import type { FuturesPriceService } from './futures-price.service';
 
 /** SPEC 2.13; the first letter of `сurrencyPairCode` is Cyrillic U+0441, as SPEC spells it. */
@@ -59,16 +59,20 @@ export interface DealsQuery {
   DateTo?: Date;
 }
 
-/** Public futures market data: pairs, the book, and deals read from the market streams. */
+/** Public futures market data: pairs, the book, and deals read from the trade history. */
 export class FuturesMarketService {
+  private readonly history: TradeHistory;
+
   constructor(
-    private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    redis: RedisClient,
+    keys: Keys,
     private readonly markets: MarketStore,
     private readonly marketData: MarketDataService,
     private readonly prices: FuturesPriceService,
     private readonly engine: FuturesEngine,
-  ) {}
+  ) {
+    this.history = new TradeHistory(redis, keys);
+  }
 
   /**
    * basePricePrecision = digitsPrice, quantityPrecision = digitsAmount, quotePricePrecision = the
@@ -95,14 +99,19 @@ export class FuturesMarketService {
     );
   }
 
-  /** Admin: the index price of a futures pair (used where no spot market gives one). */
-  async setIndexPrice(code: string, price: number): Promise<{ currencyPairCode: string; price: number }> {
+  /**
+   * Admin: one index source's price of a futures pair (`source` defaults to admin); the index is the
+   * median of the fresh sources, and the mark is refreshed at once from it.
+   */
+  async setIndexPrice(code: string, price: number, source = 'admin'): Promise<{ currencyPairCode: string; price: number }> {
     const pair = await this.marketData.pairOr404('futures', code);
     const ticks = toMinorDown(price, pair.digitsPrice);
     if (ticks.lte(0) || !fitsEngine(ticks)) {
       throw rejected('PRICE_OUT_OF_RANGE', `price must be positive at ${pair.digitsPrice} digits and fit the engine`);
     }
-    await this.engine.setIndexPrice(code, minorString(ticks), Date.now());
+    const now = Date.now();
+    await this.prices.recordIndexSource(pair, source, minorString(ticks), now);
+    await this.prices.refreshMark(pair, now);
     return { currencyPairCode: code, price: fromMinor(minorString(ticks), pair.digitsPrice) };
   }
 
@@ -111,80 +120,67 @@ export class FuturesMarketService {
     return { currencyPairCode, asks, bids };
   }
 
+  /** Market-wide deals newest first: one page, found by rank (O(log n + page)), with the total. */
   async deals(q: DealsQuery): Promise<{ totalCount: number; items: FuturesDealDto[] }> {
-    const all: FuturesDealDto[] = [];
-    await this.scanTrades(q, (pair, ts, t) => {
-      all.push({
-        timestamp: ts,
+    const { pairs, sources } = await this.sources(q, (code, range) => this.history.marketSource('futures', code, range));
+    const [totalCount, found] = await Promise.all([
+      this.history.count(sources),
+      this.history.tradesFrom(sources, (q.Page - 1) * q.PageSize, q.PageSize),
+    ]);
+    const items = found.map(({ trade: t, source }) => {
+      const pair = pairs[source];
+      return {
+        timestamp: new Date(t.ts).toISOString(),
         price: fromMinor(t.p, pair.digitsPrice),
         amount: fromMinor(t.q, pair.digitsAmount),
         currencyPairCode: pair.code,
         isLong: t.side === 'buy',
         orderSide: t.side === 'buy' ? OrderSide.Buy : OrderSide.Sell,
-      });
+      };
     });
-    return page(all, q);
+    return { totalCount, items };
   }
 
   /** One deal per side the user was on: a trade between two of the user's orders gives two. */
   async userDeals(userId: string, q: DealsQuery): Promise<{ totalCount: number; items: FuturesUserDealDto[] }> {
-    const all: FuturesUserDealDto[] = [];
-    await this.scanTrades(q, (pair, ts, t) => {
-      const sides: ['t' | 'm', string][] = [
-        ['t', t.side],
-        ['m', t.side === 'buy' ? 'sell' : 'buy'],
-      ];
-      for (const [who, side] of sides) {
-        if (t[`${who}u`] !== userId) continue;
-        all.push({
-          id: Number(t.id),
-          timestamp: ts,
-          price: fromMinor(t.p, pair.digitsPrice),
-          amount: fromMinor(t.q, pair.digitsAmount),
-          currencyPairCode: pair.code,
-          isLong: t[`${who}l`] === '1',
-          fee: fromMinor(t[`${who}f`], pair.quoteDecimals),
-          feeAsset: pair.quoteCurrencyCode,
-          realizedPnl: fromMinor(t[`${who}pnl`], pair.quoteDecimals),
-          tradeType: who === 'm' ? TradeType.Maker : Number(t.tt ?? TradeType.Taker),
-          orderId: Number(t[`${who}pos`]),
-          orderSide: side === 'buy' ? OrderSide.Buy : OrderSide.Sell,
-        });
-      }
+    const { pairs, sources } = await this.sources(q, (code, range) => this.history.userSource('futures', code, userId, range));
+    const offset = (q.Page - 1) * q.PageSize;
+    const codes = pairs.map((p) => p.code);
+    const [totalCount, found] = await Promise.all([
+      this.history.count(sources),
+      this.history.userTrades('futures', codes, sources, offset, q.PageSize),
+    ]);
+    const byCode = new Map(pairs.map((p) => [p.code, p]));
+    const items = found.map(({ trade: t, role, pair: code }) => {
+      const pair = byCode.get(code) as Pair;
+      const who = role === 'taker' ? 't' : 'm';
+      const side = role === 'taker' ? t.side : t.side === 'buy' ? 'sell' : 'buy';
+      return {
+        id: t.id,
+        timestamp: new Date(t.ts).toISOString(),
+        price: fromMinor(t.p, pair.digitsPrice),
+        amount: fromMinor(t.q, pair.digitsAmount),
+        currencyPairCode: pair.code,
+        isLong: (who === 't' ? t.tl : t.ml) === '1',
+        fee: fromMinor(who === 't' ? t.tf : t.mf, pair.quoteDecimals),
+        feeAsset: pair.quoteCurrencyCode,
+        realizedPnl: fromMinor(who === 't' ? t.tpnl : t.mpnl, pair.quoteDecimals),
+        tradeType: who === 'm' ? TradeType.Maker : Number(t.tt || TradeType.Taker),
+        orderId: Number(who === 't' ? t.tpos : t.mpos),
+        orderSide: side === 'buy' ? OrderSide.Buy : OrderSide.Sell,
+      };
     });
-    return page(all, q);
+    return { totalCount, items };
   }
 
-  /** Trades of the markets asked for, newest first, within the dates (as far back as the streams keep). */
-  private async scanTrades(
-    q: DealsQuery,
-    visit: (pair: Pair, timestamp: string, trade: Record<string, string>) => void,
-  ): Promise<void> {
+  /** The markets asked for and, per market, its history (or index) bounded to the dates asked for. */
+  private async sources<S>(q: DealsQuery, source: (code: string, range: IdRange) => S): Promise<{ pairs: Pair[]; sources: S[] }> {
     const pairs = q.CurrencyPair
       ? [await this.marketData.pairOr404('futures', q.CurrencyPair)]
       : await this.markets.listPairs('futures');
-    const from = q.DateFrom?.getTime() ?? 0;
-    const to = q.DateTo?.getTime() ?? Number.MAX_SAFE_INTEGER;
-    const found: { ts: number; seq: number; pair: Pair; t: Record<string, string> }[] = [];
-    for (const pair of pairs) {
-      // entry ids are Redis's clock, the `ts` field the command's: a minute of slack each side
-      const entries = await this.redis.xrange(
-        this.keys.events('futures', pair.code),
-        q.DateFrom ? String(Math.max(0, from - 60_000)) : '-',
-        q.DateTo ? String(to + 60_000) : '+',
-      );
-      for (const [id, fields] of entries) {
-        const e = parseEntry(id, fields);
-        if (e.ts < from || e.ts > to) continue;
-        for (const t of e.events) if (t.e === 'trade') found.push({ ts: e.ts, seq: Number(t.id), pair, t });
-      }
-    }
-    found.sort((a, b) => b.ts - a.ts || b.seq - a.seq);
-    for (const f of found) visit(f.pair, new Date(f.ts).toISOString(), f.t);
+    const from = q.DateFrom?.getTime();
+    const to = q.DateTo?.getTime();
+    const sources = await Promise.all(pairs.map(async (p) => source(p.code, await this.history.idRange('futures', p.code, from, to))));
+    return { pairs, sources };
   }
-}
-
-function page<T>(all: T[], q: DealsQuery): { totalCount: number; items: T[] } {
-  const start = (q.Page - 1) * q.PageSize;
-  return { totalCount: all.length, items: all.slice(start, start + q.PageSize) };
 }

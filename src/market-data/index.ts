@@ -4,12 +4,16 @@ import { BookReader } from './book-reader';
 import { CandleService } from './candle.service';
 import { MarketDataService } from './market-data.service';
 import { MarketTickerService } from './market-ticker.service';
+import { TradeHistory } from './trade-history';
+import { TradeReader } from './trade-reader';
 
 export { BookReader } from './book-reader';
 export { CandleService } from './candle.service';
 export { candleDto, type CandleDto } from './candle-dto';
 export { MarketDataService, type BookLevelDto, type OrderBookDto } from './market-data.service';
-export { MarketTickerService, TICKER_WINDOW_MS, depthPerSide, type MarketTicker, type TradeRecord } from './market-ticker.service';
+export { MarketTickerService, TICKER_WINDOW_MS, depthPerSide, type MarketTicker } from './market-ticker.service';
+export { TradeHistory, type HistoryTrade, type UserHistoryTrade, type IdRange } from './trade-history';
+export { TradeReader, MAX_TRADE_PAGE, tradeRecord, type TradeRecord, type TradePage, type TradePageQuery } from './trade-reader';
 export { startCandlesWorker, type ProcessorOptions } from './candles.worker';
 export { spotMarketDataRoutes } from './http/spot-market-data.routes';
 export { exchangeDataRoutes } from './http/exchange-data.routes';
@@ -21,15 +25,25 @@ export interface MarketData {
   service: MarketDataService;
   candles: CandleService;
   tickers: MarketTickerService;
+  /** Every trade of every market for TRADE_HISTORY_DAYS (docs/market-data.md). */
+  history: TradeHistory;
+  trades: TradeReader;
 }
 
-export function createMarketData(deps: Pick<PlatformDeps, 'redis' | 'keys' | 'scripts'> & { markets: MarketStore }): MarketData {
+export function createMarketData(
+  deps: Pick<PlatformDeps, 'redis' | 'keys' | 'scripts' | 'config' | 'log'> & { markets: MarketStore },
+): MarketData {
   const { redis, keys, scripts, markets } = deps;
   const books = new BookReader(keys, scripts);
+  const history = new TradeHistory(redis, keys);
+  // the engine scripts trim by it; until it lands they keep the default 7 days
+  history.setRetentionDays(deps.config.tradeHistoryDays).catch((err: Error) => deps.log.warn({ err }, 'trade history retention not set'));
   return {
     books,
-    service: new MarketDataService(redis, keys, markets, books),
+    service: new MarketDataService(markets, books, history),
     candles: new CandleService(redis, keys, scripts, markets),
     tickers: new MarketTickerService(redis, keys, markets, books),
+    history,
+    trades: new TradeReader(history),
   };
 }

@@ -3,9 +3,8 @@ import { requirePair } from '../markets';
 import type { Pair } from '../domain/market';
 import type { BookReader } from './book-reader';
 import type { MarketStore } from '../markets';
-import type { RedisClient } from '../platform/redis/connection';
-import { fieldValue } from '../platform/market-event';
-import type { Keys, MarketKind } from '../platform/redis/keys';
+import type { MarketKind } from '../platform/redis/keys';
+import type { TradeHistory } from './trade-history';
 
 export interface BookLevelDto {
   price: number;
@@ -28,13 +27,12 @@ export interface SpotTradeDto {
   side: 'buy' | 'sell';
 }
 
-/** Public market data read straight from engine state: the book and the most recent trades. */
+/** Public market data read straight from engine state: the book, and the most recent trades from the trade history. */
 export class MarketDataService {
   constructor(
-    private readonly redis: RedisClient,
-    private readonly keys: Keys,
     private readonly markets: MarketStore,
     private readonly books: BookReader,
+    private readonly history: TradeHistory,
   ) {}
 
   pairOr404(kind: MarketKind, code: string): Promise<Pair> {
@@ -51,33 +49,18 @@ export class MarketDataService {
     return { currencyPairCode: code, seq: snap.seq, asks: snap.asks.map(level), bids: snap.bids.map(level) };
   }
 
-  /** Newest first, from the market's event stream (the window its MAXLEN keeps). */
-  async recentTrades(code: string, limit: number): Promise<SpotTradeDto[]> {
+  /** The most recent trades, newest first, from the trade history; `beforeId` pages on. */
+  async recentTrades(code: string, limit: number, beforeId?: number): Promise<SpotTradeDto[]> {
     const pair = await this.pairOr404('spot', code);
-    const out: SpotTradeDto[] = [];
-    let end = '+';
-    while (out.length < limit) {
-      const entries = await this.redis.xrevrange(this.keys.events('spot', code), end, '-', 'COUNT', 500);
-      if (entries.length === 0) break;
-      for (const [id, fields] of entries) {
-        const ev = fieldValue(fields, 'ev');
-        const ts = Number(fieldValue(fields, 'ts'));
-        if (!ev) continue;
-        const trades = (JSON.parse(ev) as Record<string, string>[]).filter((e) => e.e === 'trade').reverse();
-        for (const t of trades) {
-          out.push({
-            id: Number(t.id),
-            timestamp: new Date(ts).toISOString(),
-            price: fromMinor(t.p, pair.digitsPrice),
-            amount: fromMinor(t.q, pair.digitsAmount),
-            currencyPairCode: code,
-            side: t.side as 'buy' | 'sell',
-          });
-          if (out.length >= limit) break;
-        }
-        end = `(${id}`;
-      }
-    }
-    return out;
+    const range = { min: 0, max: beforeId === undefined ? Number.MAX_SAFE_INTEGER : beforeId - 1 };
+    const trades = await this.history.trades([this.history.marketSource('spot', code, range)], 0, limit);
+    return trades.map((t) => ({
+      id: t.id,
+      timestamp: new Date(t.ts).toISOString(),
+      price: fromMinor(t.p, pair.digitsPrice),
+      amount: fromMinor(t.q, pair.digitsAmount),
+      currencyPairCode: code,
+      side: t.side,
+    }));
   }
 }

@@ -7,13 +7,11 @@ import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys, MarketKind } from '../platform/redis/keys';
 import type { StoredCandle } from './candle-dto';
-import { entryMs, parseEntry } from '../platform/market-event';
 
 /** Length of the rolling window of the 24 h statistics, and the candle period it is summed from. */
 export const TICKER_WINDOW_MS = 24 * 3600 * 1000;
 const MINUTE = 60;
 const WINDOW_MINUTES = TICKER_WINDOW_MS / (MINUTE * 1000);
-const CLOCK_SLACK_MS = 60_000;
 
 /**
  * One market's 24 h statistics and top of book, in pair units (exact decimals). Every aggregator
@@ -35,26 +33,7 @@ export interface MarketTicker {
   ask: BigNumber | null;
 }
 
-export interface TradeRecord {
-  id: number;
-  /** ms since the epoch: the engine command's timestamp */
-  ts: number;
-  price: BigNumber;
-  /** base quantity (futures: lots × contractValue) */
-  amount: BigNumber;
-  /** price × amount, exact */
-  quote: BigNumber;
-  /** the taker's side */
-  side: 'buy' | 'sell';
-}
-
-export interface TradeFilter {
-  from?: number;
-  to?: number;
-  side?: 'buy' | 'sell';
-  /** 0 = no limit */
-  limit: number;
-}
+export type { TradeRecord } from './trade-reader';
 
 const units = (p: Pair) => ({
   price: (ticks: BigNumber.Value) => new BigNumber(ticks).shiftedBy(-p.digitsPrice),
@@ -123,36 +102,6 @@ export class MarketTickerService {
   async tickers(kind: MarketKind, now = Date.now()): Promise<MarketTicker[]> {
     const pairs = await this.markets.listPairs(kind);
     return Promise.all(pairs.map((p) => this.ticker(kind, p, now)));
-  }
-
-  /**
-   * Trades of one market, newest first, from its event stream (as far back as STREAM_MAXLEN keeps),
-   * filtered by command time [from, to] and taker side.
-   */
-  async trades(kind: MarketKind, pair: Pair, f: TradeFilter): Promise<TradeRecord[]> {
-    const u = units(pair);
-    const out: TradeRecord[] = [];
-    const full = () => f.limit > 0 && out.length >= f.limit;
-    let end = '+';
-    for (;;) {
-      const entries = await this.redis.xrevrange(this.keys.events(kind, pair.code), end, '-', 'COUNT', 500);
-      if (entries.length === 0) return out;
-      for (const [id, fields] of entries) {
-        end = `(${id}`;
-        // Command times run a little apart from append times; past this slack nothing older can follow.
-        if (f.from !== undefined && entryMs(id) < f.from - CLOCK_SLACK_MS) return out;
-        const entry = parseEntry(id, fields);
-        if (f.from !== undefined && entry.ts < f.from) continue;
-        if (f.to !== undefined && entry.ts > f.to) continue;
-        for (const t of entry.events.filter((e) => e.e === 'trade').reverse()) {
-          if (f.side && t.side !== f.side) continue;
-          const price = u.price(t.p);
-          const amount = u.amount(t.q);
-          out.push({ id: Number(t.id), ts: entry.ts, price, amount, quote: price.times(amount), side: t.side as 'buy' | 'sell' });
-          if (full()) return out;
-        }
-      }
-    }
   }
 }
 

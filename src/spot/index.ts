@@ -3,6 +3,7 @@ import type { PlatformDeps } from '../platform/deps';
 import { SpotEngine } from './spot-engine';
 import { SpotOrderService } from './spot-order.service';
 import { SpotUserTrades } from './spot-user-trades';
+import { TradeHistory } from '../market-data/trade-history';
 
 export { SpotEngine, placeBatchOrders } from './spot-engine';
 export { SpotOrderService } from './spot-order.service';
@@ -21,6 +22,6 @@ export function createSpot(deps: Pick<PlatformDeps, 'config' | 'redis' | 'keys' 
   return {
     engine,
     orders: new SpotOrderService(redis, keys, markets, engine),
-    userTrades: new SpotUserTrades(redis, keys, markets),
+    userTrades: new SpotUserTrades(new TradeHistory(redis, keys), markets),
   };
 }

@@ -11,9 +11,11 @@ import {
   aggregatorABookQuery,
   aggregatorBBookQuery,
   contractBookQuery,
+  aggregatorBTradesQuery,
   historicalTradesQuery,
   marketPairParams,
 } from './aggregator.schema';
+import { linkNextPage } from './next-page-link';
 import {
   aggregatorABookDtoSchema, aggregatorAPairDtoSchema, aggregatorATickerDtoSchema, aggregatorATradesDtoSchema,
   aggregatorBAssetsDtoSchema, aggregatorBBookDtoSchema, aggregatorBIndexDtoSchema, aggregatorBSummaryDtoSchema,
@@ -49,18 +51,21 @@ export function aggregatorRoutes(feeds: { a: AggregatorAFeed; b: AggregatorBFeed
   });
   const tradesADoc = docA({
     summary: 'Spot trades, newest first, split by side',
-    description: 'start_time and end_time: ISO 8601, or Unix time (below 10^11 read as seconds, else milliseconds). limit counts both sides together; 0 is everything kept.',
+    description:
+      'start_time and end_time: ISO 8601, or Unix time (below 10^11 read as seconds, else milliseconds). limit counts both sides together; 0 is everything kept (TRADE_HISTORY_DAYS), 1000 trades a page: the `Link: rel="next"` header gives the next page (before_id), absent on the last.',
     response: aggregatorATradesDtoSchema,
     errors: [404],
   });
-  r.get(`${A}/historical_trades`, tradesADoc, validate({ query: historicalTradesQuery }), async (_req, res) => {
+  r.get(`${A}/historical_trades`, tradesADoc, validate({ query: historicalTradesQuery }), async (req, res) => {
     const q = valid<HistoricalTradesQuery>(res, 'query');
     if (q.start_time !== undefined && q.end_time !== undefined && q.start_time > q.end_time) {
       throw badRequest('INVALID_DATE_RANGE', 'start_time must not be after end_time', [
         { path: 'start_time', message: 'must not be after end_time' },
       ]);
     }
-    res.json(await a.historicalTrades(q));
+    const page = await a.historicalTrades(q);
+    linkNextPage(req, res, page.nextBeforeId);
+    res.json(page.body);
   });
 
   r.get(B, docB({ summary: "The feed's endpoints and its pairs", response: aggregatorBIndexDtoSchema }), async (_req, res) => {
@@ -87,10 +92,18 @@ export function aggregatorRoutes(feeds: { a: AggregatorAFeed; b: AggregatorBFeed
     const q = valid<{ depth: number; level: number }>(res, 'query');
     res.json(await b.orderbook(market_pair, q.depth, q.level));
   });
-  const tradesBDoc = docB({ summary: 'Spot trades of one pair in the last 24 hours, newest first', response: aggregatorBTradesDtoSchema, errors: [404] });
-  r.get(`${B}/trades/:market_pair`, tradesBDoc, validate({ params: marketPairParams }), async (_req, res) => {
+  const tradesBDoc = docB({
+    summary: 'Spot trades of one pair in the last 24 hours, newest first',
+    description: '1000 trades a page: the `Link: rel="next"` header gives the next page (before_id), absent on the last.',
+    response: aggregatorBTradesDtoSchema,
+    errors: [404],
+  });
+  r.get(`${B}/trades/:market_pair`, tradesBDoc, validate({ params: marketPairParams, query: aggregatorBTradesQuery }), async (req, res) => {
     const { market_pair } = valid<{ market_pair: string }>(res, 'params');
-    res.json(await b.trades(market_pair));
+    const { before_id } = valid<{ before_id?: number }>(res, 'query');
+    const page = await b.trades(market_pair, before_id);
+    linkNextPage(req, res, page.nextBeforeId);
+    res.json(page.body);
   });
 
   // SPEC 2.16 for both, each with what its own standard adds (A: CoinGecko, B: CoinMarketCap)

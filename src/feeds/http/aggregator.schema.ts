@@ -19,6 +19,9 @@ const instant = () =>
       .custom((d: Date) => d.getTime()),
   );
 
+/** Our paging extension of the trade feeds: only trades with a smaller id (the next page's link carries it). */
+const beforeId = () => Joi.number().integer().min(1);
+
 export const aggregatorABookQuery = Joi.object({ ticker_id: pairCode(), depth: depth() });
 
 export const historicalTradesQuery = Joi.object({
@@ -27,7 +30,11 @@ export const historicalTradesQuery = Joi.object({
   limit: Joi.number().integer().min(0).max(10000).default(500),
   start_time: instant(),
   end_time: instant(),
+  before_id: beforeId(),
 });
+
+/** B's trades come in pages: the next one from the `Link: rel="next"` header. */
+export const aggregatorBTradesQuery = Joi.object({ before_id: beforeId() });
 
 export const marketPairParams = Joi.object({ market_pair: pairCode().required() });
 

@@ -15,4 +15,7 @@ export const candlesQuery = Joi.object({
 
 export const bookQuery = Joi.object({ depth: Joi.number().integer().min(1).max(1000).default(100) });
 
-export const tradesQuery = Joi.object({ limit: Joi.number().integer().min(1).max(1000).default(100) });
+export const tradesQuery = Joi.object({
+  limit: Joi.number().integer().min(1).max(1000).default(100),
+  beforeId: Joi.number().integer().min(1).description('Only trades with a smaller id: the next page starts below the last id read'),
+});

@@ -17,13 +17,13 @@ export function spotMarketDataRoutes(marketData: MarketDataService): Router {
     res.json(await marketData.orderBook('spot', String(req.params.pair), depth));
   });
   const tradesDoc = doc({
-    summary: 'Most recent trades of a spot pair, newest first',
+    summary: 'Trades of a spot pair, newest first (kept TRADE_HISTORY_DAYS; beforeId pages on)',
     response: Joi.array().items(spotTradeDtoSchema),
     errors: [404],
   });
   r.get('/api/trades/:pair', tradesDoc, validate({ query: tradesQuery }), async (req, res) => {
-    const { limit } = valid<{ limit: number }>(res, 'query');
-    res.json(await marketData.recentTrades(String(req.params.pair), limit));
+    const { limit, beforeId } = valid<{ limit: number; beforeId?: number }>(res, 'query');
+    res.json(await marketData.recentTrades(String(req.params.pair), limit, beforeId));
   });
   return r;
 }

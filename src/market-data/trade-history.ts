@@ -1,0 +1,213 @@
+import type { RedisClient } from '../platform/redis/connection';
+import type { Keys, MarketKind } from '../platform/redis/keys';
+
+/**
+ * One trade as the history keeps it (lua/includes/tradeHistory.lua): engine units, decimal strings.
+ * `ts` is the command's time in ms; the futures fields are '' on spot.
+ */
+export interface HistoryTrade {
+  id: number;
+  ts: number;
+  p: string;
+  q: string;
+  /** the taker's side */
+  side: 'buy' | 'sell';
+  tk: string;
+  mk: string;
+  tu: string;
+  mu: string;
+  tf: string;
+  mf: string;
+  tpnl: string;
+  mpnl: string;
+  tpos: string;
+  mpos: string;
+  tl: string;
+  ml: string;
+  tt: string;
+}
+
+/** A user's side of a trade: a trade between two orders of one user is two of these. */
+export interface UserHistoryTrade {
+  trade: HistoryTrade;
+  role: 'taker' | 'maker';
+  /** the market's code */
+  pair: string;
+}
+
+/** Trade ids from `min` to `max`, both included; empty when min > max. */
+export interface IdRange {
+  min: number;
+  max: number;
+}
+
+/** One sorted set scored by trade id (a market's records or a user's index) and the ids wanted of it. */
+export interface Source {
+  key: string;
+  range: IdRange;
+}
+
+const FIELDS = ['id', 'ts', 'p', 'q', 'side', 'tk', 'mk', 'tu', 'mu', 'tf', 'mf', 'tpnl', 'mpnl', 'tpos', 'mpos', 'tl', 'ml', 'tt'] as const;
+const ALL: IdRange = { min: 0, max: Number.MAX_SAFE_INTEGER };
+const DAY_MS = 24 * 3600 * 1000;
+
+export function parseTradeRecord(member: string): HistoryTrade {
+  const parts = member.split('|');
+  const r: Record<string, string> = {};
+  FIELDS.forEach((f, i) => (r[f] = parts[i] ?? ''));
+  return { ...(r as unknown as HistoryTrade), id: Number(r.id), ts: Number(r.ts), side: r.side as 'buy' | 'sell' };
+}
+
+/**
+ * Reads of the per-market trade history. Every read costs O(log n + page): pages are found by rank
+ * (ZCOUNT then ZREVRANGE), time bounds become id bounds through the time index, and a page merged
+ * from several markets finds its first id by a binary search over counts, never by skipping.
+ */
+export class TradeHistory {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+  ) {}
+
+  /** Tells the engine scripts how long to keep trades (they trim on write). */
+  async setRetentionDays(days: number): Promise<void> {
+    await this.redis.set(this.keys.tradeHistoryRetention(), String(Math.round(days * DAY_MS)));
+  }
+
+  /** The ids of a market's trades made within [from, to] (ms, both optional and inclusive). */
+  async idRange(kind: MarketKind, pair: string, from?: number, to?: number): Promise<IdRange> {
+    const times = this.keys.tradeTimes(kind, pair);
+    const range = { ...ALL };
+    if (from !== undefined) {
+      const [first] = await this.redis.zrangebyscore(times, from, '+inf', 'LIMIT', 0, 1);
+      if (first === undefined) return { min: 1, max: 0 };
+      range.min = Number(first);
+    }
+    if (to !== undefined) {
+      // the first command after `to` starts with the id after the last one wanted
+      const [next] = await this.redis.zrangebyscore(times, `(${to}`, '+inf', 'LIMIT', 0, 1);
+      if (next !== undefined) range.max = Number(next) - 1;
+    }
+    return range;
+  }
+
+  marketSource(kind: MarketKind, pair: string, range: IdRange = ALL): Source {
+    return { key: this.keys.tradeHistory(kind, pair), range };
+  }
+
+  userSource(kind: MarketKind, pair: string, userId: string, range: IdRange = ALL): Source {
+    return { key: this.keys.userTrades(kind, pair, userId), range };
+  }
+
+  /** How many ids of the sources lie in their ranges. */
+  async count(sources: Source[]): Promise<number> {
+    const counts = await Promise.all(sources.map((s) => this.countFrom(s, s.range.min)));
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  /** Trades of market sources newest first: `limit` of them after skipping `offset`. */
+  async trades(sources: Source[], offset: number, limit: number): Promise<HistoryTrade[]> {
+    return (await this.tradesFrom(sources, offset, limit)).map((t) => t.trade);
+  }
+
+  /** As trades(), each with the index of the source it came from. */
+  async tradesFrom(sources: Source[], offset: number, limit: number): Promise<{ trade: HistoryTrade; source: number }[]> {
+    const members = await this.membersWithKey(sources, offset, limit);
+    return members.map((m) => ({ trade: parseTradeRecord(m.member), source: m.source }));
+  }
+
+  /** A user's sides of trades newest first (sources from userSource), with their records. */
+  async userTrades(kind: MarketKind, pairs: string[], sources: Source[], offset: number, limit: number): Promise<UserHistoryTrade[]> {
+    const members = await this.membersWithKey(sources, offset, limit);
+    if (members.length === 0) return [];
+    const pipe = this.redis.pipeline();
+    for (const m of members) {
+      const id = m.member.slice(0, m.member.indexOf(':'));
+      pipe.zrangebyscore(this.keys.tradeHistory(kind, pairs[m.source]), id, id);
+    }
+    const records = (await pipe.exec()) ?? [];
+    const out: UserHistoryTrade[] = [];
+    members.forEach((m, i) => {
+      const [err, found] = records[i] ?? [];
+      if (err) throw err;
+      const rec = (found as string[] | undefined)?.[0];
+      // trimmed since the index was read: the trade is past the retention
+      if (rec) out.push({ trade: parseTradeRecord(rec), role: m.member.endsWith(':t') ? 'taker' : 'maker', pair: pairs[m.source] });
+    });
+    return out;
+  }
+
+  /** Members of the sources newest first (by score, then member), from global position `offset`. */
+  private async membersWithKey(sources: Source[], offset: number, limit: number): Promise<{ member: string; score: number; source: number }[]> {
+    const live = sources.filter((s) => s.range.min <= s.range.max);
+    if (live.length === 0 || limit <= 0) return [];
+    if (live.length === 1) return this.pageByRank(live[0], offset, limit, sources.indexOf(live[0]));
+    const top = offset === 0 ? Number.MAX_SAFE_INTEGER : await this.idAtPosition(live, offset);
+    if (top < 0) return [];
+    // members of `top` itself that come before `offset` (a self-trade is two members of one id)
+    const skip = offset === 0 ? 0 : offset - (await this.countAtLeast(live, top + 1));
+    const pages = await Promise.all(
+      live.map(async (s) => {
+        const max = Math.min(top, s.range.max);
+        if (max < s.range.min) return [];
+        const raw = await this.redis.zrevrangebyscore(s.key, max, s.range.min, 'WITHSCORES', 'LIMIT', 0, limit + skip);
+        return pairsOf(raw).map((m) => ({ ...m, source: sources.indexOf(s) }));
+      }),
+    );
+    return pages
+      .flat()
+      .sort((a, b) => b.score - a.score || (a.member < b.member ? 1 : -1))
+      .slice(skip, skip + limit);
+  }
+
+  /** One source: the ids above its range are counted, then the page is read by rank. */
+  private async pageByRank(s: Source, offset: number, limit: number, source: number): Promise<{ member: string; score: number; source: number }[]> {
+    const above = s.range.max >= Number.MAX_SAFE_INTEGER ? 0 : await this.redis.zcount(s.key, `(${s.range.max}`, '+inf');
+    const start = above + offset;
+    const raw = await this.redis.zrevrange(s.key, start, start + limit - 1, 'WITHSCORES');
+    return pairsOf(raw)
+      .filter((m) => m.score >= s.range.min)
+      .map((m) => ({ ...m, source }));
+  }
+
+  /** The id at 0-based position `offset` newest first across the sources; -1 when there are fewer. */
+  private async idAtPosition(sources: Source[], offset: number): Promise<number> {
+    let lo = Math.min(...sources.map((s) => s.range.min));
+    let hi = await this.highestId(sources);
+    if ((await this.countAtLeast(sources, lo)) <= offset) return -1;
+    // largest id t with at least offset + 1 ids >= t
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi + 1) / 2);
+      if ((await this.countAtLeast(sources, mid)) >= offset + 1) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  private async highestId(sources: Source[]): Promise<number> {
+    const tops = await Promise.all(
+      sources.map(async (s) => {
+        const max = Math.min(s.range.max, Number.MAX_SAFE_INTEGER);
+        const raw = await this.redis.zrevrangebyscore(s.key, max, s.range.min, 'WITHSCORES', 'LIMIT', 0, 1);
+        return raw.length ? Number(raw[1]) : 0;
+      }),
+    );
+    return Math.max(...tops);
+  }
+
+  private async countAtLeast(sources: Source[], id: number): Promise<number> {
+    const counts = await Promise.all(sources.map((s) => this.countFrom(s, Math.max(id, s.range.min))));
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  private countFrom(s: Source, from: number): Promise<number> {
+    if (from > s.range.max) return Promise.resolve(0);
+    return this.redis.zcount(s.key, from, s.range.max >= Number.MAX_SAFE_INTEGER ? '+inf' : s.range.max);
+  }
+}
+
+function pairsOf(raw: string[]): { member: string; score: number }[] {
+  const out: { member: string; score: number }[] = [];
+  for (let i = 0; i < raw.length; i += 2) out.push({ member: raw[i], score: Number(raw[i + 1]) });
+  return out;
+}
