@@ -110,7 +110,7 @@ async function luaRun(ctx: AppContext): Promise<LuaSample> {
   const engine = async (items: CreateFuturesInput[]) => {
     const run = await runPipelined(redis, {
       items, batchSize: BATCH, inFlight: IN_FLIGHT, isOk: ok,
-      queue: (p, o) => ctx.futures.engine.queueCreate(p, o),
+      queue: (p, o) => ctx.futures.engine.queueCreate(p, [o]),
     });
     if (run.firstError) console.log(`  first engine error: ${run.firstError}`);
     return { perSec: (items.length / run.elapsedMs) * 1000, errors: run.errors };
@@ -120,7 +120,7 @@ async function luaRun(ctx: AppContext): Promise<LuaSample> {
     const run = await runPipelined(redis, {
       items, batchSize: BATCH, inFlight: IN_FLIGHT,
       queue: (p, o) => {
-        const { keys, args } = ctx.futures.engine.createArgs(o);
+        const { keys, args } = ctx.futures.engine.createArgs([o]);
         p.fcall(noopFn, keys.length, ...keys, ...args);
       },
     });
@@ -202,7 +202,7 @@ async function liquidationRun(ctx: AppContext): Promise<{ ms: number; liquidated
   }));
   const run = await runPipelined(ctx.redis as Redis, {
     items: longs, batchSize: BATCH, inFlight: IN_FLIGHT, isOk: (r) => Array.isArray(r) && r[0] === 'OK',
-    queue: (p, o) => ctx.futures.engine.queueCreate(p, o),
+    queue: (p, o) => ctx.futures.engine.queueCreate(p, [o]),
   });
   if (run.errors) throw new Error(`opening the positions failed: ${run.firstError}`);
   await ctx.futures.engine.create({

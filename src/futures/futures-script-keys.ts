@@ -33,11 +33,13 @@ export class FuturesScriptKeys {
     return keys;
   }
 
-  /** lua/futures/createFuturesOrder-28.lua: the market's keys, then the user's and the account's. */
-  createOrder(pair: string, userId: string, accountId: string): string[] {
+  /**
+   * lua/futures/createFuturesOrders-22+6n.lua, per order after the market's keys: the user's orders,
+   * open orders on the pair and clientOrderIds, then the account's hash, orders and open orders.
+   */
+  createOrderItem(pair: string, userId: string, accountId: string): string[] {
     const k = this.keys;
     return [
-      ...this.market(pair),
       k.userOrders(userId, 'futures'), k.userOpenOrders(userId, 'futures', pair), k.futuresClientOrderIds(userId),
       k.futuresAccount(accountId), k.futuresAccountOrders(accountId), k.futuresAccountOpenOrders(accountId),
     ];

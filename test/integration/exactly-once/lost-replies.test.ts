@@ -129,7 +129,7 @@ describe('exactly once across lost replies', () => {
       isMarket: false, isLong: true, price: 100, amount: 1, currencyPairCode: 'BTC_USDT',
       futuresAccountId: Number(acct.id), clientOrderId,
     };
-    const out = await faulted('createFuturesOrderOnce', 'drop-reply', () => ctx.futures.orders.create(user, req));
+    const out = await faulted('createFuturesOrdersOnce', 'drop-reply', () => ctx.futures.orders.create(user, req));
     expect(out.error).toBeUndefined();
     const history = await direct.futures.orders.ordersHistory(user, { Page: 1, PageSize: 50 });
     expect(history).toHaveLength(1);

@@ -1,0 +1,77 @@
+--[[
+  Places a batch of futures orders on one market (SPEC 4.3), in the order given, each exactly as
+  if it came alone (includes/futures/createOrder: idempotency, account and leverage checks, TP/SL
+  side check, post-only, margin check at the worst price the order can fill at, reservation,
+  matching, resting the rest of a limit order, trigger indices). Each order's writes are made
+  before the next starts, so a later order's margin check counts what the earlier ones reserved,
+  filled or released. A rejected order changes nothing and does not stop the others. One atomic
+  step with one event entry: group commit (docs/performance.md), the API sends together what
+  arrived while the market's previous call ran; an order on a quiet market is a batch of one.
+  An order becomes a position (status 50) with its first fill (docs/futures.md).
+
+  Input: n orders; the file name says 22 keys plus 6 per order.
+    KEYS[1..22] the market's keys (includes/futures/commandKeys lists them: pair hash, book, levels,
+      book sequence, events, last price, order and trade ids, fees, insurance fund, pnl pool,
+      trigger indices, positions in force)
+    per order i, from k = 22 + 6 (i - 1):
+    KEYS[k+1] user's futures orders (zset)
+    KEYS[k+2] user's open futures orders on this pair (set)
+    KEYS[k+3] user's futures clientOrderId -> order id (hash)
+    KEYS[k+4] the futures account hash
+    KEYS[k+5] the account's opening orders (zset by id)
+    KEYS[k+6] the account's opening orders that are Created or InPosition (zset by id)
+    ARGV[1]  engine key prefix   ARGV[2]  pair code   ARGV[3]  stream MAXLEN
+    per order i, from a = 3 + 12 (i - 1):
+    ARGV[a+1] user id                      ARGV[a+7]  stop loss, ticks ('' none)
+    ARGV[a+2] side: buy (long) | sell      ARGV[a+8]  futures account id
+    ARGV[a+3] isMarket 0 | 1               ARGV[a+9]  postOnly 0 | 1
+    ARGV[a+4] price, ticks ('' market)     ARGV[a+10] self-trade prevention 0-3
+    ARGV[a+5] amount, lots                 ARGV[a+11] clientOrderId ('' for none)
+    ARGV[a+6] take profit, ticks ('' none) ARGV[a+12] timestamp, ms
+  Keys built while running (includes/keys, from ARGV[1]): each new order's hash (its id comes from
+    the counter) and, for each maker met in the book, its order hash, account hash, account's open
+    orders and its owner's open orders on this pair; a DUP reply reads the earlier order's hash.
+  Output: one reply per order, in order:
+    {'OK', {'id', id, 'clid', clientOrderId, 'status', status}}    placed (matched, rested, or ended)
+    {'DUP', {'id', id, 'clid', clientOrderId, 'status', status}}   clientOrderId already used by this
+                                                                   user: nothing done
+    {'ERR', code, detail}                rejected, nothing changed: PAIR_NOT_FOUND, ACCOUNT_NOT_FOUND,
+      CURRENCY_MISMATCH, LEVERAGE_ABOVE_MAX, NO_LIQUIDITY, INVALID_TRIGGER, ORDER_POST_ONLY_WOULD_TAKE,
+      NOTIONAL_TOO_LARGE, INSUFFICIENT_MARGIN
+    {'ERR', 'ENGINE_ERROR', message}     a runtime error (a bug) in this order or an earlier one of
+                                         the batch; the orders before it stay placed in full
+  Events: one entry on the futures market stream for the batch: per order accepted, trade*, done*;
+    book* for the batch (includes/publishEvents).
+]]
+--- @include "includes/futures/createOrder"
+--- @include "includes/futures/context"
+--- @include "includes/publishEvents"
+
+local b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], events = {}, changed = { bids = {}, asks = {} } }
+local replies = {}
+local n = (#KEYS - 22) / 6
+for i = 1, n do
+  local before = #b.events
+  b.allocated = nil
+  local ok, reply = pcall(fCreateOrder, KEYS, ARGV, b, 22 + 6 * (i - 1), 3 + 12 * (i - 1))
+  if not ok then
+    -- A runtime error is a bug, never a business rejection. Its order's changes were still in its
+    -- own context, unwritten: they are dropped with its events and its id goes back, so the order
+    -- leaves no trace (but for book levels it already moved while matching, which Redis cannot undo
+    -- and which the entry below reports as they stand). The orders before it are written in full;
+    -- this order and the rest of the batch answer ENGINE_ERROR.
+    for j = #b.events, before + 1, -1 do b.events[j] = nil end
+    if b.allocated then redis.call('SET', KEYS[11], fmt(b.allocated - 1)) end
+    for j = i, n do replies[j] = { 'ERR', 'ENGINE_ERROR', tostring(reply) } end
+    break
+  end
+  replies[i] = reply
+end
+local bookChanged = next(b.changed.bids) ~= nil or next(b.changed.asks) ~= nil
+if #b.events > 0 or bookChanged then
+  -- only an order past the pair check has events or moved the book, so the pair is there
+  local ctx = futuresContextFor(KEYS, b.P, b.pair, b.ts or ARGV[15], b.maxlen)
+  ctx.events, ctx.changed, ctx.lastTicks, ctx.bookChanged = b.events, b.changed, b.lastTicks, bookChanged
+  publishEvents(ctx)
+end
+return replies

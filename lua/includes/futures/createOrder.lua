@@ -1,0 +1,156 @@
+--[[
+  One futures order (SPEC 4.3), exactly as if it came alone: idempotency, account and leverage
+  checks, TP/SL side check, post-only, margin check at the worst price the order can fill at,
+  reservation, matching, resting the rest of a limit order, its writes (fCommit without the event
+  entry). lua/futures/createFuturesOrders runs it once per order of a batch (group commit).
+
+  The order is read from KEYS[k+1..k+6] and ARGV[a+1..a+12] (that script's header lists them); the
+  batch `b` holds what the orders of one call share: P (engine prefix), pair, maxlen, and the
+  event entry being built (events, changed levels, lastTicks, ts). Each order gets a
+  context of its own and writes its changes before the next one starts, so every check of a later
+  order sees the earlier ones as if they had been separate calls. `b.allocated` is the order id it
+  took, so a batch can give it back when the order fails with a runtime error.
+]]
+--- @include "includes/futures/context"
+--- @include "includes/futures/margin"
+--- @include "includes/futures/settlement"
+--- @include "includes/futures/flush"
+--- @include "includes/book"
+--- @include "includes/matchOrder"
+--- @include "includes/keys"
+--- @include "includes/deltas"
+--- @include "includes/safeInt"
+--- @include "includes/fmt"
+
+-- The caller answers {id, clientOrderId} (SPEC 4.3), so that is all the reply carries.
+local function fOrderReply(P, tag, id, status)
+  local f = redis.call('HMGET', orderKey(P, id), 'clid', 'status')
+  return { tag, { 'id', fmt(tonumber(id)), 'clid', f[1] or '', 'status', status or f[2] } }
+end
+
+-- The walk to the worst price a market order of `amount` lots can reach: that price and the lots there.
+local function fMarketReach(ctx, opp, amount)
+  local got, start, checkAt = 0, 0, nil
+  while got < amount do
+    local lv = redis.call('ZRANGE', ctx.keys.levels[opp], start, start + 49)
+    if #lv == 0 then break end
+    local qs = redis.call('HMGET', ctx.keys.lvlqty[opp], unpack(lv))
+    for i, p in ipairs(lv) do
+      checkAt = tonumber(p)
+      got = got + tonumber(qs[i])
+      if got >= amount then break end
+    end
+    start = start + 50
+  end
+  if got < amount then return checkAt, got end
+  return checkAt, amount
+end
+
+local function fCreateOrder(KEYS, ARGV, b, k, a)
+  local userOrdersKey, userOpenKeyArg, clidKey, acctKey = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
+  local acctOrdersKey, acctOpenKey = KEYS[k + 5], KEYS[k + 6]
+  local P, pair = b.P, b.pair
+  local user, side, isMarket = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3] == '1'
+  local price, amount = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
+  local tp, sl, acctId = tonumber(ARGV[a + 6]), tonumber(ARGV[a + 7]), ARGV[a + 8]
+  local postOnly, stp, clid, ts = ARGV[a + 9] == '1', tonumber(ARGV[a + 10]), ARGV[a + 11], ARGV[a + 12]
+  if isMarket then price = nil end
+
+  if clid ~= '' then
+    local existing = redis.call('HGET', clidKey, clid)
+    if existing then return fOrderReply(P, 'DUP', existing) end
+  end
+
+  local ctx = futuresContextFor(KEYS, P, pair, ts, b.maxlen)
+  if not ctx then return { 'ERR', 'PAIR_NOT_FOUND', pair } end
+  -- the batch's event entry: this order's events and book levels go into it
+  ctx.events, ctx.changed = b.events, b.changed
+  fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
+  fKnowUserOpen(ctx, user, userOpenKeyArg)
+  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance')
+  if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
+  if acct[2] ~= ctx.fut.cur then return { 'ERR', 'CURRENCY_MISMATCH', ctx.fut.cur } end
+  local lev = tonumber(acct[3])
+  if lev > ctx.fut.maxLev then return { 'ERR', 'LEVERAGE_ABOVE_MAX', fmt(ctx.fut.maxLev) } end
+
+  local opp = oppositeSide(side)
+  -- the best opposite price matters to market orders, sells (margin at the bids) and post-only only
+  local best
+  if isMarket or side == 'sell' or postOnly then
+    local _
+    _, best = bestOrder(ctx, opp)
+  end
+
+  -- Reference price of the TP/SL check and the price the margin check is made at.
+  local ref, checkAt, checkLots = price, price, amount
+  if isMarket then
+    if not best then return { 'ERR', 'NO_LIQUIDITY', '' } end
+    ref = best
+    checkAt, checkLots = fMarketReach(ctx, opp, amount)
+  elseif side == 'sell' and best and best > price then
+    -- a crossing sell fills at the bids, above its limit: the margin there is higher
+    checkAt = best
+  end
+
+  local long = side == 'buy'
+  if tp and ((long and tp <= ref) or (not long and tp >= ref)) then return { 'ERR', 'INVALID_TRIGGER', 'takeProfit' } end
+  if sl and ((long and sl >= ref) or (not long and sl <= ref)) then return { 'ERR', 'INVALID_TRIGGER', 'stopLoss' } end
+
+  if postOnly and not isMarket and best and crosses(side, price, best) then
+    return { 'ERR', 'ORDER_POST_ONLY_WOULD_TAKE', '' }
+  end
+
+  -- x3 and the price x 2e6: the position's liquidation price is then exact (includes/futures/margin)
+  if not isSafe(fNotional(ctx, checkAt, amount) * 3) or not isSafe(checkAt * 2000000) then
+    return { 'ERR', 'NOTIONAL_TOO_LARGE', '' }
+  end
+  local need = fReserve(ctx, checkAt, checkLots, lev)
+  local free = tonumber(acct[4] or '0')
+  if free < need then return { 'ERR', 'INSUFFICIENT_MARGIN', '' } end
+
+  -- Accepted: from here on nothing rejects.
+  local id = redis.call('INCR', ctx.keys.orderIds)
+  b.allocated = id
+  local o = { id = id, role = 'open', kind = 'futures', user = user, acct = acctId, side = side, pair = pair,
+    price = price, limit = price, amount = amount, filled = 0, remaining = amount, rsv = 0, lev = lev, cost = 0, ecost = 0, openQty = 0,
+    margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED, tp = tp, sl = sl,
+    closeOrd = '', isMarket = isMarket, resting = '0', wasActive = false, wasOpen = false }
+  ctx.objs[id] = o
+  fDirty(ctx, o)
+  if not isMarket then
+    o.rsv = fReserve(ctx, price, amount, lev)
+    addDelta(ctx, acctKey, 'balance', -o.rsv)
+    addDelta(ctx, acctKey, 'locked', o.rsv)
+  end
+  ctx.events[#ctx.events + 1] = { e = 'accepted', id = fmt(id), u = user, side = side,
+    type = isMarket and 'market' or 'limit', p = price and fmt(price) or '', a = fmt(amount) }
+
+  local outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT)
+
+  if not isMarket and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then
+    restOrder(ctx, ownSide(side), id, price, o.remaining)
+    o.resting = '1'
+    redis.call('SADD', userOpenKeyArg, id)
+  else
+    fReleaseRest(ctx, o)
+    if o.filled == 0 and o.budgetSpent then o.status = FST.ERROR end
+    local st = 'filled'
+    if o.remaining > 0 then st = 'expired' end
+    ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(id), u = user, status = st }
+  end
+
+  -- written with the order's first flush (fFlush), in one HSET
+  o.static = { 'id', fmt(id), 'kind', 'futures', 'role', 'open', 'user', user, 'acct', acctId, 'pair', pair,
+    'side', side, 'isMarket', isMarket and '1' or '0', 'price', price and fmt(price) or '', 'amount', fmt(amount),
+    'lev', fmt(lev), 'stp', fmt(stp), 'postOnly', postOnly and '1' or '0', 'clid', clid, 'cts', ts }
+  -- fCommit but the event entry, which the batch writes once
+  flushDeltas(ctx)
+  fFlush(ctx)
+  if ctx.lastTicks then b.lastTicks = ctx.lastTicks end
+  b.ts = ts
+  local idText = fmt(id)
+  redis.call('ZADD', userOrdersKey, idText, idText)
+  redis.call('ZADD', acctOrdersKey, idText, idText)
+  if clid ~= '' then redis.call('HSET', clidKey, clid, id) end
+  return { 'OK', { 'id', idText, 'clid', clid, 'status', o.status } }
+end
