@@ -1,56 +1,126 @@
+import BigNumber from 'bignumber.js';
+import { AppError } from '../domain/errors';
+import { engineError } from '../domain/errors';
 import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
-import { unwrap, type ScriptReply } from '../platform/redis/reply';
+import type { ScriptReply } from '../platform/redis/reply';
 import { newOperation } from '../platform/redis/operation';
+import type { MasterRecord, SubscriptionRecord } from './copy-store';
 
-/** Typed calls into the copy-trading money scripts (lua/copy/allocateCopyMargin-3, lua/copy/settleCopyCharge-3). */
+/** The copy scripts' own rejections, with the status each answers (the rest are the engine's). */
+const COPY_ERRORS: Record<string, [number, string]> = {
+  MASTER_NOT_FOUND: [404, 'Copy master not found'],
+  SLAVE_NOT_FOUND: [404, 'Copy slave not found'],
+  SUBSCRIPTION_NOT_FOUND: [404, 'Subscription not found'],
+  MASTER_CLOSED: [409, 'The strategy is closed or closing'],
+  MASTER_ACTIVE: [409, 'The strategy is not closing'],
+  SUBSCRIPTION_EXISTS: [409, 'This slave already copies this master'],
+  SUBSCRIPTION_FINISHED: [409, 'The subscription is finished or finishing'],
+  SUBSCRIPTION_ACTIVE: [409, 'The subscription is not finishing'],
+  COPY_ACCOUNT: [409, 'The subscription account is not an empty copy account'],
+  SELF_COPY: [422, 'A master cannot be followed by its own owner'],
+};
+
+function check(reply: ScriptReply): ScriptReply {
+  if (reply[0] !== 'ERR') return reply;
+  const code = String(reply[1]);
+  const own = COPY_ERRORS[code];
+  if (own) throw new AppError(own[0], code, own[1]);
+  throw engineError(code, reply[2] ? String(reply[2]) : undefined);
+}
+
+/** A percent as parts per million of 1 (the scripts' rate unit), rounded down. */
+export const ppm = (percent: string | number) => new BigNumber(percent).times(10_000).integerValue(BigNumber.ROUND_FLOOR).toFixed(0);
+
+/** Follower risk settings as the scripts take them: '' unchanged (or none at start), 'none' cleared. */
+export interface RiskArgs {
+  stopLossPercent: string;
+  takeProfitPercent: string;
+  maxSlippagePercent: string;
+}
+
+/**
+ * Typed calls into the copy-trading transition scripts (lua/copy): each is one atomic engine step
+ * over the subscription's records and the money it moves, run exactly once (Scripts.runOnce).
+ */
 export class CopyEngine {
   constructor(
     private readonly keys: Keys,
     private readonly scripts: Scripts,
   ) {}
 
-  /**
-   * Moves free margin between a slave's account and a subscription's account and books it in the
-   * subscription's ledger; `amount` null moves the whole free balance. Returns the minor units moved.
-   */
-  async allocate(
-    userId: string,
-    currency: string,
-    from: string,
-    to: string,
-    subId: string,
-    dir: 'in' | 'out',
-    amount: string | null,
-    timestamp: number,
-  ): Promise<string> {
-    const reply = unwrap(
-      await this.scripts.runOnce<ScriptReply>(
-        'allocateCopyMargin',
-        [this.keys.futuresAccount(from), this.keys.futuresAccount(to), this.keys.copyLedger(subId)],
-        [userId, currency, amount ?? '0', dir, amount === null ? '1' : '0', timestamp],
-        newOperation(this.keys),
-      ),
-    );
-    return String(reply[1]);
+  private async once(name: string, keys: string[], args: (string | number)[]): Promise<ScriptReply> {
+    return check(await this.scripts.runOnce<ScriptReply>(name, keys, args, newOperation(this.keys)));
   }
 
-  /** Pays a fee or profit share to the master's owner; null when the mark moved (another settlement won). */
-  async charge(
-    subAccount: string,
-    masterUser: string,
-    subId: string,
-    currency: string,
-    kind: 'fee' | 'share',
-    amount: string,
-    mark: string,
-    next: string,
-  ): Promise<string | null> {
-    const reply = await this.scripts.run<string[]>(
-      'settleCopyCharge',
-      [this.keys.futuresAccount(subAccount), this.keys.walletAvailable(masterUser), this.keys.copyLedger(subId)],
-      [currency, kind, amount, mark, next],
+  async start(userId: string, masterId: string, slaveId: string, acct: string, subId: string, margin: string, now: number, risk: RiskArgs) {
+    const k = this.keys;
+    await this.once(
+      'startCopy',
+      [
+        k.copyMaster(masterId), k.copySlave(slaveId), k.copyActiveSubscription(masterId, slaveId), k.futuresAccount(slaveId),
+        k.futuresAccount(acct), k.copySubscription(subId), k.copyLedger(subId), k.copyMasterSubscriptions(masterId),
+        k.copySlaveSubscriptions(slaveId), k.copyFollowerUsers(), k.copySubscriptionAccounts(),
+      ],
+      [userId, subId, margin, now, risk.stopLossPercent, risk.takeProfitPercent, risk.maxSlippagePercent],
     );
-    return reply[0] === 'OK' ? reply[1] : null;
+  }
+
+  /** Returns the margin now recorded, minor units. */
+  async update(userId: string, sub: SubscriptionRecord, master: MasterRecord, margin: string | null, now: number, risk: RiskArgs) {
+    const k = this.keys;
+    const r = await this.once(
+      'updateCopySettings',
+      [k.copySubscription(sub.id), k.copyLedger(sub.id), k.futuresAccount(sub.slave), k.futuresAccount(sub.acct)],
+      [userId, margin ?? '', now, ppm(master.commissionRate), risk.stopLossPercent, risk.takeProfitPercent, risk.maxSlippagePercent],
+    );
+    return String(r[1]);
+  }
+
+  /** Fee and share paid, minor units. */
+  async settle(sub: SubscriptionRecord, master: MasterRecord, now: number): Promise<{ fee: string; share: string }> {
+    const r = await this.once(
+      'settleCopy',
+      this.moneyKeys(sub, master),
+      [now, ppm(master.commissionRate), ppm(master.slaveIncomePercentage)],
+    );
+    return { fee: String(r[1]), share: String(r[2]) };
+  }
+
+  /** `userId` null: any owner (a master close finishes its followers' subscriptions). */
+  async beginFinish(sub: SubscriptionRecord, master: MasterRecord, userId: string | null, reason: string, closeOrders: boolean, now: number) {
+    await this.once(
+      'beginCopyFinish',
+      [...this.moneyKeys(sub, master), this.keys.copyActiveSubscription(sub.master, sub.slave), this.keys.copyFinishing()],
+      [now, ppm(master.commissionRate), ppm(master.slaveIncomePercentage), reason, closeOrders ? '1' : '0', userId ?? ''],
+    );
+  }
+
+  /** Returns the minor units moved back to the slave's account. */
+  async completeFinish(sub: SubscriptionRecord, master: MasterRecord): Promise<string> {
+    const r = await this.once(
+      'completeCopyFinish',
+      [...this.moneyKeys(sub, master), this.keys.futuresAccount(sub.slave), this.keys.copyFinishing()],
+      [ppm(master.slaveIncomePercentage)],
+    );
+    return String(r[1]);
+  }
+
+  async beginMasterClose(master: MasterRecord, userId: string): Promise<void> {
+    await this.once('beginMasterClose', [this.keys.copyMaster(master.id), this.keys.copyMastersClosing()], [userId]);
+  }
+
+  async completeMasterClose(master: MasterRecord, now: number): Promise<void> {
+    const k = this.keys;
+    await this.once(
+      'completeMasterClose',
+      [k.copyMaster(master.id), k.futuresAccount(master.id), k.walletAvailable(master.user), k.copyMastersClosing()],
+      [now],
+    );
+  }
+
+  private moneyKeys(sub: SubscriptionRecord, master: MasterRecord): string[] {
+    const k = this.keys;
+    return [k.copySubscription(sub.id), k.copyLedger(sub.id), k.futuresAccount(sub.acct), k.walletAvailable(master.user)];
   }
 }

@@ -3,7 +3,6 @@ import { minorString, toMinorDown } from '../domain/decimal';
 import { conflict, forbidden, notFound, rejected } from '../domain/errors';
 import { paged, type PagedResult, type PageRequest } from '../domain/paging';
 import type { CopyDeps } from './copy-deps';
-import { FinishReason } from './copy-deps';
 import type { CopySettlementService } from './copy-settlement.service';
 import type { MasterRecord } from './copy-store';
 import type { CopyMasterAccountDto, CopySlaveAccountDto, CopyViews } from './copy-views';
@@ -133,23 +132,16 @@ export class CopyMasterService {
   }
 
   /**
-   * Closes the strategy: its positions close at market (unfilled orders are cancelled), every
-   * subscription finishes with MASTER_CLOSED and its mirrored positions closed, the account's free
-   * balance returns to the owner's wallet, closedAt is set. The record stays readable.
+   * Closes the strategy as a durable state machine (Active -> Closing -> Closed): beginMasterClose
+   * (409 when not Active; no new followers from here), its positions close at market, every
+   * subscription finishes MASTER_CLOSED with its positions closed and settled first, then
+   * completeMasterClose returns the account's free balance to the owner's wallet and sets closedAt.
+   * A crash between the steps is resumed by the worker (CopySettlementService.resume).
    */
   async close(userId: string, id: string | number): Promise<Dto> {
     const m = await this.owned(userId, id);
     if (m.status !== 'Active') throw conflict('MASTER_CLOSED', 'The strategy is closed already');
-    await this.settlement.closeAll(m.id);
-    const now = Date.now();
-    for (const s of await this.d.store.masterSubscriptions(m.id)) {
-      if (s.active === '1') await this.settlement.finish(s, true, FinishReason.MasterClosed, now);
-    }
-    const state = await this.d.reader.state(m.id);
-    if (state && state.free.gt(0)) {
-      await this.d.futures.engine.transfer(userId, m.id, null, m.currency, state.free.toFixed(0));
-    }
-    await this.d.store.closeMaster(m, now);
+    await this.settlement.closeMaster(m, userId);
     return this.analytics(m.id);
   }
 

@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors';
 import { futuresParams } from '../domain/futures';
 import { closedOrClosing, type CopyDeps } from './copy-deps';
 import type { MasterRecord } from './copy-store';
+import type { CopySettlementService } from './copy-settlement.service';
 import type { MarketEntry } from '../platform/market-event';
 
 /** Why a master order was not mirrored into a subscription (recorded per subscription). */
@@ -31,7 +32,10 @@ export const copyClientOrderId = (masterOrderId: string | number, subId: string 
  * active subscription's mirrored position closes at market. Every step is idempotent.
  */
 export class CopyMirrorService {
-  constructor(private readonly d: CopyDeps) {}
+  constructor(
+    private readonly d: CopyDeps,
+    private readonly settlement: CopySettlementService,
+  ) {}
 
   /** The master orders a subscription did not mirror, with the reason of each. */
   skips(subscriptionId: string | number) {
@@ -47,7 +51,7 @@ export class CopyMirrorService {
       if (!closedByFollower && !(await this.d.store.isMasterUser(ev.u))) continue;
       const h = await this.d.reader.order(ev.id);
       if (h.kind !== 'futures' || h.role !== 'open') continue;
-      if (closedByFollower) await this.returnLeftover(h.acct, entry.ts);
+      if (closedByFollower) await this.returnLeftover(h.acct);
       const master = await this.d.store.master(h.acct);
       if (!master || master.status !== 'Active') continue;
       if (ev.status === 'closed') await this.mirrorClose(master, h.id, out);
@@ -60,10 +64,10 @@ export class CopyMirrorService {
    * A position left open by finishMasterCopy (closeOrders false) has closed: the free balance of the
    * finished subscription's account goes back to the slave account, as at the finish itself.
    */
-  private async returnLeftover(accountId: string, at: number): Promise<void> {
+  private async returnLeftover(accountId: string): Promise<void> {
     const sub = await this.d.store.subscriptionOfAccount(accountId);
-    if (!sub || sub.active === '1') return;
-    await this.d.engine.allocate(sub.user, sub.currency, sub.acct, sub.slave, sub.id, 'out', null, at);
+    if (!sub || sub.state === 'Active') return;
+    await this.settlement.completeFinishing(sub.id);
   }
 
   /** Places the follower orders of one master order (the order must have stopped working). */
@@ -104,7 +108,7 @@ export class CopyMirrorService {
         const placed = await this.d.futures.orders.create(sub.user, {
           isMarket: true, isLong: h.side === 'buy', amount: fromMinor(lots.toFixed(0), pair.digitsAmount),
           currencyPairCode: pair.code, futuresAccountId: Number(sub.acct), clientOrderId: clid,
-        });
+        }, true);
         const f = await this.d.reader.order(placed.id);
         if (f.status === '40' || f.status === '30') {
           await skip(f.status === '40' ? 'INSUFFICIENT_MARGIN' : 'NO_LIQUIDITY');

@@ -1,71 +1,76 @@
-import BigNumber from 'bignumber.js';
-import { closedOrClosing, type CopyDeps } from './copy-deps';
+import { AppError } from '../domain/errors';
+import { closedOrClosing, FinishReason, type CopyDeps } from './copy-deps';
 import type { MasterRecord, SubscriptionRecord } from './copy-store';
 
-const YEAR_MS = 365 * 24 * 3600 * 1000;
-
 /**
- * The master's income from a subscription (DESIGN 4): the management fee, `commissionRate` % a year
- * of the subscription's margin for the time since the last accrual, and the profit share,
- * `slaveIncomePercentage` % of the subscription's profit above its high-water mark. Both are paid
- * from the subscription's account to the master owner's wallet by lua/copy/settleCopyCharge-3, rounded
- * down, capped at the account's free balance. Runs on finishMasterCopy and from the daily job.
+ * The master's income from a subscription and the subscription's end (DESIGN 4,
+ * docs/copy-trading.md). Every money step is one lua/copy script: settleCopy (management fee
+ * accrued over time, profit share on realized profit above the high-water mark), and the finish
+ * as a durable state machine Active -> Finishing -> Finished whose steps are idempotent:
+ * beginCopyFinish settles and stops copying, the positions close (closeOrders), completeCopyFinish
+ * settles what they realized and returns the free balance. `resume` takes up a finish or a master
+ * close a crash left half done.
  */
 export class CopySettlementService {
   constructor(private readonly d: CopyDeps) {}
 
-  /** Settles one active subscription up to `now`; returns what was charged, in minor units. */
+  /** Settles one subscription up to `now`; returns what was paid, in minor units. */
   async settle(sub: SubscriptionRecord, now = Date.now()): Promise<{ fee: string; share: string }> {
-    const master = (await this.d.store.master(sub.master)) as MasterRecord;
-    const out = { fee: '0', share: '0' };
-    let ledger = await this.d.store.ledger(sub.id);
-    const elapsed = now - Number(ledger.feeTs || sub.opened);
-    const fee = new BigNumber(sub.margin)
-      .times(master.commissionRate)
-      .div(100)
-      .times(Math.max(0, elapsed))
-      .div(YEAR_MS)
-      .integerValue(BigNumber.ROUND_FLOOR);
-    if (fee.gt(0)) {
-      out.fee =
-        (await this.d.engine.charge(sub.acct, master.user, sub.id, sub.currency, 'fee', fee.toFixed(0), ledger.feeTs, String(now))) ??
-        '0';
-    }
-    const state = await this.d.reader.state(sub.acct);
-    if (!state) return out;
-    ledger = await this.d.store.ledger(sub.id);
-    const profit = state.equity.minus(ledger.netIn).integerValue(BigNumber.ROUND_FLOOR);
-    const above = profit.minus(ledger.hwm);
-    if (above.gt(0)) {
-      const share = above.times(master.slaveIncomePercentage).div(100).integerValue(BigNumber.ROUND_FLOOR);
-      out.share =
-        (await this.d.engine.charge(
-          sub.acct, master.user, sub.id, sub.currency, 'share', share.toFixed(0), ledger.hwm, profit.toFixed(0),
-        )) ?? '0';
-    }
-    return out;
+    return this.d.engine.settle(sub, await this.masterOf(sub), now);
   }
 
   /**
-   * Ends an active subscription: with `closeOrders` its positions are closed (and unfilled orders
-   * cancelled) first, so a failure there leaves it active. Then copying stops, the subscription is
-   * settled, its equity at that moment recorded, and the free balance of its account returns to
-   * the slave's account. Positions left open keep their margin in the subscription's account.
+   * Ends an active subscription (409 when it is not Active: finishing twice, or a finish racing
+   * another). With `closeOrders` its positions close and unfilled orders are cancelled; positions
+   * left open keep their margin in the subscription's account until they close (the mirror returns
+   * that money then, through completeCopyFinish, which settles first).
    */
-  async finish(sub: SubscriptionRecord, closeOrders: boolean, reason: string, now = Date.now()): Promise<void> {
-    if (closeOrders) await this.closeAll(sub.acct);
-    await this.d.store.updateSubscription(sub.id, { active: '0', closed: String(now), reason });
-    await this.d.store.releaseActive(sub.master, sub.slave);
-    if (closeOrders) await this.closeAll(sub.acct); // a mirror that raced the finish
-    await this.settle(sub, now);
-    const state = await this.d.reader.state(sub.acct);
-    if (!state) return;
-    const ledger = await this.d.store.ledger(sub.id);
-    await this.d.store.updateSubscription(sub.id, {
-      settledEquity: state.equity.toFixed(0),
-      profit: state.equity.minus(ledger.netIn).toFixed(0),
-    });
-    await this.d.engine.allocate(sub.user, sub.currency, sub.acct, sub.slave, sub.id, 'out', null, now);
+  async finish(sub: SubscriptionRecord, userId: string | null, closeOrders: boolean, reason: string, now = Date.now()): Promise<void> {
+    await this.d.engine.beginFinish(sub, await this.masterOf(sub), userId, reason, closeOrders, now);
+    await this.completeFinishing(sub.id);
+  }
+
+  /** The steps after beginCopyFinish; safe to run again at any point (a resumed finish). */
+  async completeFinishing(subId: string): Promise<void> {
+    const sub = await this.d.store.subscription(subId);
+    if (!sub || sub.state === 'Active') return;
+    if (sub.closeOrders === '1') await this.closeAll(sub.acct);
+    await this.d.engine.completeFinish(sub, await this.masterOf(sub));
+  }
+
+  /**
+   * Closes a master: beginMasterClose (no new followers), its positions close, every subscription
+   * finishes MASTER_CLOSED with its positions closed, then completeMasterClose returns the free
+   * balance to the owner's wallet. Resumable from any step.
+   */
+  async closeMaster(m: MasterRecord, userId: string, now = Date.now()): Promise<void> {
+    await this.d.engine.beginMasterClose(m, userId);
+    await this.completeMasterClosing(m.id, now);
+  }
+
+  async completeMasterClosing(masterId: string, now = Date.now()): Promise<void> {
+    const m = await this.d.store.master(masterId);
+    if (!m || m.status === 'Active') return;
+    await this.closeAll(m.id);
+    for (const s of await this.d.store.masterSubscriptions(m.id)) {
+      if (s.state === 'Active') {
+        await this.d.engine.beginFinish(s, m, null, FinishReason.MasterClosed, true, now).catch((err: unknown) => {
+          // a finish of the follower's own won the race: it completes below all the same
+          if (!(err instanceof AppError && err.status === 409)) throw err;
+        });
+      }
+      if (s.state !== 'Finished') await this.completeFinishing(s.id);
+    }
+    await this.d.engine.completeMasterClose(m, now);
+    await this.d.store.forgetClosedMaster(m);
+  }
+
+  /** Finishes and master closes a crash left between their steps (the worker runs this). */
+  async resume(): Promise<number> {
+    const { subscriptions, masters } = await this.d.store.unfinished();
+    for (const id of masters) await this.completeMasterClosing(id);
+    for (const id of subscriptions) await this.completeFinishing(id);
+    return subscriptions.length + masters.length;
   }
 
   /** Closes every position of a futures account at market and cancels its unfilled orders. */
@@ -78,15 +83,16 @@ export class CopySettlementService {
     }
   }
 
-  /** The daily job: every active subscription of every open master. */
+  /** The daily job: every active subscription of every open master, and whatever a crash left half done. */
   async settleAll(now = Date.now()): Promise<number> {
+    await this.resume();
     let n = 0;
     for (const m of await this.d.store.allMasters()) {
       if (m.status !== 'Active') continue;
       for (const s of await this.d.store.masterSubscriptions(m.id)) {
-        if (s.active !== '1') continue;
+        if (s.state !== 'Active') continue;
         try {
-          await this.settle(s, now);
+          await this.d.engine.settle(s, m, now);
           n++;
         } catch (err) {
           this.d.log.error({ err, subscription: s.id }, 'copy settlement failed');
@@ -94,5 +100,9 @@ export class CopySettlementService {
       }
     }
     return n;
+  }
+
+  private async masterOf(sub: SubscriptionRecord): Promise<MasterRecord> {
+    return (await this.d.store.master(sub.master)) as MasterRecord;
   }
 }

@@ -3,8 +3,13 @@ import { conflict, notFound, rejected } from '../domain/errors';
 import { paged, type PagedResult, type PageRequest } from '../domain/paging';
 import { FinishReason, type CopyDeps } from './copy-deps';
 import type { CopySettlementService } from './copy-settlement.service';
-import type { SlaveRecord, SubscriptionRecord } from './copy-store';
+import type { RiskArgs } from './copy-engine';
+import type { MasterRecord, SlaveRecord, SubscriptionRecord } from './copy-store';
 import type { CopyFollowingHistoryDto, CopySlaveAccountDto, CopyViews, SlaveAnalyticsDto } from './copy-views';
+
+/** The subscription's slippage guard, percent (DESIGN 4: default 0.5). */
+export const maxSlippage = (sub: SubscriptionRecord) =>
+  sub.maxSlippagePercent ? Number(sub.maxSlippagePercent) : DEFAULT_MAX_SLIPPAGE_PERCENT;
 
 /** SPEC 2.5 */
 export interface CreateSlaveRequest {
@@ -14,23 +19,40 @@ export interface CreateSlaveRequest {
 }
 
 /** Bodies of startMasterCopy / updateMasterCopySettings (margin) and finishMasterCopy (closeOrders). */
-export interface CopySettingsRequest {
+export interface CopySettingsRequest extends RiskControls {
   copyMasterFuturesAccountId: number;
   copySlaveFuturesAccountId: number;
   margin: number;
 }
+/** Follower risk controls (DESIGN 4); null clears one on update. */
+export interface RiskControls {
+  stopLossPercent?: number | null;
+  takeProfitPercent?: number | null;
+  maxSlippagePercent?: number | null;
+}
+export const DEFAULT_MAX_SLIPPAGE_PERCENT = 0.5;
 export interface FinishCopyRequest {
   copyMasterFuturesAccountId: number;
   copySlaveFuturesAccountId: number;
   closeOrders: boolean;
 }
 
-/** SPEC 2.7 */
+/** SPEC 2.7, plus the follower's risk controls. */
 export interface CopySettingsDto {
   copyMasterFuturesAccountId: number;
   copySlaveFuturesAccountId: number;
   margin: number;
+  stopLossPercent: number | null;
+  takeProfitPercent: number | null;
+  maxSlippagePercent: number;
 }
+
+/** The risk fields as the scripts take them: '' unchanged (none at start), 'none' cleared. */
+function riskArgs(r: RiskControls): RiskArgs {
+  const arg = (v: number | null | undefined) => (v === undefined ? '' : v === null ? 'none' : String(v));
+  return { stopLossPercent: arg(r.stopLossPercent), takeProfitPercent: arg(r.takeProfitPercent), maxSlippagePercent: arg(r.maxSlippagePercent) };
+}
+const startArg = (v: string) => (v === 'none' ? '' : v);
 
 /**
  * SPEC 4.2: slave accounts and their subscriptions. A slave is a futures account of its own (its id
@@ -75,60 +97,51 @@ export class CopySlaveService {
   }
 
   /**
-   * Starts copying: a futures account for the subscription (the slave's currency and leverage),
-   * and `margin` moved into it from the slave account's free balance.
+   * Starts copying (startCopy, one engine step): a futures account flagged for the copy is made
+   * first (empty: a crash after it leaves nothing of value), then the script checks the master
+   * (Active, not the caller's: 422 SELF_COPY), the slot and the free margin, moves the margin in and
+   * writes the subscription with its ledger and indices.
    */
   async start(userId: string, req: CopySettingsRequest): Promise<CopyFollowingHistoryDto> {
     const slave = await this.owned(userId, req.copySlaveFuturesAccountId);
     const master = await this.d.store.master(req.copyMasterFuturesAccountId);
     if (!master) throw notFound('MASTER_NOT_FOUND', 'Copy master not found');
+    if (master.user === userId) throw rejected('SELF_COPY', 'A master cannot be followed by its own owner');
     if (master.status !== 'Active') throw conflict('MASTER_CLOSED', 'The strategy is closed');
     if (master.currency !== slave.currency) {
       throw rejected('CURRENCY_MISMATCH', `The master trades in ${master.currency}, the slave holds ${slave.currency}`);
     }
-    const taken = () => conflict('SUBSCRIPTION_EXISTS', 'This slave already copies this master');
-    if (await this.d.store.activeSubscription(master.id, slave.id)) throw taken();
-    const margin = await this.marginMinor(slave.currency, req.margin);
-    const state = await this.d.reader.state(slave.id);
-    if (!state || state.free.lt(margin)) throw rejected('INSUFFICIENT_BALANCE', 'Not enough free balance in the slave account');
-    const subId = await this.d.store.nextSubscriptionId();
-    if (!(await this.d.store.claimActive(master.id, slave.id, subId))) throw taken();
-    try {
-      const acct = await this.d.futures.accounts.create(userId, {
-        name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage),
-      });
-      const now = Date.now();
-      await this.d.engine.allocate(userId, slave.currency, slave.id, String(acct.id), subId, 'in', margin, now);
-      const sub: SubscriptionRecord = {
-        id: subId, master: master.id, slave: slave.id, user: userId, acct: String(acct.id), currency: slave.currency,
-        margin, initial: margin, opened: String(now), active: '1', closed: '', reason: '', settledEquity: '', profit: '',
-      };
-      await this.d.store.saveSubscription(sub);
-      return this.views.subscription(sub);
-    } catch (err) {
-      await this.d.store.releaseActive(master.id, slave.id);
-      throw err;
+    if (await this.d.store.activeSubscription(master.id, slave.id)) {
+      throw conflict('SUBSCRIPTION_EXISTS', 'This slave already copies this master');
     }
+    const margin = await this.marginMinor(slave.currency, req.margin);
+    const subId = await this.d.store.nextSubscriptionId();
+    const acct = await this.d.futures.accounts.create(
+      userId, { name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage) }, true,
+    );
+    const risk = riskArgs(req);
+    const args = { stopLossPercent: startArg(risk.stopLossPercent), takeProfitPercent: startArg(risk.takeProfitPercent), maxSlippagePercent: startArg(risk.maxSlippagePercent) };
+    await this.d.engine.start(userId, master.id, slave.id, String(acct.id), subId, margin, Date.now(), args);
+    return this.views.subscription((await this.d.store.subscription(subId)) as SubscriptionRecord);
   }
 
-  /** Sets the subscription's margin: the difference moves from or back to the slave account's free balance. */
+  /**
+   * Sets the subscription's margin and risk controls (updateCopySettings, one engine step): the
+   * difference moves from or back to the slave account's free balance, against the margin the
+   * script finds, so concurrent updates serialize.
+   */
   async update(userId: string, req: CopySettingsRequest): Promise<CopySettingsDto> {
     const sub = await this.active(userId, req.copyMasterFuturesAccountId, req.copySlaveFuturesAccountId);
     const margin = await this.marginMinor(sub.currency, req.margin);
-    const diff = BigInt(margin) - BigInt(sub.margin);
-    const now = Date.now();
-    if (diff > 0n) {
-      await this.d.engine.allocate(userId, sub.currency, sub.slave, sub.acct, sub.id, 'in', diff.toString(), now);
-    } else if (diff < 0n) {
-      await this.d.engine.allocate(userId, sub.currency, sub.acct, sub.slave, sub.id, 'out', (-diff).toString(), now);
-    }
-    await this.d.store.updateSubscription(sub.id, { margin });
-    return this.settingsDto({ ...sub, margin });
+    const master = (await this.d.store.master(sub.master)) as MasterRecord;
+    await this.d.engine.update(userId, sub, master, margin, Date.now(), riskArgs(req));
+    return this.settingsDto((await this.d.store.subscription(sub.id)) as SubscriptionRecord);
   }
 
+  /** Finishing twice, or two finishes at once, is a 409 for all but the first (beginCopyFinish). */
   async finish(userId: string, req: FinishCopyRequest): Promise<CopyFollowingHistoryDto> {
     const sub = await this.active(userId, req.copyMasterFuturesAccountId, req.copySlaveFuturesAccountId);
-    await this.settlement.finish(sub, req.closeOrders, FinishReason.Slave);
+    await this.settlement.finish(sub, userId, req.closeOrders, FinishReason.Slave);
     return this.views.subscription((await this.d.store.subscription(sub.id)) as SubscriptionRecord);
   }
 
@@ -198,6 +211,9 @@ export class CopySlaveService {
       copyMasterFuturesAccountId: Number(sub.master),
       copySlaveFuturesAccountId: Number(sub.slave),
       margin: fromMinor(sub.margin, decimals),
+      stopLossPercent: sub.stopLossPercent ? Number(sub.stopLossPercent) : null,
+      takeProfitPercent: sub.takeProfitPercent ? Number(sub.takeProfitPercent) : null,
+      maxSlippagePercent: maxSlippage(sub),
     };
   }
 

@@ -19,7 +19,8 @@ export interface MasterRecord {
   initial: string;
   cts: string;
   closedAt: string;
-  status: 'Active' | 'Closed';
+  /** Closing: between beginMasterClose and completeMasterClose (takes no followers). */
+  status: 'Active' | 'Closing' | 'Closed';
 }
 
 export interface SlaveRecord {
@@ -31,7 +32,10 @@ export interface SlaveRecord {
   cts: string;
 }
 
-/** One subscription; `acct` is the futures account that holds its margin and mirrored positions. */
+/**
+ * One subscription; `acct` is the futures account that holds its margin and mirrored positions.
+ * Written only by the lua/copy scripts; `state` Active -> Finishing -> Finished (`active` '1' while Active).
+ */
 export interface SubscriptionRecord {
   id: string;
   master: string;
@@ -43,6 +47,11 @@ export interface SubscriptionRecord {
   initial: string;
   opened: string;
   active: '1' | '0';
+  state: 'Active' | 'Finishing' | 'Finished';
+  closeOrders?: '0' | '1';
+  stopLossPercent: string;
+  takeProfitPercent: string;
+  maxSlippagePercent: string;
   closed: string;
   reason: string;
   settledEquity: string;
@@ -56,6 +65,8 @@ export interface Ledger {
   shared: string;
   hwm: string;
   feeTs: string;
+  owedFee: string;
+  owedShare: string;
 }
 
 type Hash = Record<string, string>;
@@ -83,8 +94,8 @@ export class CopyStore {
       .exec();
   }
 
-  async closeMaster(m: MasterRecord, at: number): Promise<void> {
-    await this.redis.hset(this.keys.copyMaster(m.id), 'status', 'Closed', 'closedAt', String(at));
+  /** After completeMasterClose: the owner stops being a master user when no other strategy is open. */
+  async forgetClosedMaster(m: MasterRecord): Promise<void> {
     const still = (await this.userMasters(m.user)).some((x) => x.status === 'Active' && x.id !== m.id);
     if (!still) await this.redis.srem(this.keys.copyMasterUsers(), m.user);
   }
@@ -128,15 +139,6 @@ export class CopyStore {
     return String(await this.redis.incr(this.keys.copySubscriptionIds()));
   }
 
-  /** Claims the one active subscription of (master, slave); false when one exists already. */
-  async claimActive(master: string, slave: string, subId: string): Promise<boolean> {
-    return (await this.redis.set(this.keys.copyActiveSubscription(master, slave), subId, 'NX')) === 'OK';
-  }
-
-  async releaseActive(master: string, slave: string): Promise<void> {
-    await this.redis.del(this.keys.copyActiveSubscription(master, slave));
-  }
-
   async activeSubscription(master: string, slave: string): Promise<SubscriptionRecord | null> {
     const id = await this.redis.get(this.keys.copyActiveSubscription(master, slave));
     return id ? this.subscription(id) : null;
@@ -144,17 +146,6 @@ export class CopyStore {
 
   async subscription(id: string | number): Promise<SubscriptionRecord | null> {
     return asRecord<SubscriptionRecord>(await this.redis.hgetall(this.keys.copySubscription(id)));
-  }
-
-  async saveSubscription(s: SubscriptionRecord): Promise<void> {
-    await this.redis
-      .multi()
-      .hset(this.keys.copySubscription(s.id), s as unknown as Hash)
-      .zadd(this.keys.copyMasterSubscriptions(s.master), s.opened, s.id)
-      .zadd(this.keys.copySlaveSubscriptions(s.slave), s.opened, s.id)
-      .sadd(this.keys.copyFollowerUsers(), s.user)
-      .hset(this.keys.copySubscriptionAccounts(), s.acct, s.id)
-      .exec();
   }
 
   async isFollowerUser(userId: string): Promise<boolean> {
@@ -167,8 +158,13 @@ export class CopyStore {
     return id ? this.subscription(id) : null;
   }
 
-  async updateSubscription(id: string, fields: Partial<SubscriptionRecord>): Promise<void> {
-    await this.redis.hset(this.keys.copySubscription(id), fields as Hash);
+  /** Subscriptions a finish left between its steps, and masters a close did: a worker resumes them. */
+  async unfinished(): Promise<{ subscriptions: string[]; masters: string[] }> {
+    const [subscriptions, masters] = await Promise.all([
+      this.redis.smembers(this.keys.copyFinishing()),
+      this.redis.smembers(this.keys.copyMastersClosing()),
+    ]);
+    return { subscriptions, masters };
   }
 
   /** Newest first. */
@@ -185,7 +181,10 @@ export class CopyStore {
 
   async ledger(subId: string): Promise<Ledger> {
     const h = await this.redis.hgetall(this.keys.copyLedger(subId));
-    return { netIn: h.netIn ?? '0', commission: h.commission ?? '0', shared: h.shared ?? '0', hwm: h.hwm ?? '0', feeTs: h.feeTs ?? '' };
+    return {
+      netIn: h.netIn ?? '0', commission: h.commission ?? '0', shared: h.shared ?? '0', hwm: h.hwm ?? '0', feeTs: h.feeTs ?? '',
+      owedFee: h.owedFee ?? '0', owedShare: h.owedShare ?? '0',
+    };
   }
 
   /** Records a master order a subscription did not mirror; the first reason recorded stays. */

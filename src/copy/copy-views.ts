@@ -191,8 +191,9 @@ export class CopyViews {
   async subscriptionMoney(s: SubscriptionRecord) {
     const ledger = await this.d.store.ledger(s.id);
     const state = (await this.d.reader.state(s.acct)) as AccountState;
-    const equity = s.active === '1' ? state.equity : new BigNumber(s.settledEquity);
-    const profit = s.active === '1' ? state.equity.minus(ledger.netIn) : new BigNumber(s.profit);
+    const live = s.state !== 'Finished';
+    const equity = live ? state.equity : new BigNumber(s.settledEquity);
+    const profit = live ? state.equity.minus(ledger.netIn) : new BigNumber(s.profit);
     return { ledger, state, equity, profit };
   }
 

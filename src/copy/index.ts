@@ -44,7 +44,7 @@ export function createCopy(
     masters: new CopyMasterService(d, views, settlement),
     slaves: new CopySlaveService(d, views, settlement),
     history: new CopyHistoryService(d),
-    mirror: new CopyMirrorService(d),
+    mirror: new CopyMirrorService(d, settlement),
     settlement,
   };
 }

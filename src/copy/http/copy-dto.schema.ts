@@ -106,6 +106,9 @@ export const copySettingsDtoSchema = dtoSchema(
     copyMasterFuturesAccountId: integer(),
     copySlaveFuturesAccountId: integer(),
     margin: Joi.number().description('Equity dedicated to the subscription'),
+    stopLossPercent: Joi.number().allow(null).description('Finish (closing positions) when equity falls this % of the margin'),
+    takeProfitPercent: Joi.number().allow(null).description('Finish (closing positions) when equity rises this % of the margin'),
+    maxSlippagePercent: Joi.number().description("Worst price of a follower order, % off the master's fill price (default 0.5)"),
   }),
 );
 

@@ -32,10 +32,18 @@ export const createSlaveSchema = Joi.object({
   currencyCode: currencyCode.required(),
 });
 
+/** Follower risk controls (DESIGN 4), optional; null clears one on update. */
+const riskControls = {
+  stopLossPercent: Joi.number().greater(0).max(100).allow(null),
+  takeProfitPercent: Joi.number().greater(0).max(100_000).allow(null),
+  maxSlippagePercent: Joi.number().min(0).max(50).allow(null),
+};
+
 export const copySettingsSchema = Joi.object({
   copyMasterFuturesAccountId: id.required(),
   copySlaveFuturesAccountId: id.required(),
   margin: positive().required(),
+  ...riskControls,
 });
 
 export const finishCopySchema = Joi.object({

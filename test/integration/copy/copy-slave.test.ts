@@ -63,14 +63,20 @@ describe('subscriptions', () => {
     expect((await b.start('sam', m, sam, 10)).status).toBe(409);
     const up = await b.post('sam', `${S}/updateMasterCopySettings`, body(m, sam, 700));
     expect(up.status).toBe(200);
-    expect(up.body).toEqual({ copyMasterFuturesAccountId: m, copySlaveFuturesAccountId: sam, margin: 700 });
+    expect(up.body).toEqual({
+      copyMasterFuturesAccountId: m, copySlaveFuturesAccountId: sam, margin: 700, stopLossPercent: null, takeProfitPercent: null,
+      maxSlippagePercent: 0.5,
+    });
     expect((await b.account('sam', sam)).available).toBe(300);
     expect((await b.post('sam', `${S}/updateMasterCopySettings`, body(m, sam, 5_000))).status).toBe(422);
-    expect((await b.post('sam', `${S}/updateMasterCopySettings`, body(m, sam, 250))).status).toBe(200);
+    const risk = { stopLossPercent: 30, takeProfitPercent: 80, maxSlippagePercent: 1.5 };
+    expect((await b.post('sam', `${S}/updateMasterCopySettings`, { ...body(m, sam, 250), ...risk })).status).toBe(200);
     expect((await b.account('sam', sam)).available).toBe(750);
     expect((await b.get('sam', `${S}/${sam}/${m}/settings`)).body).toEqual({
-      copyMasterFuturesAccountId: m, copySlaveFuturesAccountId: sam, margin: 250,
+      copyMasterFuturesAccountId: m, copySlaveFuturesAccountId: sam, margin: 250, ...risk,
     });
+    await b.post('sam', `${S}/updateMasterCopySettings`, { ...body(m, sam, 250), takeProfitPercent: null });
+    expect((await b.get('sam', `${S}/${sam}/${m}/settings`)).body).toMatchObject({ stopLossPercent: 30, takeProfitPercent: null });
     const a = await b.get('sam', `${S}/${sam}/${m}/analytics`);
     expect(a.status).toBe(200);
     expect(Object.keys(a.body).sort()).toEqual([

@@ -1,0 +1,31 @@
+--[[
+  First step of finishing a subscription (Active -> Finishing, DESIGN 4): settles it as it stands
+  (fee up to now, share of the profit realized so far), stops copying (the mirror places nothing for
+  a subscription not Active), frees the (master, slave) slot and lists it as finishing, so a worker
+  resumes it after a crash. Only one finish wins: any other finds it not Active (409).
+  completeCopyFinish then settles again after the positions closed and returns the money.
+
+  Input:
+    KEYS[1] the subscription record hash   KEYS[4] the master owner's wallet
+    KEYS[2] the subscription's ledger hash KEYS[5] active (master, slave) slot
+    KEYS[3] the subscription's account     KEYS[6] finishing subscriptions (set)
+    ARGV[1] now, ms   ARGV[2] fee, ppm a year   ARGV[3] share, ppm   ARGV[4] reason
+    ARGV[5] closeOrders 0 | 1   ARGV[6] user id ('' any: a master close)
+  Output:
+    {'OK'}
+    {'ERR', code, detail} nothing changed: SUBSCRIPTION_NOT_FOUND, SUBSCRIPTION_FINISHED
+]]
+--- @include "includes/copy/settle"
+local subKey, ledgerKey, acctKey, walletKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local now, feePpm, sharePpm = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+
+local sub = redis.call('HMGET', subKey, 'id', 'state', 'margin', 'currency', 'user')
+if not sub[1] or (ARGV[6] ~= '' and sub[5] ~= ARGV[6]) then return { 'ERR', 'SUBSCRIPTION_NOT_FOUND', '' } end
+if sub[2] ~= 'Active' then return { 'ERR', 'SUBSCRIPTION_FINISHED', '' } end
+copyAccrueFee(ledgerKey, copyNum(sub[3]), feePpm, now)
+copyAccrueShare(acctKey, ledgerKey, sharePpm)
+copyPay(acctKey, walletKey, ledgerKey, sub[4])
+redis.call('HSET', subKey, 'state', 'Finishing', 'active', '0', 'closed', ARGV[1], 'reason', ARGV[4], 'closeOrders', ARGV[5])
+redis.call('DEL', KEYS[5])
+redis.call('SADD', KEYS[6], sub[1])
+return { 'OK' }

@@ -1,0 +1,34 @@
+--[[
+  Last step of finishing a subscription (Finishing -> Finished, DESIGN 4), and the return of money a
+  finished subscription's position released later (closeOrders false): settles the profit share of
+  what is realized now, pays what is owed, then moves the free balance back to the slave's account
+  (netIn follows). The first completion records the equity (cash: balance + locked) and profit at
+  that moment. Idempotent: a repeat settles nothing new and moves what is free, usually nothing.
+
+  Input:
+    KEYS[1] the subscription record hash   KEYS[4] the master owner's wallet
+    KEYS[2] the subscription's ledger hash KEYS[5] the slave's futures account
+    KEYS[3] the subscription's account     KEYS[6] finishing subscriptions (set)
+    ARGV[1] share, ppm
+  Output:
+    {'OK', moved back (minor units)}
+    {'ERR', code, detail} nothing changed: SUBSCRIPTION_NOT_FOUND, SUBSCRIPTION_ACTIVE
+]]
+--- @include "includes/copy/settle"
+local subKey, ledgerKey, acctKey, walletKey, slaveAcct = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+
+local sub = redis.call('HMGET', subKey, 'id', 'state', 'currency')
+if not sub[1] then return { 'ERR', 'SUBSCRIPTION_NOT_FOUND', '' } end
+if sub[2] == 'Active' then return { 'ERR', 'SUBSCRIPTION_ACTIVE', '' } end
+copyAccrueShare(acctKey, ledgerKey, tonumber(ARGV[1]))
+copyPay(acctKey, walletKey, ledgerKey, sub[3])
+if sub[2] == 'Finishing' then
+  local a = redis.call('HMGET', acctKey, 'balance', 'locked')
+  local equity = copyNum(a[1]) + copyNum(a[2])
+  local netIn = copyNum(redis.call('HGET', ledgerKey, 'netIn'))
+  redis.call('HSET', subKey, 'state', 'Finished', 'settledEquity', fmt(equity), 'profit', fmt(equity - netIn))
+  redis.call('SREM', KEYS[6], sub[1])
+end
+local free = math.max(copyNum(redis.call('HGET', acctKey, 'balance')), 0)
+copyMove(acctKey, slaveAcct, ledgerKey, free, -1)
+return { 'OK', fmt(free) }

@@ -1,0 +1,24 @@
+--[[
+  Settles one subscription up to now (DESIGN 4; the daily job and every finish step): accrues the
+  management fee while the subscription is Active, moves the high-water mark of realized profit up
+  and owes the profit share of the rise, then pays what is owed from the free balance to the master
+  owner's wallet. Running it again at the same moment pays nothing more.
+
+  Input:
+    KEYS[1] the subscription record hash   KEYS[3] the subscription's futures account
+    KEYS[2] the subscription's ledger hash KEYS[4] the master owner's wallet (available, by currency)
+    ARGV[1] now, ms   ARGV[2] management fee, ppm a year   ARGV[3] profit share, ppm
+  Output:
+    {'OK', fee paid, share paid}
+    {'ERR', 'SUBSCRIPTION_NOT_FOUND', ''}
+]]
+--- @include "includes/copy/settle"
+local subKey, ledgerKey, acctKey, walletKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local now, feePpm, sharePpm = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+
+local sub = redis.call('HMGET', subKey, 'state', 'margin', 'currency')
+if not sub[1] then return { 'ERR', 'SUBSCRIPTION_NOT_FOUND', '' } end
+if sub[1] == 'Active' then copyAccrueFee(ledgerKey, copyNum(sub[2]), feePpm, now) end
+copyAccrueShare(acctKey, ledgerKey, sharePpm)
+local fee, share = copyPay(acctKey, walletKey, ledgerKey, sub[3])
+return { 'OK', fmt(fee), fmt(share) }
