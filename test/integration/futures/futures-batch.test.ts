@@ -1,0 +1,258 @@
+import type { ScriptReply } from '../../../src/platform/redis/reply';
+import type { CreateFuturesInput } from '../../../src/futures/futures-engine';
+import type { StpMode } from '../../../src/domain/order';
+import { AppError } from '../../../src/domain/errors';
+import { rng } from '../../support/random-trading';
+import { testContext } from '../../support/harness';
+
+/**
+ * createFuturesOrders with several orders in one call (group commit, docs/futures.md) against the
+ * real Redis: a batch must end exactly where the same orders end one call each. Expected values
+ * come from a one-per-call run on a second, fresh context (its own key prefix, so its own id
+ * counters and account ids), never from constants: the whole key space of both is compared.
+ */
+type Ctx = Awaited<ReturnType<typeof testContext>>;
+
+const PAIR = 'BTC_USDT';
+const USERS = ['u0', 'u1', 'u2'];
+const MID = 500_000; // 50,000.0 in ticks
+const TS = 1_700_000_000_000;
+
+/** A fresh context with one funded futures account per user (USDT amounts); returns the account ids. */
+async function market(margins: Record<string, number>): Promise<{ ctx: Ctx; accounts: Record<string, string> }> {
+  const ctx = await testContext();
+  const accounts: Record<string, string> = {};
+  for (const [user, usdt] of Object.entries(margins)) {
+    await ctx.wallets.deposit(user, 'USDT', usdt);
+    const a = await ctx.futures.accounts.create(user, { name: 'main', currencyCode: 'USDT', leverage: 10 });
+    await ctx.futures.accounts.transfer(user, {
+      fromFuturesAccountId: null, toFuturesAccountId: a.id, currencyCode: 'USDT', amount: usdt,
+    });
+    accounts[user] = String(a.id);
+  }
+  return { ctx, accounts };
+}
+
+async function withMarkets<T>(margins: Record<string, number>, body: (a: Ctx, b: Ctx, accts: Record<string, string>) => Promise<T>) {
+  const one = await market(margins);
+  const two = await market(margins);
+  try {
+    // both contexts were built the same way, so their account ids agree
+    expect(two.accounts).toEqual(one.accounts);
+    return await body(one.ctx, two.ctx, one.accounts);
+  } finally {
+    await one.ctx.cleanup();
+    await two.ctx.cleanup();
+  }
+}
+
+function order(accounts: Record<string, string>, user: string, o: Partial<CreateFuturesInput>): CreateFuturesInput {
+  return {
+    userId: user, pairCode: PAIR, accountId: accounts[user], side: 'buy', isMarket: false, amountLots: '10',
+    postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: TS, ...o,
+  };
+}
+
+/** Random orders of the three users around MID: limits that rest and cross, markets, TP/SL, post-only, STP, repeated clientOrderIds. */
+function randomOrders(accounts: Record<string, string>, seed: number, n: number): CreateFuturesInput[] {
+  const r = rng(seed);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
+  const stps: StpMode[] = ['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'];
+  return Array.from({ length: n }, () => {
+    const side = pick(['buy', 'sell'] as const);
+    const isMarket = r() < 0.15;
+    const ticks = MID + Math.floor(r() * 41) - 20;
+    const tp = r() < 0.2 ? String(side === 'buy' ? ticks + 500 : ticks - 500) : undefined;
+    const sl = r() < 0.2 ? String(side === 'buy' ? ticks - 500 : ticks + 500) : undefined;
+    return order(accounts, pick(USERS), {
+      side, isMarket, priceTicks: isMarket ? undefined : String(ticks), amountLots: String(10 * (1 + Math.floor(r() * 5))),
+      tpTicks: tp, slTicks: sl, postOnly: !isMarket && r() < 0.15, stp: pick(stps),
+      clientOrderId: r() < 0.3 ? `c${Math.floor(r() * 4)}` : null,
+    });
+  });
+}
+
+function batch(ctx: Ctx, orders: CreateFuturesInput[]): Promise<ScriptReply[]> {
+  const { keys, args } = ctx.futures.engine.createArgs(orders);
+  return ctx.scripts.run<ScriptReply[]>('createFuturesOrders', keys, args);
+}
+
+async function oneByOne(ctx: Ctx, orders: CreateFuturesInput[]): Promise<ScriptReply[]> {
+  const out: ScriptReply[] = [];
+  for (const o of orders) out.push(...(await batch(ctx, [o])));
+  return out;
+}
+
+/**
+ * Every key of the context by name without the prefix: books, levels, orders, accounts, indices,
+ * fees, insurance, counters, trade records. Left out: the event streams (compared by their events),
+ * the book sequence and the trade history's time index (one step per call, so one per batch),
+ * operation records, and the accounts' creation time (the clock's, not the orders').
+ */
+async function stateOf(ctx: Ctx): Promise<Record<string, unknown>> {
+  const prefix = ctx.keys.engine.slice(0, ctx.keys.engine.indexOf(':'));
+  const names = (await ctx.redis.keys(`${prefix}*`)).sort();
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    const type = await ctx.redis.type(name);
+    const short = name.slice(prefix.length);
+    if (type === 'stream' || short.includes(':op:') || short.includes(':tradetimes:')) continue;
+    if (name === ctx.keys.bookSeq('futures', PAIR)) continue;
+    if (type === 'string') out[short] = await ctx.redis.get(name);
+    else if (type === 'hash') {
+      const h = await ctx.redis.hgetall(name);
+      if (short.includes(':facct:')) delete h.cts;
+      out[short] = h;
+    }
+    else if (type === 'set') out[short] = (await ctx.redis.smembers(name)).sort();
+    else if (type === 'zset') out[short] = await ctx.redis.zrange(name, 0, -1, 'WITHSCORES');
+    else if (type === 'list') out[short] = await ctx.redis.lrange(name, 0, -1);
+    else out[short] = type;
+  }
+  return out;
+}
+
+type Event = Record<string, string>;
+
+/** The market stream: its entries, and every event but the book's across them in order. */
+async function eventsOf(ctx: Ctx): Promise<{ entries: number; events: Event[] }> {
+  const entries = await ctx.redis.xrange(ctx.keys.events('futures', PAIR), '-', '+');
+  const events: Event[] = [];
+  for (const [, flat] of entries) {
+    const i = flat.indexOf('ev');
+    if (i >= 0) events.push(...(JSON.parse(flat[i + 1]) as Event[]).filter((e) => e.e !== 'book'));
+  }
+  return { entries: entries.length, events };
+}
+
+const tagOf = (r: ScriptReply) => r[0];
+
+describe('createFuturesOrders: a batch equals its orders placed one call each', () => {
+  it.each([1, 2, 3, 4])('random batch, seed %i: replies, book, accounts, positions, fees, events', async (seed) => {
+    await withMarkets({ u0: 40, u1: 15, u2: 80 }, async (a, b, accounts) => {
+      // a book to trade against, the same on both
+      const seedBook = randomOrders(accounts, 100 + seed, 12);
+      await oneByOne(a, seedBook);
+      await oneByOne(b, seedBook);
+      const orders = randomOrders(accounts, seed, 30);
+      const entriesBefore = [(await eventsOf(a)).entries, (await eventsOf(b)).entries];
+      const together = await batch(a, orders);
+      const alone = await oneByOne(b, orders);
+      expect(together).toEqual(alone);
+      // the batch was not trivial: some placed, some refused, some repeats, some trades
+      const tags = together.map(tagOf);
+      expect(tags).toContain('OK');
+      expect(tags.filter((t) => t !== 'OK').length).toBeGreaterThan(0);
+      expect(await stateOf(a)).toEqual(await stateOf(b));
+      const ea = await eventsOf(a);
+      const eb = await eventsOf(b);
+      expect(ea.events).toEqual(eb.events);
+      expect(ea.events.some((e) => e.e === 'trade')).toBe(true);
+      // one entry for the batch, where one call each wrote one per order that did something
+      expect(ea.entries - entriesBefore[0]).toBe(1);
+      expect(eb.entries - entriesBefore[1]).toBe(together.filter((r) => r[0] === 'OK').length);
+    });
+  });
+});
+
+describe('createFuturesOrders: checks within a batch', () => {
+  it('counts what the earlier orders of the batch reserved in the margin check', async () => {
+    await withMarkets({ u0: 7 }, async (a, b, accounts) => {
+      // 10 lots at 50,000.0 at 10x: 5 USDT margin each, with fees and the unit per lot; 7 USDT covers one
+      const buy = (ticks: number) => order(accounts, 'u0', { priceTicks: String(ticks) });
+      const orders = [buy(MID), buy(MID - 1)];
+      const together = await batch(a, orders);
+      expect(together.map(tagOf)).toEqual(['OK', 'ERR']);
+      expect(together[1]).toEqual(['ERR', 'INSUFFICIENT_MARGIN', '']);
+      // alone, the second is covered
+      expect((await batch(b, [orders[1]])).map(tagOf)).toEqual(['OK']);
+    });
+  });
+
+  it('counts a fill of an earlier order of the batch: the position it opened and the maker it consumed', async () => {
+    await withMarkets({ u0: 40, u1: 40 }, async (a, b, accounts) => {
+      const orders = [
+        order(accounts, 'u0', { side: 'sell', priceTicks: String(MID), amountLots: '20' }),
+        order(accounts, 'u1', { side: 'buy', priceTicks: String(MID), amountLots: '10' }),
+        order(accounts, 'u1', { side: 'buy', isMarket: true, amountLots: '10' }),
+        order(accounts, 'u1', { side: 'buy', isMarket: true, amountLots: '10' }),
+      ];
+      const together = await batch(a, orders);
+      expect(together).toEqual(await oneByOne(b, orders));
+      // the last market order found the book empty, as it would alone
+      expect(together[3]).toEqual(['ERR', 'NO_LIQUIDITY', '']);
+      expect(await stateOf(a)).toEqual(await stateOf(b));
+    });
+  });
+
+  it('answers a clientOrderId repeated within a batch with the first order, once placed', async () => {
+    await withMarkets({ u0: 100, u1: 100 }, async (a, b, accounts) => {
+      const orders = [
+        order(accounts, 'u0', { priceTicks: String(MID - 100), clientOrderId: 'x' }),
+        order(accounts, 'u0', { priceTicks: String(MID - 200), clientOrderId: 'x' }),
+        order(accounts, 'u1', { priceTicks: String(MID - 300), clientOrderId: 'x' }),
+        order(accounts, 'u0', { priceTicks: String(MID - 400), clientOrderId: 'x' }),
+      ];
+      const together = await batch(a, orders);
+      expect(together.map(tagOf)).toEqual(['OK', 'DUP', 'OK', 'DUP']);
+      const firstId = (together[0][1] as string[])[1];
+      expect((together[1][1] as string[])[1]).toBe(firstId);
+      expect((together[3][1] as string[])[1]).toBe(firstId);
+      // another user's clientOrderId is its own
+      expect((together[2][1] as string[])[1]).not.toBe(firstId);
+      expect(together).toEqual(await oneByOne(b, orders));
+      expect(await stateOf(a)).toEqual(await stateOf(b));
+    });
+  });
+});
+
+describe('FuturesEngine.create under concurrency', () => {
+  it('groups concurrent orders of one market into fewer calls and ends where sequential calls end', async () => {
+    await withMarkets({ u0: 1_000, u1: 1_000, u2: 1_000 }, async (a, b, accounts) => {
+      const orders = randomOrders(accounts, 7, 40).map((o) => ({ ...o, clientOrderId: null, postOnly: false }));
+      const settle = (p: Promise<unknown>) => p.then((r) => ({ r }), (e: unknown) => ({ e: e instanceof AppError ? e.code : String(e) }));
+      const sequential = [];
+      for (const o of orders) sequential.push(await settle(b.futures.engine.create(o)));
+      const run = jest.spyOn(a.scripts, 'runOnce');
+      const concurrent = await Promise.all(orders.map((o) => settle(a.futures.engine.create(o))));
+      const sizes = run.mock.calls.filter((c) => c[0] === 'createFuturesOrders').map((c) => (c[1].length - 22) / 6);
+      run.mockRestore();
+      expect(sizes.reduce((s, x) => s + x, 0)).toBe(orders.length);
+      expect(sizes.length).toBeLessThan(orders.length);
+      expect(sizes[0]).toBe(1);
+      expect(concurrent).toEqual(sequential);
+      expect(await stateOf(a)).toEqual(await stateOf(b));
+      expect((await eventsOf(a)).events).toEqual((await eventsOf(b)).events);
+    });
+  });
+});
+
+describe('a runtime error inside a batch', () => {
+  it('leaves no trace of the failing order, keeps the ones before it whole, and answers ENGINE_ERROR for it and the rest', async () => {
+    await withMarkets({ u0: 100, u1: 100 }, async (a, b, accounts) => {
+      // u0's own resting sell, which the broken order meets first
+      const maker = order(accounts, 'u0', { side: 'sell', priceTicks: String(MID) });
+      const first = order(accounts, 'u1', { priceTicks: String(MID - 10) });
+      // a self-trade prevention mode the service never sends: the script fails when the order meets
+      // its owner's maker, after it took its id, reserved its margin and announced itself
+      const broken = order(accounts, 'u0', { priceTicks: String(MID), stp: 'BOGUS' as StpMode });
+      const after = order(accounts, 'u1', { priceTicks: String(MID - 20) });
+      await batch(a, [maker]);
+      await batch(b, [maker]);
+      const before = await eventsOf(a);
+      const replies = await batch(a, [first, broken, after]);
+      expect(replies.map((r) => r.slice(0, 2))).toEqual([['OK', ['id', '2', 'clid', '', 'status', '10']], ['ERR', 'ENGINE_ERROR'], ['ERR', 'ENGINE_ERROR']]);
+      // the same as placing only the first: margins, book, orders, indices, the id counter
+      await batch(b, [first]);
+      expect(await stateOf(a)).toEqual(await stateOf(b));
+      const events = await eventsOf(a);
+      expect(events.entries).toBe(before.entries + 1);
+      expect(events.events).toEqual((await eventsOf(b)).events);
+      // the next order takes the id the broken one gave back
+      const next = await batch(a, [after]);
+      expect(next).toEqual(await batch(b, [after]));
+      // the caller of the broken order hears a 500 with no engine internals in it
+      await expect(a.futures.engine.create(broken)).rejects.toMatchObject({ status: 500, code: 'ENGINE_ERROR' });
+    });
+  });
+});
