@@ -105,7 +105,7 @@ async function stateOf(ctx: Ctx): Promise<Record<string, unknown>> {
       out[short] = h;
     }
     else if (type === 'set') out[short] = (await ctx.redis.smembers(name)).sort();
-    else if (type === 'zset') out[short] = await ctx.redis.zrange(name, 0, -1, 'WITHSCORES');
+    else if (type === 'zset') out[short] = await ctx.redis.zrange(name, '0', '-1', 'WITHSCORES');
     else if (type === 'list') out[short] = await ctx.redis.lrange(name, 0, -1);
     else out[short] = type;
   }
