@@ -6,6 +6,7 @@
   total) and published as one diff per command.
 ]]
 --- @include "includes/fmt"
+--- @include "includes/undoLog"
 
 -- The score of price `p` (ticks, as text) on `side`. Scores go to Redis as strings: a Lua number
 -- handed to redis.call is printed with '%.14g', which is both slower and, past 14 digits, inexact.
@@ -23,6 +24,7 @@ end
 local function changeLevel(ctx, side, ticks, delta, p)
   p = p or fmt(ticks)
   local deltaText = fmt(delta)
+  if ctx.undo then undoLevel(ctx, side, p) end
   local qty = redis.call('HINCRBY', ctx.keys.lvlqty[side], p, deltaText)
   if qty <= 0 then
     redis.call('HDEL', ctx.keys.lvlqty[side], p)
@@ -40,12 +42,14 @@ end
 
 local function restOrder(ctx, side, id, ticks, lots)
   local p = fmt(ticks)
+  if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], bookMember(id)) end
   redis.call('ZADD', ctx.keys.book[side], scoreText(side, p), bookMember(id))
   changeLevel(ctx, side, ticks, lots, p)
 end
 
 -- `member`: the order's book member when the caller already holds it (bestOrder gives it).
 local function unrestOrder(ctx, side, id, ticks, lots, member)
+  if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member or bookMember(id)) end
   redis.call('ZREM', ctx.keys.book[side], member or bookMember(id))
   if lots > 0 then changeLevel(ctx, side, ticks, -lots) end
 end

@@ -3,9 +3,11 @@
   many makers of one account costs one HINCRBY per touched field, not one per fill.
 ]]
 --- @include "includes/fmt"
+--- @include "includes/undoLog"
 
 local function addDelta(ctx, key, field, v)
   if v == 0 then return end
+  if ctx.undo then undoDelta(ctx, key, field) end
   local byField = ctx.deltas[key]
   if not byField then
     byField = {}

@@ -16,6 +16,7 @@
 ]]
 --- @include "includes/book"
 --- @include "includes/fmt"
+--- @include "includes/undoLog"
 
 local STP_EXPIRE_TAKER = 1
 local STP_EXPIRE_MAKER = 2
@@ -37,6 +38,7 @@ local function matchOrder(ctx, taker, settle)
     else
       local qty = settle.maxQty(ctx, taker, ticks, math.min(taker.remaining, maker.remaining))
       if qty <= 0 then return 'stopped' end
+      if ctx.undo then undoRemember(ctx, 'k', ctx.keys.tradeIds) end
       local tradeId = redis.call('INCR', ctx.keys.tradeIds)
       local extra = settle.fill(ctx, taker, maker, ticks, qty, tradeId)
       taker.remaining = taker.remaining - qty

@@ -41,7 +41,9 @@
     {'ERR', code, detail}                   rejected, nothing changed:
       ORDER_POST_ONLY_WOULD_TAKE, INSUFFICIENT_BALANCE, NOTIONAL_TOO_LARGE
     {'ERR', 'ENGINE_ERROR', message}        a runtime error (a bug) in this order or an earlier
-                                            one of the batch; earlier orders stay placed
+                                            one of the batch; earlier orders stay placed, the
+                                            failing one leaves no trace (includes/undoLog: its
+                                            writes, balance changes and events are undone)
   Events: one entry on KEYS[10]: per order accepted, trade*, done*; book* for the batch
   (see includes/publishEvents).
 ]]
@@ -53,6 +55,7 @@ local rcall = redis.call
 --- @include "includes/spot/spotMarketKeys"
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
+--- @include "includes/undoLog"
 
 local P, pair = ARGV[1], ARGV[2]
 local ctx = newContext(P, spotMarketKeys(KEYS), '', ARGV[9])
@@ -104,6 +107,7 @@ local function placeOne(k, a)
 
   -- Accepted: from here on nothing rejects.
   ctx.ts = ts
+  undoRemember(ctx, 'k', ctx.keys.orderIds)
   local id = rcall('INCR', ctx.keys.orderIds)
   local idText = fmt(id)
   addDelta(ctx, availKey, reserveCur, -reserve)
@@ -119,6 +123,7 @@ local function placeOne(k, a)
   local status
   if otype == 'limit' and outcome == 'stopped' and taker.remaining > 0 then
     restOrder(ctx, ownSide(side), id, price, taker.remaining)
+    undoRemember(ctx, 's', userOpenKey, idText)
     rcall('SADD', userOpenKey, idText)
     if taker.filled > 0 then status = 'partiallyFilled' else status = 'open' end
   else
@@ -138,6 +143,9 @@ local function placeOne(k, a)
   end
 
   local filled, filledQuote, fee, rsv = fmt(taker.filled), fmt(taker.filledQuote), fmt(taker.fee), fmt(taker.rsv)
+  undoRemember(ctx, 'n', orderKey(P, idText))
+  undoRemember(ctx, 'z', userOrdersKey, idText)
+  if clid ~= '' then undoRemember(ctx, 'h', clidKey, clid) end
   rcall('HSET', orderKey(P, idText),
     'spot', spotRecordText(user, pair, side, otype, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8],
       ts, clid),
@@ -150,16 +158,19 @@ end
 local replies = {}
 local n = (#KEYS - 12) / 5
 for i = 1, n do
+  undoBegin(ctx)
   local ok, reply = pcall(placeOne, 12 + 5 * (i - 1), 9 + 10 * (i - 1))
   if not ok then
-    -- A runtime error is a bug, never a business rejection. The orders before it are placed and
-    -- are written in full below (balances, events) rather than left without their reservations;
-    -- this order and the rest of the batch answer ENGINE_ERROR.
+    -- A runtime error is a bug, never a business rejection. This order is undone (its writes to
+    -- the book and makers, its balance changes and events); the orders before it are placed and
+    -- written in full below; this order and the rest of the batch answer ENGINE_ERROR.
+    undoRollback(ctx)
     for j = i, n do replies[j] = { 'ERR', 'ENGINE_ERROR', tostring(reply) } end
     break
   end
   replies[i] = reply
 end
+ctx.undo = nil
 if #ctx.events > 0 then
   flushDeltas(ctx)
   publishEvents(ctx)

@@ -701,4 +701,45 @@ describe('a runtime error inside a batch', () => {
       await ctx.cleanup();
     }
   });
+
+  it('leaves no trace of an order that fails after it met makers: balances, book, makers, events and history as if it never came', async () => {
+    // two markets built alike; the second never sees the failing order
+    const faulty = await testContext();
+    const clean = await testContext();
+    try {
+      const run = async (ctx: Ctx, withFault: boolean) => {
+        for (const u of ['a', 'b', 'm']) {
+          await ctx.wallets.deposit(u, 'USDT', 1_000);
+          await ctx.wallets.deposit(u, 'BTC', 1);
+        }
+        const pair = (await ctx.markets.store.getPair('spot', PAIR)) as Pair;
+        const order = (userId: string, side: 'buy' | 'sell', price: string, lots: string): PlaceSpotInput => ({
+          userId, pair, side, type: 'limit', priceTicks: price, amountLots: lots,
+          postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: 1,
+        });
+        // makers: m's ask at 90000 (1000 lots), then b's own ask at 90001
+        await ctx.spot.engine.place(order('m', 'sell', '90000', '1000'));
+        await ctx.spot.engine.place(order('b', 'sell', '90001', '1000'));
+        const batch = [order('a', 'buy', '80000', '1000'), { ...order('b', 'buy', '90001', '2000'), clientOrderId: 'x1' }, order('a', 'buy', '80001', '1000')];
+        const [keys, args] = ctx.spot.engine.placeArgs(withFault ? batch : batch.slice(0, 1));
+        // b's buy carries a self-trade mode the service never sends: it fills m's ask, then breaks on b's own
+        if (withFault) args[9 + 10 + 7] = 'x';
+        return ctx.scripts.run<ScriptReply[]>('placeSpotOrders', keys, args);
+      };
+      const replies = await run(faulty, true);
+      expect(replies.map((r) => r.slice(0, 2))).toEqual([['OK', '3'], ['ERR', 'ENGINE_ERROR'], ['ERR', 'ENGINE_ERROR']]);
+      await run(clean, false);
+      const users = ['a', 'b', 'm'];
+      expect(await stateOf(faulty, users)).toEqual(await stateOf(clean, users));
+      expect(await orderEvents(faulty)).toEqual(await orderEvents(clean));
+      const history = (c: Ctx) => c.redis.zcard(c.keys.tradeHistory('spot', PAIR));
+      expect([await history(faulty), await history(clean)]).toEqual([0, 0]);
+      // m's ask is whole again: its record, its place in the book and its owner's open orders
+      const book = await faulty.marketData.books.snapshot('spot', PAIR, 10);
+      expect(book.asks).toEqual([['90000', '1000'], ['90001', '1000']]);
+    } finally {
+      await faulty.cleanup();
+      await clean.cleanup();
+    }
+  });
 });

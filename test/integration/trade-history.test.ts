@@ -165,7 +165,7 @@ describe('trade history', () => {
       const takers: PlaceSpotInput[] = Array.from({ length: n }, () => ({ ...base, userId: 't', side: 'buy', priceTicks: '10000', amountLots: '1' }));
       await b.ctx.scripts.run('placeSpotOrders', ...b.ctx.spot.engine.placeArgs(takers));
     }
-    const everything = (await b.ctx.redis.zrange(b.ctx.keys.tradeHistory('spot', 'BTC_USDT'), 0, -1)).map((m) => Number(m.split('|')[0]));
+    const everything = (await b.ctx.redis.zrange(b.ctx.keys.tradeHistory('spot', 'BTC_USDT'), '0', '-1')).map((m) => Number(m.split('|')[0]));
     expect(everything).toHaveLength(2300);
     const newest = [...everything].sort((x, y) => y - x);
 

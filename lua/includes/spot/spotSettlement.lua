@@ -9,6 +9,7 @@
 --- @include "includes/deltas"
 --- @include "includes/fmt"
 --- @include "includes/spot/spotOrder"
+--- @include "includes/undoLog"
 
 local function spotReserveCurrency(ctx, side)
   if side == 'buy' then return ctx.spot.quote end
@@ -76,6 +77,7 @@ local function spotFill(ctx, taker, maker, ticks, qty, tradeId)
 
   -- a maker that this fill empties is written once, by spotFinishMaker
   if maker.remaining > qty then
+    undoRemember(ctx, 'h', orderKey(ctx.P, maker.idText), 'state')
     redis.call('HSET', orderKey(ctx.P, maker.idText), 'state',
       spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), fmt(maker.rsv), 'partiallyFilled',
         ctx.ts))
@@ -92,6 +94,8 @@ local function spotFinishMaker(ctx, maker, status)
     addDelta(ctx, walletRsvKey(ctx.P, maker.user), cur, -maker.rsv)
     addDelta(ctx, walletAvailKey(ctx.P, maker.user), cur, maker.rsv)
   end
+  undoRemember(ctx, 'h', orderKey(ctx.P, maker.idText), 'state')
+  undoRemember(ctx, 's', userOpenKey(ctx.P, 'spot', ctx.pair, maker.user), maker.idText)
   redis.call('HSET', orderKey(ctx.P, maker.idText), 'state',
     spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), '0', status, ctx.ts))
   redis.call('SREM', userOpenKey(ctx.P, 'spot', ctx.pair, maker.user), maker.idText)
