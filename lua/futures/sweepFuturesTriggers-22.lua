@@ -1,14 +1,15 @@
 --[[
-  Take profit and stop loss of one market: every position whose trigger the last price has crossed
-  is closed at market (a long's TP when last >= TP, its SL when last <= SL; a short the other way
-  round). Found by range queries on the trigger indices, never by a scan. A position that finds no
+  Take profit and stop loss of one market: every position whose trigger the mark price has crossed
+  is closed at market (a long's TP when mark >= TP, its SL when mark <= SL; a short the other way
+  round; DESIGN 4: triggers use the mark, which one small trade cannot move). Found by range
+  queries on the trigger indices, never by a scan. A position that finds no
   liquidity stays in the index for the next sweep.
 
   Input:
     KEYS[1..22] the market's keys (includes/futures/commandKeys lists them; KEYS[10] is the last
       price, KEYS[16..19] the TP/SL indices)
     ARGV[1] engine key prefix   ARGV[3] timestamp, ms   ARGV[5] most positions per call
-    ARGV[2] pair code           ARGV[4] stream MAXLEN
+    ARGV[2] pair code           ARGV[4] stream MAXLEN     ARGV[6] mark price, ticks (the last price when '')
   Keys built while running (includes/keys, from ARGV[1]): for each position found, its order hash,
     account hash and account's open orders, its owner's open orders on this pair, a resting close
     order's hash; the close order's hash (its id comes from the counter); and for each maker met in
@@ -25,7 +26,7 @@ local rcall = redis.call
 --- @include "includes/fmt"
 
 local P, pair, ts, maxlen, limit = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
-local last = tonumber(rcall('GET', KEYS[10]) or '')
+local last = tonumber(ARGV[6] or '') or tonumber(rcall('GET', KEYS[10]) or '')
 if not last then return { 'OK', '0', {} } end
 local ctx = futuresContextFor(KEYS, P, pair, ts, maxlen)
 local k = ctx.fkeys

@@ -161,20 +161,12 @@ export class FuturesEngine {
     );
   }
 
-  async setIndexPrice(pairCode: string, ticks: string, timestamp: number): Promise<void> {
-    await this.scripts.run<ScriptReply>(
-      'setIndexPrice',
-      [this.keys.indexPrice(pairCode), this.keys.events('futures', pairCode)],
-      [ticks, timestamp, this.streamMaxLen],
-    );
-  }
-
-  /** TP/SL of one market at its last price; returns the ids closed, with the reason of each. */
-  async sweepTriggers(pairCode: string, timestamp: number, limit = 1000): Promise<{ id: string; reason: string }[]> {
+  /** TP/SL of one market at its mark price; returns the ids closed, with the reason of each. */
+  async sweepTriggers(pairCode: string, markTicks: string, timestamp: number, limit = 1000): Promise<{ id: string; reason: string }[]> {
     const reply = await this.scripts.run<[string, string, string[]]>(
       'sweepFuturesTriggers',
       [...this.scriptKeys.market(pairCode)],
-      [this.keys.engine, pairCode, timestamp, this.streamMaxLen, limit],
+      [this.keys.engine, pairCode, timestamp, this.streamMaxLen, limit, markTicks],
     );
     const out: { id: string; reason: string }[] = [];
     for (let i = 0; i < reply[2].length; i += 2) out.push({ id: reply[2][i], reason: reply[2][i + 1] });
@@ -188,21 +180,5 @@ export class FuturesEngine {
       [this.keys.engine, pairCode, markTicks, timestamp, this.streamMaxLen, limit],
     );
     return reply[2];
-  }
-
-  async settleFunding(
-    pairCode: string,
-    markTicks: string,
-    ratePpm: number,
-    round: number,
-    timestamp: number,
-  ): Promise<{ settled: boolean; positions: number; collected: string; paid: string }> {
-    const reply = await this.scripts.run<string[]>(
-      'settleFuturesFunding',
-      this.scriptKeys.funding(pairCode),
-      [this.keys.engine, pairCode, markTicks, ratePpm, round, timestamp, this.streamMaxLen],
-    );
-    if (reply[0] === 'SKIP') return { settled: false, positions: 0, collected: '0', paid: '0' };
-    return { settled: true, positions: Number(reply[1]), collected: reply[2], paid: reply[3] };
   }
 }

@@ -1,60 +1,158 @@
-import BigNumber from 'bignumber.js';
 import { fromMinor, toMinorDown } from '../domain/decimal';
+import {
+  BASIS_SAMPLES,
+  FUNDING_INTEREST_PPM,
+  freshSources,
+  fundingCapPpm,
+  fundingRatePpm,
+  markTicks,
+  medianTicks,
+  type IndexSource,
+} from '../domain/futures-prices';
 import type { Pair } from '../domain/market';
+import type { BookReader } from '../market-data/book-reader';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
+import type { FuturesPriceEngine } from './futures-price-engine';
 
-/** Interest part of the funding rate per interval (0.01 %), and the clamp of the whole rate. */
-export const FUNDING_BASE_PPM = 100;
-export const FUNDING_CAP_PPM = 7500;
+export interface PriceSettings {
+  fundingIntervalSeconds: number;
+  indexStaleSeconds: number;
+}
+
+/** ppm of a pair's maintenance margin rate (a fraction). */
+const ppm = (rate: number | undefined): number => Math.round((rate ?? 0) * 1e6);
 
 /**
- * Index, mark and funding rate of futures markets (DESIGN 4). Index = the last trade of the spot
- * market with the same pair code, else the admin index price, else the last futures trade; mark =
- * index. All prices here are in the futures pair's ticks (decimal strings), or null when unknown.
+ * Index, mark and funding rate of futures markets (DESIGN 4; docs/futures.md). Index = median of the
+ * fresh sources (operator/oracle pushes, the same pair's spot mid); mark = median(index carried by
+ * the last funding rate, index + 30 s basis average, last futures trade), computed and stored each
+ * second (refreshMark), read by everything that values a position (markTicks). Prices are the
+ * futures pair's ticks as decimal strings, or null when unknown.
  */
 export class FuturesPriceService {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly markets: MarketStore,
-    private readonly fundingIntervalSeconds: number,
+    private readonly engine: FuturesPriceEngine,
+    private readonly books: BookReader,
+    private readonly settings: PriceSettings,
   ) {}
 
-  /** The index from outside the futures book (spot, then admin), or null. */
-  async externalIndexTicks(pair: Pair): Promise<string | null> {
+  /** Records one source's price now (the admin route; `source` defaults to admin). */
+  async recordIndexSource(pair: Pair, source: string, ticks: string, now = Date.now()): Promise<void> {
+    await this.engine.recordIndexSource(pair.code, source, ticks, now);
+  }
+
+  /** The pushed sources of a pair, with their times. */
+  async indexSources(pair: Pair): Promise<IndexSource[]> {
+    const raw = await this.redis.hgetall(this.keys.indexSources(pair.code));
+    return Object.entries(raw).map(([name, v]) => {
+      const [ticks, at] = v.split(':');
+      return { name, ticks: BigInt(ticks), at: Number(at) };
+    });
+  }
+
+  /** Mid of the same pair's spot book in the futures pair's ticks, when it has both sides. */
+  async spotMidTicks(pair: Pair): Promise<bigint | null> {
     const spot = await this.markets.getPair('spot', pair.code);
-    if (spot) {
-      const last = await this.redis.get(this.keys.lastPrice('spot', pair.code));
-      if (last) return toMinorDown(fromMinor(last, spot.digitsPrice), pair.digitsPrice).toFixed(0);
-    }
+    if (!spot) return null;
+    const snap = await this.books.snapshot('spot', pair.code, 1);
+    if (!snap.bids.length || !snap.asks.length) return null;
+    const mid = fromMinor(snap.bids[0][0], spot.digitsPrice) / 2 + fromMinor(snap.asks[0][0], spot.digitsPrice) / 2;
+    return BigInt(toMinorDown(mid, pair.digitsPrice).toFixed(0));
+  }
+
+  /** Index now: median of the fresh pushed sources and the spot mid; the last stored index when none is fresh. */
+  async computeIndex(pair: Pair, now = Date.now()): Promise<bigint | null> {
+    const [sources, mid] = await Promise.all([this.indexSources(pair), this.spotMidTicks(pair)]);
+    const fresh = freshSources(sources, now, this.settings.indexStaleSeconds * 1000).map((s) => s.ticks);
+    if (mid !== null) fresh.push(mid);
+    const median = medianTicks(fresh);
+    if (median !== null) return median;
+    const last = await this.redis.get(this.keys.indexPrice(pair.code));
+    return last ? BigInt(last) : null;
+  }
+
+  /** The stored index (as of the last mark refresh), or null. */
+  async indexTicks(pair: Pair): Promise<string | null> {
     return this.redis.get(this.keys.indexPrice(pair.code));
   }
 
-  async markTicks(pair: Pair): Promise<string | null> {
-    return (await this.externalIndexTicks(pair)) ?? this.redis.get(this.keys.lastPrice('futures', pair.code));
+  /** The futures book's mid, ticks, when it has both sides. */
+  private async futuresMid(pair: Pair): Promise<bigint | null> {
+    const snap = await this.books.snapshot('futures', pair.code, 1);
+    if (!snap.bids.length || !snap.asks.length) return null;
+    return (BigInt(snap.bids[0][0]) + BigInt(snap.asks[0][0])) / 2n;
   }
 
   /**
-   * Rate of the coming funding round, ppm of notional: 0.01 % plus the premium of the last futures
-   * trade over the index, clamped to ±0.75 %. Positive: longs pay shorts.
+   * Computes index and mark now and stores them for this second, with this second's basis sample
+   * (futures mid − index; none while the book lacks a side). Without any index the mark is the last
+   * futures trade. Returns the mark, or null when no price exists at all.
+   */
+  async refreshMark(pair: Pair, now = Date.now()): Promise<string | null> {
+    const [index, mid, last, stored, rate] = await Promise.all([
+      this.computeIndex(pair, now),
+      this.futuresMid(pair),
+      this.redis.get(this.keys.lastPrice('futures', pair.code)),
+      this.redis.hmget(this.keys.markPrice(pair.code), 'sec'),
+      this.lastFundingRatePpm(pair),
+    ]);
+    const second = Math.floor(now / 1000);
+    if (index === null) {
+      if (!last) return null;
+      await this.engine.storeMark(pair.code, second, null, null, last, now);
+      return last;
+    }
+    const sample = mid !== null ? mid - index : null;
+    const kept = (await this.redis.lrange(this.keys.basisSamples(pair.code), 0, BASIS_SAMPLES - 1)).map((s) => BigInt(s));
+    // this second's sample joins the average unless this second was sampled already
+    const basis = sample !== null && Number(stored[0] ?? -1) < second ? [sample, ...kept].slice(0, BASIS_SAMPLES) : kept;
+    const { finish } = this.fundingRound(now);
+    const mark = markTicks({
+      index,
+      lastRatePpm: rate,
+      msToNextFunding: finish - now,
+      intervalMs: this.settings.fundingIntervalSeconds * 1000,
+      basis,
+      lastTrade: last ? BigInt(last) : null,
+    }).toString();
+    const ok = await this.engine.storeMark(pair.code, second, index.toString(), sample?.toString() ?? null, mark, now);
+    if (!ok) return (await this.redis.hget(this.keys.markPrice(pair.code), 'p')) ?? mark;
+    return mark;
+  }
+
+  /** The stored mark (refreshed each second by the mark worker); computed and stored when none is. */
+  async markTicks(pair: Pair): Promise<string | null> {
+    const stored = await this.redis.hget(this.keys.markPrice(pair.code), 'p');
+    return stored ?? this.refreshMark(pair);
+  }
+
+  /** Rate of the last settled round, ppm (0 before any). */
+  async lastFundingRatePpm(pair: Pair): Promise<number> {
+    return Number((await this.redis.hget(this.keys.fundingState(pair.code), 'rate')) ?? 0);
+  }
+
+  /** Cap of the pair's funding rate: ±0.75 × its maintenance margin rate. */
+  fundingCapPpm(pair: Pair): number {
+    return fundingCapPpm(ppm(pair.maintenanceMarginRate));
+  }
+
+  /**
+   * Rate the round in progress would settle at now, ppm of notional, from its premium samples so far
+   * (the same arithmetic the settlement script runs). Positive: longs pay shorts.
    */
   async fundingRatePpm(pair: Pair): Promise<number> {
-    const [index, last] = await Promise.all([
-      this.externalIndexTicks(pair),
-      this.redis.get(this.keys.lastPrice('futures', pair.code)),
-    ]);
-    let premium = 0;
-    if (index && last && Number(index) > 0) {
-      premium = new BigNumber(last).minus(index).div(index).shiftedBy(6).integerValue(BigNumber.ROUND_HALF_UP).toNumber();
-    }
-    return Math.max(-FUNDING_CAP_PPM, Math.min(FUNDING_CAP_PPM, FUNDING_BASE_PPM + premium));
+    const [n, w] = await this.redis.hmget(this.keys.fundingState(pair.code), 'pn', 'pw');
+    return fundingRatePpm(Number(w ?? 0), Number(n ?? 0), this.fundingCapPpm(pair), FUNDING_INTEREST_PPM);
   }
 
   /** The funding round `at` falls in: rounds are numbered from the epoch, one per interval. */
   fundingRound(at: number): { round: number; start: number; finish: number } {
-    const len = this.fundingIntervalSeconds * 1000;
+    const len = this.settings.fundingIntervalSeconds * 1000;
     const round = Math.floor(at / len);
     return { round, start: round * len, finish: (round + 1) * len };
   }

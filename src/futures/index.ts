@@ -8,6 +8,9 @@ import { FuturesMarketService } from './futures-market.service';
 import { FuturesOrderService } from './futures-order.service';
 import { FuturesPriceService } from './futures-price.service';
 import { FuturesRiskService } from './futures-risk.service';
+import { FuturesPriceEngine } from './futures-price-engine';
+import { FuturesPremiumSampler } from './futures-premium-sampler';
+import { BookReader } from '../market-data/book-reader';
 
 export { FuturesAccountReader, type AccountOrder, type AccountState } from './futures-account-reader';
 export { FuturesAccountService, type FuturesAccountDto } from './futures-account.service';
@@ -27,6 +30,8 @@ export { futuresOrderDtoSchema, futuresUserDealDtoSchema } from './http/futures-
 export interface Futures {
   engine: FuturesEngine;
   prices: FuturesPriceService;
+  /** Funding premium samples (every PREMIUM_SAMPLE_SECONDS, from the risk tick). */
+  premium: FuturesPremiumSampler;
   accounts: FuturesAccountService;
   orders: FuturesOrderService;
   market: FuturesMarketService;
@@ -40,14 +45,18 @@ export function createFutures(
 ): Futures {
   const { config, log, redis, keys, scripts, markets, marketData } = deps;
   const engine = new FuturesEngine(keys, scripts, config.streamMaxLen);
-  const prices = new FuturesPriceService(redis, keys, markets, config.fundingIntervalSeconds);
+  const priceEngine = new FuturesPriceEngine(keys, scripts, config.streamMaxLen);
+  const books = new BookReader(keys, scripts);
+  const prices = new FuturesPriceService(redis, keys, markets, priceEngine, books, config);
+  const premium = new FuturesPremiumSampler(prices, priceEngine, books, config.premiumSampleSeconds);
   return {
     engine,
     prices,
     accounts: new FuturesAccountService(redis, keys, markets, engine, prices),
     orders: new FuturesOrderService(redis, keys, markets, engine, prices),
     market: new FuturesMarketService(redis, keys, markets, marketData, prices, engine),
-    risk: new FuturesRiskService(engine, markets, prices, log),
+    premium,
+    risk: new FuturesRiskService(engine, markets, prices, priceEngine, premium, log),
     accountReader: new FuturesAccountReader(redis, keys, markets, prices),
   };
 }

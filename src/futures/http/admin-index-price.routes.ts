@@ -11,15 +11,15 @@ const doc = routeDocs('Admin');
 export function adminIndexPriceRoutes(market: FuturesMarketService): Router {
   const r = Router();
   const indexDoc = doc({
-    summary: "Record the operators' index price of a futures pair",
+    summary: "Record one index source's price of a futures pair",
     description:
-      'The index is the median of the fresh sources (DESIGN 4); the mark price follows from it. A price that rounds to zero at the pair\'s digits is a 422.',
+      'Records the price of `source` (default admin) with its time. The index is the median of the fresh sources (pushed within INDEX_STALE_SECONDS, and the spot mid); the mark price follows from it (DESIGN 4). A price that rounds to zero at the pair\'s digits is a 422.',
     response: indexPriceDtoSchema,
     errors: [404, 422],
   });
   r.post('/api/admin/index-price', indexDoc, validate({ body: indexPriceSchema }), async (_req, res) => {
-    const b = valid<{ currencyPairCode: string; price: number }>(res, 'body');
-    res.json(await market.setIndexPrice(b.currencyPairCode, b.price));
+    const b = valid<{ currencyPairCode: string; price: number; source: string }>(res, 'body');
+    res.json(await market.setIndexPrice(b.currencyPairCode, b.price, b.source));
   });
   return r;
 }

@@ -80,4 +80,6 @@ export const transferSchema = Joi.object({
 export const indexPriceSchema = Joi.object({
   currencyPairCode: Joi.string().max(80).required(),
   price: positive().required(),
+  /** Which source reports (an operator, an oracle); the index is the median of the fresh sources. */
+  source: Joi.string().pattern(/^[A-Za-z0-9_.-]+$/).max(40).default('admin'),
 });

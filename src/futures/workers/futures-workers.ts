@@ -1,18 +1,22 @@
 import type { FuturesWorkerDeps } from './futures-worker-deps';
 import { createRedis } from '../../platform/redis/connection';
 import { startFuturesFundingWorker } from './futures-funding.worker';
+import { startFuturesMarkWorker } from './futures-mark.worker';
 import { startFuturesTriggersWorker } from './futures-triggers.worker';
 
-/** The futures processors: TP/SL and liquidation sweeps fed by the dispatcher, and funding rounds. */
+/** The futures processors: TP/SL and liquidation sweeps fed by the dispatcher, the mark tick, funding rounds. */
 export async function startFuturesWorkers(deps: FuturesWorkerDeps): Promise<{ close(): Promise<void> }> {
   const connection = createRedis({ url: deps.config.redisUrl, cluster: deps.config.redisCluster, blocking: true, name: 'futures-workers' });
   const triggers = startFuturesTriggersWorker(deps, connection);
   const funding = await startFuturesFundingWorker(deps, connection);
+  const mark = await startFuturesMarkWorker(deps, connection);
   return {
     async close() {
       await triggers.close();
       await funding.worker.close();
       await funding.queue.close();
+      await mark.worker.close();
+      await mark.queue.close();
       await connection.quit().catch(() => undefined);
     },
   };

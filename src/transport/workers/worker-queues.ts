@@ -1,9 +1,10 @@
 import { COPY_SETTLEMENT_QUEUE } from '../../copy/copy-workers';
 import { FUTURES_FUNDING_QUEUE } from '../../futures/workers/futures-funding.worker';
+import { FUTURES_MARK_QUEUE } from '../../futures/workers/futures-mark.worker';
 import { STREAM_ROUTES } from './stream-routes';
 
 /** Queues fed by a BullMQ job scheduler rather than by the stream dispatcher. */
-export const SCHEDULED_QUEUES: readonly string[] = [FUTURES_FUNDING_QUEUE, COPY_SETTLEMENT_QUEUE];
+export const SCHEDULED_QUEUES: readonly string[] = [FUTURES_FUNDING_QUEUE, FUTURES_MARK_QUEUE, COPY_SETTLEMENT_QUEUE];
 
 /**
  * Every BullMQ queue the worker role consumes, by its plain name (src/platform/queues.ts adds the

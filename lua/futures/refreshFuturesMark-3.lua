@@ -1,0 +1,27 @@
+--[[
+  Stores a futures market's index and mark price for one second (the mark worker computes them:
+  src/futures/futures-price.service.ts) and adds that second's basis sample (futures mid − index)
+  to the last 30. Keyed by the second: a second already stored gets no second sample, and an older
+  second than the one stored changes nothing, so any number of workers may run it.
+
+  Input:
+    KEYS[1] the market's mark (hash: p, index, sec, ts)   KEYS[2] its basis samples (list, newest first)
+    KEYS[3] its index price
+    ARGV[1] second (ms / 1000, floored)   ARGV[3] basis sample, ticks, or '' for none   ARGV[5] timestamp, ms
+    ARGV[2] index, ticks, or '' (none yet)   ARGV[4] mark, ticks
+  Output:
+    {'OK', sampled (1|0)} or {'STALE', stored second}
+]]
+local rcall = redis.call
+local sec = tonumber(ARGV[1])
+local stored = tonumber(rcall('HGET', KEYS[1], 'sec') or '-1')
+if sec < stored then return { 'STALE', tostring(stored) } end
+local sampled = 0
+if sec > stored and ARGV[3] ~= '' then
+  rcall('LPUSH', KEYS[2], ARGV[3])
+  rcall('LTRIM', KEYS[2], 0, 29)
+  sampled = 1
+end
+if ARGV[2] ~= '' then rcall('SET', KEYS[3], ARGV[2]) end
+rcall('HSET', KEYS[1], 'p', ARGV[4], 'index', ARGV[2], 'sec', ARGV[1], 'ts', ARGV[5])
+return { 'OK', tostring(sampled) }
