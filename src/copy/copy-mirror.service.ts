@@ -7,6 +7,8 @@ import type { MasterRecord } from './copy-store';
 import type { CopySettlementService } from './copy-settlement.service';
 import type { MarketEntry } from '../platform/market-event';
 
+const RESUME_EVERY_MS = 5_000;
+
 /** Why a master order was not mirrored into a subscription (recorded per subscription). */
 export const SkipReason = {
   BelowMinimum: 'BELOW_PAIR_MINIMUM',
@@ -42,8 +44,15 @@ export class CopyMirrorService {
     return this.d.store.skips(String(subscriptionId));
   }
 
+  private lastResume = 0;
+
   /** One futures stream entry, as the dispatcher hands it over (or a test reads it). */
   async handleEntry(entry: Pick<MarketEntry, 'events' | 'ts'>): Promise<MirrorOutcome> {
+    // the worker takes up finishes and master closes a crashed API process left between steps
+    if (Date.now() - this.lastResume > RESUME_EVERY_MS) {
+      this.lastResume = Date.now();
+      await this.settlement.resume();
+    }
     const out: MirrorOutcome = { placed: 0, skipped: 0, closed: 0, failed: 0 };
     for (const ev of entry.events) {
       if (ev.e !== 'done') continue;

@@ -167,6 +167,11 @@ export class CopySlaveService {
     return this.views.slaveAnalytics(await this.subscriptionOf(userId, slaveId, masterId));
   }
 
+  /** The master fills the subscription did not mirror, oldest first (404 as settings). */
+  async skips(userId: string, slaveId: string | number, masterId: string | number) {
+    return this.d.store.skips((await this.subscriptionOf(userId, slaveId, masterId)).id);
+  }
+
   /** The caller's slave or 404 (another user's slave is not found either). */
   async owned(userId: string, id: string | number): Promise<SlaveRecord> {
     const s = await this.d.store.slave(id);

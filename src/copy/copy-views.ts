@@ -21,6 +21,11 @@ export interface CopyMasterAccountDto {
   slaveIncomePercentage: number;
   commissionRate: number;
   hashtags: string[];
+  /** The links given at creation (null when none). */
+  socialAUrl: string | null;
+  socialBUrl: string | null;
+  socialCUrl: string | null;
+  socialDUrl: string | null;
   createdAt: string;
   closedAt: string | null;
   totalPnl: number;
@@ -145,6 +150,10 @@ export class CopyViews {
       slaveIncomePercentage: Number(m.slaveIncomePercentage),
       commissionRate: Number(m.commissionRate),
       hashtags: [...new Set([...m.strategyDescription.matchAll(HASHTAG)].map((x) => x[1]))],
+      socialAUrl: m.socialAUrl || null,
+      socialBUrl: m.socialBUrl || null,
+      socialCUrl: m.socialCUrl || null,
+      socialDUrl: m.socialDUrl || null,
       createdAt: iso(m.cts),
       closedAt: isoOrNull(m.closedAt),
       totalPnl: money(a.pnl),

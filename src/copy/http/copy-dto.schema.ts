@@ -40,6 +40,10 @@ export const copyMasterDtoSchema = dtoSchema(
     slaveIncomePercentage: Joi.number().description("The master's share of followers' realized profit, %"),
     commissionRate: Joi.number().description('Management fee, % a year of the margin'),
     hashtags: Joi.array().items(Joi.string()).description('The #words of strategyDescription'),
+    socialAUrl: Joi.string().allow(null).description('Social link given at creation'),
+    socialBUrl: Joi.string().allow(null),
+    socialCUrl: Joi.string().allow(null),
+    socialDUrl: Joi.string().allow(null),
     createdAt: isoTimestamp(),
     closedAt: isoTimestamp().allow(null).description('null while the strategy is open'),
     totalPnl: Joi.number(),
@@ -145,3 +149,13 @@ export const pagedFollowingDtoSchema = pagedSchema('CopyFollowingHistory', copyF
 /** SPEC 2.9: PositionDto and OrderDto are the futures record of 2.10, TradeDto the user deal of 2.15. */
 export const pagedPositionsDtoSchema = pagedSchema('FuturesOrders', futuresOrderDtoSchema);
 export const pagedTradesDtoSchema = pagedSchema('FuturesUserDeals', futuresUserDealDtoSchema);
+
+/** A master fill a subscription did not mirror, with the reason (an extension of SPEC 4.2). */
+export const copySkipDtoSchema = dtoSchema(
+  'CopySkip',
+  Joi.object({
+    masterOrderId: integer(),
+    reason: Joi.string().description('BELOW_PAIR_MINIMUM, NO_MARGIN, SLIPPAGE, MASTER_POSITION_CLOSED, or the engine\'s code'),
+    timestamp: isoTimestamp(),
+  }),
+);

@@ -11,7 +11,7 @@ import {
   slaveMasterParams, slaveParams, subscriptionsQuery,
 } from './copy.schema';
 import {
-  copyFollowingDtoSchema, copySettingsDtoSchema, copySlaveDtoSchema, pagedFollowingDtoSchema, pagedPositionsDtoSchema,
+  copyFollowingDtoSchema, copySettingsDtoSchema, copySkipDtoSchema, copySlaveDtoSchema, pagedFollowingDtoSchema, pagedPositionsDtoSchema,
   pagedTradesDtoSchema, slaveAnalyticsDtoSchema,
 } from './copy-dto.schema';
 
@@ -115,6 +115,16 @@ export function copySlaveRoutes(
   r.get(`${pair}/analytics`, analyticsDoc, auth, validate({ params: slaveMasterParams }), async (req, res) => {
     const p = valid<Required<SlaveParams>>(res, 'params');
     res.json(await copy.slaves.analytics(user(req), p.copySlaveId, p.copyMasterId));
+  });
+  const skipsDoc = doc({
+    summary: 'Master fills the subscription did not mirror, with the reason of each (extension of SPEC 4.2)',
+    description: 'The active subscription of the follower account to the master, else its latest one.',
+    response: Joi.array().items(copySkipDtoSchema),
+    errors: [404],
+  });
+  r.get(`${pair}/skips`, skipsDoc, auth, validate({ params: slaveMasterParams }), async (req, res) => {
+    const p = valid<Required<SlaveParams>>(res, 'params');
+    res.json(await copy.slaves.skips(user(req), p.copySlaveId, p.copyMasterId));
   });
   const deleteDoc = doc({
     summary: 'Delete a follower account; its free balance returns to the wallet',

@@ -17,8 +17,8 @@ describe('copy master: create and read', () => {
     expect(Object.keys(r.body).sort()).toEqual([
       'avatarBlobId', 'balance', 'closedAt', 'commissionRate', 'createdAt', 'currencyAnalytics', 'currencyCode', 'dailyPnl',
       'equity', 'followersEquity', 'futuresAccountId', 'futuresAccountName', 'globalRank', 'hashtags', 'id', 'leverage',
-      'maxDrawdownPercent', 'name', 'rank', 'risk', 'slaveIncomePercentage', 'status', 'strategyDescription', 'strategyName',
-      'subscribersCount', 'todayPnlPercent', 'totalCommissions', 'totalPnl', 'totalPnlPercent', 'totalProfitShared',
+      'maxDrawdownPercent', 'name', 'rank', 'risk', 'slaveIncomePercentage', 'socialAUrl', 'socialBUrl', 'socialCUrl',
+      'socialDUrl', 'status', 'strategyDescription', 'strategyName', 'subscribersCount', 'todayPnlPercent', 'totalCommissions', 'totalPnl', 'totalPnlPercent', 'totalProfitShared',
       'totalTrades', 'tradingDays', 'usedMargin',
     ]);
     expect(r.body).toMatchObject({
@@ -26,6 +26,7 @@ describe('copy master: create and read', () => {
       currencyCode: 'USDT', slaveIncomePercentage: 20, commissionRate: 0, hashtags: ['btc', 'trend'], closedAt: null,
       status: 'Active', balance: 10_000, equity: 10_000, usedMargin: 0, totalPnl: 0, totalPnlPercent: 0, subscribersCount: 0,
       followersEquity: 0, risk: 1, rank: 1, globalRank: 1, tradingDays: 0, totalTrades: 0, dailyPnl: {}, maxDrawdownPercent: 0,
+      socialAUrl: 'https://x.example/max', socialBUrl: null, socialCUrl: null, socialDUrl: null,
     });
     expect(await b.walletUsdt('max')).toBe(2_000);
     expect(await b.account('max', r.body.id)).toMatchObject({ balance: 10_000, available: 10_000 });

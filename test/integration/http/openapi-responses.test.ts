@@ -196,6 +196,7 @@ describe('every answer matches the response schema the document gives it', () =>
     }
     await ok('get', `${S}/${master.id}/settings`, { as: 'sam' });
     await ok('get', `${S}/${master.id}/analytics`, { as: 'sam' });
+    await ok('get', `${S}/${master.id}/skips`, { as: 'sam' });
     await ok('post', '/api/copy-slave/updateMasterCopySettings', { as: 'sam', body: { ...settings, margin: 1_500 } });
     const finish = { copyMasterFuturesAccountId: master.id, copySlaveFuturesAccountId: slave.id, closeOrders: true };
     await ok('post', '/api/copy-slave/finishMasterCopy', { as: 'sam', body: finish });
