@@ -1,8 +1,11 @@
 /**
- * npm run bench:futures — the futures engine (issue 3), three measurements, each with a baseline
+ * npm run bench:futures — the futures engine (issues 3, 10), three measurements, each with a baseline
  * measured in the same run (DESIGN 7):
  *   1. create-order straight through Lua, pipelined: RESTING non-crossing limit orders, then
- *      CROSSING ones that each fill one maker, against a no-op FCALL with the same KEYS/ARGV.
+ *      CROSSING ones that each fill one maker, against a no-op FCALL with the same KEYS/ARGV and
+ *      the same flow through nodejs-order-book in memory; three times per run: one order per
+ *      createFuturesOrders call, the orders per call the HTTP load of that run produced (group
+ *      commit, read from the app's /metrics), and the engine's largest batch (64).
  *   2. create-order over HTTP (auth, rate limit, joi, service, Lua, reply) against a trivial
  *      Express route that parses the same JSON body; each server in a child process, autocannon.
  *   3. a liquidation sweep of LIQUIDATIONS positions: that many longs, then the index drops below
@@ -20,10 +23,11 @@ import { resolve } from 'node:path';
 import express from 'express';
 import jwt from 'jsonwebtoken';
 import type Redis from 'ioredis';
+import { OrderBook, Side as ObSide } from 'nodejs-order-book';
 import { loadConfig, type AppConfig } from '../../src/platform/config/env';
 import { createLogger } from '../../src/platform/config/logger';
 import { createContext, type AppContext } from '../../src/transport/context';
-import type { CreateFuturesInput } from '../../src/futures/futures-engine';
+import { MAX_CREATE_BATCH, type CreateFuturesInput } from '../../src/futures/futures-engine';
 import { createApp } from '../../src/transport/http/app';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { startProgress } from '../lib/progress';
@@ -61,6 +65,8 @@ function benchConfig(redisUrl: string, prefix: string): AppConfig {
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '2000000',
     STREAM_MAXLEN: '1000000',
+    // a pipeline of BATCH orders on a busy box can take longer than the API's 1 s per command
+    REDIS_COMMAND_TIMEOUT_MS: '60000',
   });
 }
 
@@ -79,14 +85,43 @@ async function accounts(ctx: AppContext, users: string[], usdt: number): Promise
 // ---- 1. Lua, pipelined ----
 
 interface LuaSample {
+  /** Orders per createFuturesOrders call. */
+  group: number;
   engineResting: number;
   engineCrossing: number;
   noopResting: number;
   noopCrossing: number;
+  memResting: number;
+  memCrossing: number;
   errors: number;
 }
 
-async function luaRun(ctx: AppContext): Promise<LuaSample> {
+function chunk<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** The same flow through nodejs-order-book: what matching costs without Redis (orders/s). */
+function inMemory(resting: CreateFuturesInput[], crossing: CreateFuturesInput[]): { resting: number; crossing: number } {
+  const ob = new OrderBook();
+  const place = (o: CreateFuturesInput, id: string) =>
+    ob.limit({ id, side: o.side === 'buy' ? ObSide.BUY : ObSide.SELL, size: LOTS, price: Number(o.priceTicks) });
+  let t0 = nowMs();
+  resting.forEach((o, i) => place(o, `r${i}`));
+  const restingMs = nowMs() - t0;
+  t0 = nowMs();
+  let fills = 0;
+  crossing.forEach((o, i) => {
+    fills += place(o, `c${i}`).done.length;
+  });
+  const crossingMs = nowMs() - t0;
+  if (fills !== 2 * crossing.length) throw new Error(`in-memory book: ${fills} done entries, expected ${2 * crossing.length}`);
+  return { resting: (resting.length / restingMs) * 1000, crossing: (crossing.length / crossingMs) * 1000 };
+}
+
+/** RESTING limit orders that build a book, then CROSSING ones that each fill one maker, `group` per script call. */
+async function luaRun(ctx: AppContext, group: number): Promise<LuaSample> {
   const makers = Array.from({ length: USERS }, (_, i) => `m${i}`);
   const takers = Array.from({ length: USERS }, (_, i) => `t${i}`);
   const mAcc = await accounts(ctx, makers, 10_000_000);
@@ -106,11 +141,14 @@ async function luaRun(ctx: AppContext): Promise<LuaSample> {
     crossing.push(i % 2 === 0 ? input(i % USERS, false, 'buy', MID + 1010) : input(i % USERS, false, 'sell', MID - 1010));
   }
   const redis = ctx.redis as Redis;
-  const ok = (r: unknown) => Array.isArray(r) && r[0] === 'OK';
+  // a call answers one reply per order: all of them placed
+  const ok = (r: unknown) => Array.isArray(r) && r.every((x) => Array.isArray(x) && x[0] === 'OK');
+  // BATCH orders per pipeline, whatever the orders per call
+  const callsPerPipeline = Math.max(1, Math.round(BATCH / group));
   const engine = async (items: CreateFuturesInput[]) => {
     const run = await runPipelined(redis, {
-      items, batchSize: BATCH, inFlight: IN_FLIGHT, isOk: ok,
-      queue: (p, o) => ctx.futures.engine.queueCreate(p, [o]),
+      items: chunk(items, group), batchSize: callsPerPipeline, inFlight: IN_FLIGHT, isOk: ok,
+      queue: (p, orders) => ctx.futures.engine.queueCreate(p, orders),
     });
     if (run.firstError) console.log(`  first engine error: ${run.firstError}`);
     return { perSec: (items.length / run.elapsedMs) * 1000, errors: run.errors };
@@ -118,9 +156,9 @@ async function luaRun(ctx: AppContext): Promise<LuaSample> {
   const noopFn = await loadNoopFunction(redis);
   const noop = async (items: CreateFuturesInput[]) => {
     const run = await runPipelined(redis, {
-      items, batchSize: BATCH, inFlight: IN_FLIGHT,
-      queue: (p, o) => {
-        const { keys, args } = ctx.futures.engine.createArgs([o]);
+      items: chunk(items, group), batchSize: callsPerPipeline, inFlight: IN_FLIGHT,
+      queue: (p, orders) => {
+        const { keys, args } = ctx.futures.engine.createArgs(orders);
         p.fcall(noopFn, keys.length, ...keys, ...args);
       },
     });
@@ -130,7 +168,11 @@ async function luaRun(ctx: AppContext): Promise<LuaSample> {
   const noopCrossing = await noop(crossing);
   const r = await engine(resting);
   const c = await engine(crossing);
-  return { engineResting: r.perSec, engineCrossing: c.perSec, noopResting, noopCrossing, errors: r.errors + c.errors };
+  const mem = inMemory(resting, crossing);
+  return {
+    group, engineResting: r.perSec, engineCrossing: c.perSec, noopResting, noopCrossing,
+    memResting: mem.resting, memCrossing: mem.crossing, errors: r.errors + c.errors,
+  };
 }
 
 // ---- 2. HTTP ----
@@ -175,13 +217,29 @@ async function load(port: number, users: { token: string; account: string }[]): 
   });
 }
 
-async function httpRun(ctx: AppContext, redisUrl: string): Promise<{ baseline: HttpSample; app: HttpSample }> {
+interface HttpRun {
+  baseline: HttpSample;
+  app: HttpSample;
+  /** Mean orders per createFuturesOrders call under this load, from the app's /metrics. */
+  ordersPerCall: number;
+}
+
+async function httpRun(ctx: AppContext, redisUrl: string): Promise<HttpRun> {
   const names = Array.from({ length: 20 }, (_, i) => `h${i}`);
   const accts = await accounts(ctx, names, 10_000_000);
   const users = names.map((n, i) => ({ token: jwt.sign({ sub: n }, JWT_SECRET, { algorithm: 'HS256' }), account: accts[i] }));
   const env = { ...process.env, BENCH_REDIS_URL: redisUrl, BENCH_PREFIX: ctx.config.keyPrefix };
   const baseline = await withChildServer(__filename, 'baseline', env, (port) => load(port, users));
-  return { baseline, app: await withChildServer(__filename, 'app', env, (port) => load(port, users)) };
+  let ordersPerCall = NaN;
+  const app = await withChildServer(__filename, 'app', env, async (port) => {
+    const sample = await load(port, users);
+    // how much the engine's group commit batched under this load (src/futures/futures-engine.ts)
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    ordersPerCall = metric('futures_create_batch_orders_sum') / metric('futures_create_batch_orders_count');
+    return sample;
+  });
+  return { baseline, app, ordersPerCall };
 }
 
 // ---- 3. liquidation sweep ----
@@ -201,7 +259,8 @@ async function liquidationRun(ctx: AppContext): Promise<{ ms: number; liquidated
     amountLots: String(lots), postOnly: false, stp: 'NONE', timestamp: ts,
   }));
   const run = await runPipelined(ctx.redis as Redis, {
-    items: longs, batchSize: BATCH, inFlight: IN_FLIGHT, isOk: (r) => Array.isArray(r) && r[0] === 'OK',
+    items: longs, batchSize: BATCH, inFlight: IN_FLIGHT,
+    isOk: (r) => Array.isArray(r) && r.every((x) => Array.isArray(x) && x[0] === 'OK'),
     queue: (p, o) => ctx.futures.engine.queueCreate(p, [o]),
   });
   if (run.errors) throw new Error(`opening the positions failed: ${run.firstError}`);
@@ -232,20 +291,58 @@ async function withContext<T>(redisUrl: string, privateServer: boolean, fn: (ctx
   }
 }
 
+/** The Lua modes of a run: one order per call, the batch HTTP load produced in that run, the engine's largest. */
+const MODES = ['one', 'http', 'max'] as const;
+type Mode = (typeof MODES)[number];
+
+function groupOf(mode: Mode, httpOrdersPerCall: number): number {
+  if (mode === 'one') return 1;
+  if (mode === 'max') return MAX_CREATE_BATCH;
+  return Math.min(MAX_CREATE_BATCH, Math.max(1, Math.round(httpOrdersPerCall)));
+}
+
+function luaSummary(xs: LuaSample[]) {
+  const m = (f: (x: LuaSample) => number) => median(xs.map(f));
+  return {
+    group: m((x) => x.group),
+    engineRestingPerSec: m((x) => x.engineResting),
+    engineCrossingPerSec: m((x) => x.engineCrossing),
+    noopRestingPerSec: m((x) => x.noopResting),
+    noopCrossingPerSec: m((x) => x.noopCrossing),
+    inMemoryRestingPerSec: m((x) => x.memResting),
+    inMemoryCrossingPerSec: m((x) => x.memCrossing),
+    restingVsNoop: m((x) => x.engineResting / x.noopResting),
+    crossingVsNoop: m((x) => x.engineCrossing / x.noopCrossing),
+    restingVsInMemory: m((x) => x.engineResting / x.memResting),
+    crossingVsInMemory: m((x) => x.engineCrossing / x.memCrossing),
+    errors: xs.reduce((s, x) => s + x.errors, 0),
+  };
+}
+
 async function main(): Promise<void> {
   exitAfter(MAX_SECONDS, 'bench:futures');
   const server = await startBenchRedis();
-  // three measurements per run, each a step
-  const progress = startProgress('bench:futures', RUNS * 3, { unit: 'steps' });
+  // per run: HTTP, the Lua modes, the liquidation sweep, each a step
+  const progress = startProgress('bench:futures', RUNS * (MODES.length + 2), { unit: 'steps' });
   try {
-    const lua: LuaSample[] = [];
-    const http: { baseline: HttpSample; app: HttpSample }[] = [];
+    const lua: Record<Mode, LuaSample[]> = { one: [], http: [], max: [] };
+    const http: HttpRun[] = [];
     const liq: { ms: number; liquidated: number; perSec: number }[] = [];
     for (let i = 0; i < RUNS; i++) {
-      lua.push(await withContext(server.url, server.privateServer, luaRun));
-      progress.increment(1, `run ${i + 1}: Lua done`);
-      http.push(await withContext(server.url, server.privateServer, (ctx) => httpRun(ctx, server.url)));
-      progress.increment(1, `run ${i + 1}: HTTP done`);
+      // HTTP first: the batch size its load produces is one of the Lua modes
+      const h = await withContext(server.url, server.privateServer, (ctx) => httpRun(ctx, server.url));
+      http.push(h);
+      progress.increment(1, `run ${i + 1}: HTTP done, ${fmtNum(h.ordersPerCall, 2)} orders per call`);
+      for (const mode of MODES) {
+        const group = groupOf(mode, h.ordersPerCall);
+        const r = await withContext(server.url, server.privateServer, (ctx) => luaRun(ctx, group));
+        lua[mode].push(r);
+        progress.increment(1, `run ${i + 1}: Lua ${group}/call done`);
+        console.log(
+          `run ${i + 1}/${RUNS}, ${group} per call: resting ${fmtNum(r.engineResting, 0)}/s (no-op ${fmtNum(r.noopResting, 0)}/s), ` +
+            `crossing ${fmtNum(r.engineCrossing, 0)}/s (no-op ${fmtNum(r.noopCrossing, 0)}/s)`,
+        );
+      }
       liq.push(await withContext(server.url, server.privateServer, liquidationRun));
       progress.increment(1, `run ${i + 1}: liquidations done`);
       console.log(`run ${i + 1}/${RUNS} done`);
@@ -253,15 +350,7 @@ async function main(): Promise<void> {
     progress.stop();
     const m = (xs: number[]) => median(xs);
     const summary = {
-      lua: {
-        engineRestingPerSec: m(lua.map((x) => x.engineResting)),
-        engineCrossingPerSec: m(lua.map((x) => x.engineCrossing)),
-        noopRestingPerSec: m(lua.map((x) => x.noopResting)),
-        noopCrossingPerSec: m(lua.map((x) => x.noopCrossing)),
-        restingRatio: m(lua.map((x) => x.engineResting / x.noopResting)),
-        crossingRatio: m(lua.map((x) => x.engineCrossing / x.noopCrossing)),
-        errors: lua.reduce((s, x) => s + x.errors, 0),
-      },
+      lua: Object.fromEntries(MODES.map((mode) => [mode, luaSummary(lua[mode])])) as Record<Mode, ReturnType<typeof luaSummary>>,
       http: {
         appReqPerSec: m(http.map((x) => x.app.reqPerSec)),
         baselineReqPerSec: m(http.map((x) => x.baseline.reqPerSec)),
@@ -269,6 +358,7 @@ async function main(): Promise<void> {
         appP50Ms: m(http.map((x) => x.app.latencyP50Ms)),
         appP99Ms: m(http.map((x) => x.app.latencyP99Ms)),
         baselineP50Ms: m(http.map((x) => x.baseline.latencyP50Ms)),
+        ordersPerCall: m(http.map((x) => x.ordersPerCall)),
         appNon2xx: http.reduce((s, x) => s + x.app.non2xx + x.app.errors, 0),
       },
       liquidation: {
@@ -277,13 +367,27 @@ async function main(): Promise<void> {
         perSec: m(liq.map((x) => x.perSec)),
       },
     };
-    printTable(`bench:futures — medians of ${RUNS} runs`, ['measure', 'engine', 'baseline', 'ratio'], [
-      ['create-order via Lua, resting (orders/s)', fmtNum(summary.lua.engineRestingPerSec, 0), fmtNum(summary.lua.noopRestingPerSec, 0), fmtNum(summary.lua.restingRatio, 3)],
-      ['create-order via Lua, crossing (orders/s)', fmtNum(summary.lua.engineCrossingPerSec, 0), fmtNum(summary.lua.noopCrossingPerSec, 0), fmtNum(summary.lua.crossingRatio, 3)],
-      ['create-order via HTTP (req/s)', fmtNum(summary.http.appReqPerSec, 0), fmtNum(summary.http.baselineReqPerSec, 0), fmtNum(summary.http.ratio, 3)],
-      ['HTTP latency p50 / p99 (ms)', `${summary.http.appP50Ms} / ${summary.http.appP99Ms}`, String(summary.http.baselineP50Ms), ''],
-      [`liquidation sweep of ${LIQUIDATIONS} positions (ms)`, fmtNum(summary.liquidation.sweepMs, 0), '', `${fmtNum(summary.liquidation.perSec, 0)}/s`],
+    const luaRows = MODES.flatMap((mode) => {
+      const l = summary.lua[mode];
+      const g = `${fmtNum(l.group, 0)}/call${mode === 'http' ? ' (HTTP load)' : ''}`;
+      return [
+        [`create-order via Lua, resting, ${g} (orders/s)`, fmtNum(l.engineRestingPerSec, 0), fmtNum(l.noopRestingPerSec, 0), fmtNum(l.restingVsNoop, 3), fmtNum(l.inMemoryRestingPerSec, 0)],
+        [`create-order via Lua, crossing, ${g} (orders/s)`, fmtNum(l.engineCrossingPerSec, 0), fmtNum(l.noopCrossingPerSec, 0), fmtNum(l.crossingVsNoop, 3), fmtNum(l.inMemoryCrossingPerSec, 0)],
+      ];
+    });
+    printTable(`bench:futures — medians of ${RUNS} runs`, ['measure', 'engine', 'baseline', 'ratio', 'in-memory'], [
+      ...luaRows,
+      ['create-order via HTTP (req/s)', fmtNum(summary.http.appReqPerSec, 0), fmtNum(summary.http.baselineReqPerSec, 0), fmtNum(summary.http.ratio, 3), ''],
+      ['HTTP latency p50 / p99 (ms)', `${summary.http.appP50Ms} / ${summary.http.appP99Ms}`, String(summary.http.baselineP50Ms), '', ''],
+      ['orders per createFuturesOrders call under HTTP load', fmtNum(summary.http.ordersPerCall, 2), '', '', ''],
+      [`liquidation sweep of ${LIQUIDATIONS} positions (ms)`, fmtNum(summary.liquidation.sweepMs, 0), '', `${fmtNum(summary.liquidation.perSec, 0)}/s`, ''],
     ]);
+    const h = summary.lua.http;
+    console.log(
+      `\nat the HTTP batch size (${fmtNum(h.group, 0)}/call): resting ${fmtNum(h.engineRestingPerSec, 0)}/s ` +
+        `(target 30,000: ${h.engineRestingPerSec >= 30_000 ? 'met' : 'missed'}), crossing ${fmtNum(h.engineCrossingPerSec, 0)}/s ` +
+        `(target 15,000: ${h.engineCrossingPerSec >= 15_000 ? 'met' : 'missed'})`,
+    );
     const file = writeResults('futures', {
       machine: machineInfo(), params: { RUNS, RESTING, CROSSING, BATCH, IN_FLIGHT, DURATION, CONNECTIONS, LIQUIDATIONS },
       summary, runs: { lua, http, liq },
