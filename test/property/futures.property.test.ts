@@ -19,7 +19,8 @@ type Step =
   | { kind: 'close'; user: number; pick: number; isMarket: boolean; price: number }
   | { kind: 'trigger'; user: number; pick: number; which: 'tp' | 'sl'; price: number }
   | { kind: 'index'; price: number }
-  | { kind: 'funding' };
+  | { kind: 'funding' }
+  | { kind: 'premium' };
 
 const price = fc.integer({ min: 850, max: 1150 }).map((t) => t / 10);
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
@@ -38,6 +39,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('index' as const), price: fc.integer({ min: 600, max: 1400 }).map((t) => t / 10) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('funding' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('premium' as const) }) },
 );
 
 async function run(ctx: Ctx, steps: Step[], leverages: number[]): Promise<void> {
@@ -77,8 +79,31 @@ async function apply(ctx: Ctx, s: Step, accounts: string[], now: number): Promis
     case 'index':
       return ctx.futures.market.setIndexPrice(PAIR, s.price);
     case 'funding':
-      return ctx.futures.risk.runFundingRound(PAIR, now);
+      return fundingZeroSum(ctx, now);
+    case 'premium': {
+      const pair = await ctx.markets.store.getPair('futures', PAIR);
+      return pair && ctx.futures.premium.sample(pair, now - 5000);
+    }
   }
+}
+
+/**
+ * A funding round is exactly zero-sum: what the positions' funding fields moved by (payers +,
+ * receivers −) is the residue of the split, never negative, under one unit per receiver, and it is
+ * what the round adds to the insurance fund before its sweep.
+ */
+async function fundingZeroSum(ctx: Ctx, now: number): Promise<void> {
+  const sum = async () => {
+    let t = 0n;
+    const top = Number((await ctx.redis.get(ctx.keys.orderIds())) ?? 0);
+    for (let id = 1; id <= top; id++) t += BigInt((await ctx.redis.hget(ctx.keys.order(id), 'funding')) ?? '0');
+    return t;
+  };
+  const before = await sum();
+  const r = await ctx.futures.risk.settleFundingRound(PAIR, now);
+  const moved = (await sum()) - before;
+  const residue = r ? BigInt(r.collected) - BigInt(r.paid) : 0n;
+  expect(['funding', moved, residue >= 0n, residue <= BigInt(r?.positions ?? 0)]).toEqual(['funding', residue, true, true]);
 }
 
 async function pickOrder(ctx: Ctx, user: number, pick: number): Promise<number | undefined> {
