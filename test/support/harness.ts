@@ -24,6 +24,8 @@ export async function testContext(overrides: Record<string, string> = {}): Promi
     MARKETS_FILE: resolve(__dirname, '../../config/markets.json'),
     RATE_LIMIT_PER_SECOND: '100000',
     RATE_LIMIT_BURST: '200000',
+    // a loaded test machine can stall a command past the production 1.5 s; the fault tests set their own
+    REDIS_COMMAND_TIMEOUT_MS: '10000',
     ...overrides,
   });
   const ctx = await createContext(config, createLogger('silent'));
