@@ -108,9 +108,9 @@ export class AggregatorAFeed {
     for (const { pair, t } of page.trades) {
       body[t.side].push({
         trade_id: t.id,
-        price: t.price.toFixed(),
-        base_volume: t.amount.toFixed(),
-        target_volume: t.quote.toFixed(),
+        price: t.price,
+        base_volume: t.amount,
+        target_volume: t.quote,
         trade_timestamp: t.ts,
         type: t.side,
         ...(q.ticker_id ? {} : { ticker_id: pair.code }),

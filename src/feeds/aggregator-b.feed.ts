@@ -161,9 +161,9 @@ export class AggregatorBFeed {
     const page = await this.tradeReader.page('spot', [pair], { from: now - TICKER_WINDOW_MS, limit: TRADES_PAGE, beforeId });
     const body = page.trades.map(({ t }) => ({
       trade_id: t.id,
-      price: t.price.toNumber(),
-      base_volume: t.amount.toNumber(),
-      quote_volume: t.quote.toNumber(),
+      price: Number(t.price),
+      base_volume: Number(t.amount),
+      quote_volume: Number(t.quote),
       timestamp: t.ts,
       type: t.side,
     }));

@@ -5,6 +5,7 @@ import type { BookReader } from './book-reader';
 import type { MarketStore } from '../markets';
 import type { MarketKind } from '../platform/redis/keys';
 import type { TradeHistory } from './trade-history';
+import { shiftDecimal } from './trade-reader';
 
 export interface BookLevelDto {
   price: number;
@@ -57,8 +58,8 @@ export class MarketDataService {
     return trades.map((t) => ({
       id: t.id,
       timestamp: new Date(t.ts).toISOString(),
-      price: fromMinor(t.p, pair.digitsPrice),
-      amount: fromMinor(t.q, pair.digitsAmount),
+      price: Number(shiftDecimal(t.p, pair.digitsPrice)),
+      amount: Number(shiftDecimal(t.q, pair.digitsAmount)),
       currencyPairCode: code,
       side: t.side,
     }));

@@ -4,15 +4,16 @@ import type { Pair } from '../domain/market';
 import type { MarketKind } from '../platform/redis/keys';
 import type { HistoryTrade, TradeHistory } from './trade-history';
 
+/** A trade in pair units, decimals as plain-notation strings (exact; no float on the way). */
 export interface TradeRecord {
   id: number;
   /** ms since the epoch: the engine command's timestamp */
   ts: number;
-  price: BigNumber;
+  price: string;
   /** base quantity (futures: lots × contractValue) */
-  amount: BigNumber;
+  amount: string;
   /** price × amount, exact */
-  quote: BigNumber;
+  quote: string;
   /** the taker's side */
   side: 'buy' | 'sell';
 }
@@ -38,10 +39,26 @@ export const MAX_TRADE_PAGE = 10_000;
 const SCAN_BUDGET = 20_000;
 const CHUNK = 1_000;
 
+/** An integer string moved `digits` places right of the point, trailing zeros dropped: "12300", 4 -> "1.23". */
+export function shiftDecimal(int: string, digits: number): string {
+  if (digits === 0) return int;
+  const s = int.padStart(digits + 1, '0');
+  const whole = s.slice(0, s.length - digits);
+  const frac = s.slice(s.length - digits).replace(/0+$/, '');
+  return frac ? `${whole}.${frac}` : whole;
+}
+
+/** Pages convert thousands of trades: integer arithmetic on strings and BigInt, BigNumber only for a futures contract value. */
 export function tradeRecord(pair: Pair, t: HistoryTrade): TradeRecord {
-  const price = new BigNumber(t.p).shiftedBy(-pair.digitsPrice);
-  const amount = new BigNumber(t.q).shiftedBy(-pair.digitsAmount).times(decimal(pair.contractValue ?? 1));
-  return { id: t.id, ts: t.ts, price, amount, quote: price.times(amount), side: t.side };
+  const price = shiftDecimal(t.p, pair.digitsPrice);
+  const cv = pair.contractValue ?? 1;
+  if (cv === 1) {
+    const amount = shiftDecimal(t.q, pair.digitsAmount);
+    const quote = shiftDecimal((BigInt(t.p) * BigInt(t.q)).toString(), pair.digitsPrice + pair.digitsAmount);
+    return { id: t.id, ts: t.ts, price, amount, quote, side: t.side };
+  }
+  const amount = new BigNumber(t.q).shiftedBy(-pair.digitsAmount).times(decimal(cv));
+  return { id: t.id, ts: t.ts, price, amount: amount.toFixed(), quote: amount.times(price).toFixed(), side: t.side };
 }
 
 /**
