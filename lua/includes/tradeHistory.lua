@@ -29,6 +29,10 @@ local function userTradesKey(P, kind, pair, user)
   return P .. 'utrades:' .. kind .. ':' .. pair .. ':' .. user
 end
 
+local function tradeHistoryRetentionKey(P)
+  return P .. 'config:tradeHistoryMs'
+end
+
 local function recordTrades(ctx)
   local trades = {}
   for _, ev in ipairs(ctx.events) do
@@ -63,7 +67,7 @@ local function recordTrades(ctx)
   end
 
   -- trim by time, only when the oldest command is past the retention
-  local keepMs = tonumber(redis.call('GET', P .. 'config:tradeHistoryMs') or TRADE_HISTORY_DEFAULT_MS)
+  local keepMs = tonumber(redis.call('GET', tradeHistoryRetentionKey(P)) or TRADE_HISTORY_DEFAULT_MS)
   local cutoff = ts - keepMs
   local oldest = redis.call('ZRANGE', timeKey, '0', '0', 'WITHSCORES')
   if tonumber(oldest[2]) >= cutoff then return end

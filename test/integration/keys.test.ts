@@ -41,6 +41,27 @@ return { orderKey(P, '42'), walletAvailKey(P, 'u1'), walletRsvKey(P, 'u1'), user
     }
   });
 
+  it('for the trade history, its time index, the user indices and the retention', async () => {
+    const ctx = await testContext();
+    try {
+      const lua = resolveIncludes(
+        LUA_DIR,
+        `--- @include "includes/tradeHistory"
+local records, times = tradeHistoryKeys(ARGV[1], ARGV[2], ARGV[3])
+return { records, times, userTradesKey(ARGV[1], ARGV[2], ARGV[3], 'u1'), tradeHistoryRetentionKey(ARGV[1]) }`,
+        'trade-history-keys-probe.lua',
+      );
+      const k: Keys = ctx.keys;
+      for (const kind of ['spot', 'futures'] as const) {
+        expect(await ctx.redis.eval(lua, 0, k.engine, kind, 'BTC_USDT')).toEqual([
+          k.tradeHistory(kind, 'BTC_USDT'), k.tradeTimes(kind, 'BTC_USDT'), k.userTrades(kind, 'BTC_USDT', 'u1'), k.tradeHistoryRetention(),
+        ]);
+      }
+    } finally {
+      await ctx.cleanup();
+    }
+  });
+
   it('for the futures accounts and their open-orders index', async () => {
     const ctx = await testContext();
     try {
