@@ -104,6 +104,7 @@ async function main(): Promise<void> {
       'in flight, 503, ran',
       '/ready 503',
       'recovery (ms)',
+      'failures outside',
       'alive',
     ],
     results.map(({ mode, report: r, readyWhileDown: rd, serviceAlive }) =>
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
         r.inFlightAppliedDespite503,
         `${rd.notReady}/${rd.asked}`,
         Math.round(r.recoveryMs),
+        r.failuresOutside,
         serviceAlive ? 'yes' : 'NO',
       ].map((cell) => (typeof cell === 'number' ? cell.toLocaleString('en-US') : cell)),
     ),

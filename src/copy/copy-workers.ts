@@ -4,6 +4,7 @@ import type { CopyMirrorService } from './copy-mirror.service';
 import type { CopySettlementService } from './copy-settlement.service';
 import { createRedis } from '../platform/redis/connection';
 import { bullBase, queueName, type StreamJob } from '../platform/queues';
+import { logErrorsThrottled } from '../platform/redis/connection-watch';
 
 /** The queue the dispatcher feeds with futures entries holding `done` events (src/transport/workers/stream-routes.ts). */
 export const COPY_MIRROR_QUEUE = 'copy-mirror';
@@ -31,6 +32,7 @@ export function startCopyMirrorWorker(deps: CopyWorkerDeps, connection: Connecti
     { ...bullBase(deps.keys, connection), concurrency },
   );
   worker.on('failed', (job, err) => deps.log.error({ err, jobId: job?.id }, 'copy mirror job failed'));
+  logErrorsThrottled(worker, deps.log, 'copy mirror worker');
   return worker;
 }
 
@@ -40,15 +42,23 @@ export async function startCopySettlementWorker(deps: CopyWorkerDeps, connection
     ...bullBase(deps.keys, connection),
     defaultJobOptions: { removeOnComplete: { count: 100 }, removeOnFail: { count: 1000 } },
   });
+  logErrorsThrottled(queue, deps.log, 'copy settlement queue');
   await queue.upsertJobScheduler('daily', { every: DAY_MS }, { name: 'settle' });
   const worker = new Worker(queueName(COPY_SETTLEMENT_QUEUE), () => deps.copy.settlement.settleAll(), bullBase(deps.keys, connection));
   worker.on('failed', (job, err) => deps.log.error({ err, jobId: job?.id }, 'copy settlement job failed'));
+  logErrorsThrottled(worker, deps.log, 'copy settlement worker');
   return { queue, worker };
 }
 
 /** The copy-trading processors of the worker role: mirroring and the daily settlement. */
 export async function startCopyWorkers(deps: CopyWorkerDeps): Promise<{ close(): Promise<void> }> {
-  const connection = createRedis({ url: deps.config.redisUrl, cluster: deps.config.redisCluster, blocking: true, name: 'copy-workers' });
+  const connection = createRedis({
+    url: deps.config.redisUrl,
+    cluster: deps.config.redisCluster,
+    blocking: true,
+    name: 'copy-workers',
+    log: deps.log,
+  });
   const mirror = startCopyMirrorWorker(deps, connection);
   const settlement = await startCopySettlementWorker(deps, connection);
   return {

@@ -3,6 +3,7 @@ import type { Logger } from '../platform/config/logger';
 import type { Keys } from '../platform/redis/keys';
 import type { CandleService } from './candle.service';
 import { bullBase, queueName, type StreamJob } from '../platform/queues';
+import { logErrorsThrottled } from '../platform/redis/connection-watch';
 
 export interface ProcessorOptions {
   concurrency: number;
@@ -32,5 +33,6 @@ export function startCandlesWorker(
     },
   );
   worker.on('failed', (job, err) => deps.log.error({ err, jobId: job?.id }, 'candles job failed'));
+  logErrorsThrottled(worker, deps.log, 'candles worker');
   return worker;
 }

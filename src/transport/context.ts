@@ -7,7 +7,6 @@ import type { AppConfig } from '../platform/config/env';
 import { createLogger, type Logger } from '../platform/config/logger';
 import type { PlatformDeps } from '../platform/deps';
 import { createRedis, whenReady } from '../platform/redis/connection';
-import { logOutages } from '../platform/redis/connection-watch';
 import { Keys } from '../platform/redis/keys';
 import { Scripts } from '../platform/redis/scripts';
 import { createSpot, type Spot } from '../spot';
@@ -35,8 +34,8 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
     cluster: config.redisCluster,
     name: 'engine',
     commandTimeoutMs: config.redisCommandTimeoutMs,
+    log,
   });
-  logOutages(redis, log, 'engine');
   await whenReady(redis, 10_000).catch((err: Error) => {
     redis.disconnect();
     throw new Error(`${err.message} at ${config.redisUrl}`);

@@ -72,6 +72,7 @@ describe('Redis crashes and comes back while deposits keep coming', () => {
     expect(report.lostWrites).toBe(0);
     expect(report.executedAfterAnswer).toBe(0);
     expect(report.okAfterRecovery).toBeGreaterThanOrEqual(20);
+    expect(report.failuresOutside).toBe(0);
     expect([readyWhileDown, await ready()]).toEqual([503, 200]);
     expect(service.alive()).toBe(true);
   });

@@ -82,8 +82,13 @@ export async function creditedUsers(
   const worker = async () => {
     while (i < users.length) {
       const user = users[i++];
-      const res = await fetch(`${apiUrl}/api/wallet/balances`, { headers: { Authorization: bearerFor(secret, user) } });
-      if (res.status !== 200) throw new Error(`balances of ${user}: HTTP ${res.status}`);
+      let res = await fetch(`${apiUrl}/api/wallet/balances`, { headers: { Authorization: bearerFor(secret, user) } });
+      // a loaded machine may still make the service answer 503 now and then; ask again, a few times
+      for (let tries = 1; res.status === 503 && tries < 20; tries++) {
+        await new Promise((r) => setTimeout(r, 250));
+        res = await fetch(`${apiUrl}/api/wallet/balances`, { headers: { Authorization: bearerFor(secret, user) } });
+      }
+      if (res.status !== 200) throw new Error(`balances of ${user}: HTTP ${res.status} ${await res.text()}`);
       const balances = (await res.json()) as { currencyCode: string; available: number }[];
       if (balances.some((b) => b.currencyCode === 'USDT' && b.available > 0)) credited.add(user);
     }

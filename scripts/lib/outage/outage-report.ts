@@ -28,6 +28,8 @@ export interface OutageReport {
   okAfterRecovery: number;
   /** From Redis back to the first request that succeeded (ms). */
   recoveryMs: number;
+  /** Answers other than 200 outside the outage: before it, or after the first success once Redis was back. */
+  failuresOutside: number;
 }
 
 /** Classifies every deposit by when it was sent, what it was answered, and whether it ran. */
@@ -49,6 +51,7 @@ export function outageReport(
   }
   const inFlightAtDown = (s: DepositSample) => s.start < window.down && s.end >= window.down;
   const okAfter = samples.filter((s) => s.status === 200 && s.start >= window.up);
+  const recovered = okAfter.length ? Math.min(...okAfter.map((s) => s.end)) : Infinity;
   return {
     requests: samples.length,
     inWindow: sentDuring.length,
@@ -61,6 +64,7 @@ export function outageReport(
     executedAfterAnswer: samples.filter((s) => s.status !== 200 && credited.has(s.user) && !inFlightAtDown(s)).length,
     inFlightAppliedDespite503: samples.filter((s) => s.status === 503 && credited.has(s.user) && inFlightAtDown(s)).length,
     okAfterRecovery: okAfter.length,
-    recoveryMs: okAfter.length ? Math.min(...okAfter.map((s) => s.end)) - window.up : NaN,
+    recoveryMs: recovered - window.up,
+    failuresOutside: samples.filter((s) => s.status !== 200 && (s.end < window.down || s.start > recovered)).length,
   };
 }

@@ -1,6 +1,7 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { FuturesWorkerDeps } from './futures-worker-deps';
 import { bullBase, queueName } from '../../platform/queues';
+import { logErrorsThrottled } from '../../platform/redis/connection-watch';
 
 export const FUTURES_FUNDING_QUEUE = 'futures-funding';
 /** A scheduler tick that fires this early still settles the round starting at the boundary. */
@@ -19,6 +20,7 @@ export async function startFuturesFundingWorker(
     ...bullBase(deps.keys, connection),
     defaultJobOptions: { removeOnComplete: { count: 100 }, removeOnFail: { count: 1000 } },
   });
+  logErrorsThrottled(queue, deps.log, 'funding queue');
   await queue.upsertJobScheduler('funding', { every: deps.config.fundingIntervalSeconds * 1000 }, { name: 'round' });
   const worker = new Worker(
     queueName(FUTURES_FUNDING_QUEUE),
@@ -29,5 +31,6 @@ export async function startFuturesFundingWorker(
     bullBase(deps.keys, connection),
   );
   worker.on('failed', (job, err) => deps.log.error({ err, jobId: job?.id }, 'funding job failed'));
+  logErrorsThrottled(worker, deps.log, 'funding worker');
   return { queue, worker };
 }

@@ -1,6 +1,7 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
 import type { FuturesWorkerDeps } from './futures-worker-deps';
 import { bullBase, queueName, type StreamJob } from '../../platform/queues';
+import { logErrorsThrottled } from '../../platform/redis/connection-watch';
 
 /** The queue the dispatcher feeds with futures trades, index changes and spot trades (mark moves). */
 export const FUTURES_TRIGGERS_QUEUE = 'futures-triggers';
@@ -22,5 +23,6 @@ export function startFuturesTriggersWorker(deps: FuturesWorkerDeps, connection: 
     { ...bullBase(deps.keys, connection), concurrency },
   );
   worker.on('failed', (job, err) => deps.log.error({ err, jobId: job?.id }, 'futures trigger job failed'));
+  logErrorsThrottled(worker, deps.log, 'futures triggers worker');
   return worker;
 }

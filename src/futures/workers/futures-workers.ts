@@ -6,7 +6,13 @@ import { startFuturesTriggersWorker } from './futures-triggers.worker';
 
 /** The futures processors: TP/SL and liquidation sweeps fed by the dispatcher, the mark tick, funding rounds. */
 export async function startFuturesWorkers(deps: FuturesWorkerDeps): Promise<{ close(): Promise<void> }> {
-  const connection = createRedis({ url: deps.config.redisUrl, cluster: deps.config.redisCluster, blocking: true, name: 'futures-workers' });
+  const connection = createRedis({
+    url: deps.config.redisUrl,
+    cluster: deps.config.redisCluster,
+    blocking: true,
+    name: 'futures-workers',
+    log: deps.log,
+  });
   const triggers = startFuturesTriggersWorker(deps, connection);
   const funding = await startFuturesFundingWorker(deps, connection);
   const mark = await startFuturesMarkWorker(deps, connection);

@@ -1,4 +1,8 @@
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
+import type { Logger } from '../config/logger';
+import { logOutages } from './connection-watch';
+import { failUnanswered } from './command-deadline';
+import { dropWhenSilent } from './silence-watchdog';
 
 export type RedisClient = Redis | Cluster;
 
@@ -14,6 +18,8 @@ export interface ConnectionOptions {
    * never sent again after a reconnect. See engineOptions.
    */
   commandTimeoutMs?: number;
+  /** Logs the connection's outages, once each way (connection-watch.ts), instead of ioredis's console noise. */
+  log?: Logger;
 }
 
 /** Reconnect quickly and keep trying: at most a second between attempts, however long the outage. */
@@ -27,9 +33,11 @@ export function reconnectDelayMs(attempt: number): number {
  * and a script whose reply was lost runs twice. The engine connection turns all of that off:
  * - no offline queue: while not connected a command fails at once ("Stream isn't writeable");
  * - no resend, and commands in flight when the connection drops fail at once (no retries);
- * - a command without a reply within `commandTimeoutMs` fails ("Command timed out"), and a socket
- *   silent that long while replies are owed is dropped, so later commands fail at once too
- *   instead of piling up on a server that has stopped.
+ * - a command without a reply within `commandTimeoutMs` fails ("Command timed out",
+ *   command-deadline.ts);
+ * - a connection to a server silent for half that is dropped (silence-watchdog.ts): what was in
+ *   flight fails then, and later commands at once, instead of each waiting out the timeout on a
+ *   server that has stopped.
  * A command that failed after it was sent may still have run (its reply is what was lost):
  * callers find out by operation id, clientOrderId or Idempotency-Key, never by sending it again.
  */
@@ -38,8 +46,6 @@ function engineOptions(commandTimeoutMs: number): RedisOptions {
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: commandTimeoutMs,
-    socketTimeout: commandTimeoutMs,
     connectTimeout: Math.max(commandTimeoutMs, 1000),
     retryStrategy: reconnectDelayMs,
   };
@@ -53,15 +59,36 @@ export function createRedis(opts: ConnectionOptions): RedisClient {
     enableAutoPipelining: !opts.blocking,
     ...(opts.commandTimeoutMs ? engineOptions(opts.commandTimeoutMs) : {}),
   };
+  let client: RedisClient;
   if (opts.cluster) {
-    const u = new URL(opts.url);
-    return new Cluster([{ host: u.hostname, port: Number(u.port || 6379) }], {
-      redisOptions: { ...base, password: u.password || undefined, username: u.username || undefined },
-      enableAutoPipelining: !opts.blocking,
-      ...(opts.commandTimeoutMs ? { enableOfflineQueue: false, clusterRetryStrategy: reconnectDelayMs } : {}),
-    });
+    client = clusterClient(opts, base);
+  } else {
+    const single = new Redis(opts.url, base);
+    if (opts.commandTimeoutMs) {
+      failUnanswered(single, opts.commandTimeoutMs);
+      // Half the command timeout: a healthy server answers a PING in a millisecond, and commands in
+      // flight fail when the connection drops, so a stall costs a request well under the timeout.
+      dropWhenSilent(single, Math.max(100, opts.commandTimeoutMs / 2));
+    }
+    client = single;
   }
-  return new Redis(opts.url, base);
+  if (opts.log) logOutages(client, opts.log, opts.name ?? 'redis');
+  return client;
+}
+
+function clusterClient(opts: ConnectionOptions, base: RedisOptions): Cluster {
+  const u = new URL(opts.url);
+  return new Cluster([{ host: u.hostname, port: Number(u.port || 6379) }], {
+    // a cluster's node connections are its own: there ioredis's commandTimeout bounds each command
+    redisOptions: {
+      ...base,
+      ...(opts.commandTimeoutMs ? { commandTimeout: opts.commandTimeoutMs } : {}),
+      password: u.password || undefined,
+      username: u.username || undefined,
+    },
+    enableAutoPipelining: !opts.blocking,
+    ...(opts.commandTimeoutMs ? { enableOfflineQueue: false, clusterRetryStrategy: reconnectDelayMs } : {}),
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import { Router, type Express, type NextFunction, type Request, type RequestHand
 import type { Request as JwtRequest } from 'express-jwt';
 import type { AppContext } from '../context';
 import { queueName } from '../../platform/queues';
+import { logErrorsThrottled } from '../../platform/redis/connection-watch';
 import { workerQueueNames } from '../workers/worker-queues';
 import { authenticate, requireAdmin } from './middleware/auth';
 
@@ -43,7 +44,11 @@ function boardOverWorkerQueues(ctx: AppContext): RequestHandler {
       // the engine's connection serves: a Queue that consumes nothing never blocks it
       board.replaceQueues(
         workerQueueNames().map(
-          (name) => new BullMQAdapter(new Queue(queueName(name), { connection: ctx.redis, prefix: ctx.keys.bullPrefix() }), { displayName: name }),
+          (name) => {
+            const queue = new Queue(queueName(name), { connection: ctx.redis, prefix: ctx.keys.bullPrefix() });
+            logErrorsThrottled(queue, ctx.log, `dashboard ${name} queue`);
+            return new BullMQAdapter(queue, { displayName: name });
+          },
         ),
       );
       opened = true;

@@ -68,6 +68,7 @@ export class EventDispatcher {
       cluster: ctx.config.redisCluster,
       blocking: true,
       name: 'dispatcher',
+      log: ctx.log,
     });
     this.loop = new ReadLoop(this.conn, ctx.log, 'dispatcher', 500);
     const announcementsConn = createRedis({
@@ -75,6 +76,7 @@ export class EventDispatcher {
       cluster: ctx.config.redisCluster,
       blocking: true,
       name: 'dispatcher-markets',
+      log: ctx.log,
     });
     this.announcements = new PairAnnouncements(announcementsConn, ctx.keys.marketsStream(), (a) => this.onAnnounced(a), ctx.log);
   }

@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { AppContext } from '../context';
 import { createRedis } from '../../platform/redis/connection';
+import { logErrorsThrottled } from '../../platform/redis/connection-watch';
 import { startCandlesWorker, type ProcessorOptions } from '../../market-data/candles.worker';
 import { DISPATCHER_DEFAULTS, EventDispatcher, type DispatcherOptions } from './event-dispatcher';
 import { openQueue, type StreamJob } from '../../platform/queues';
@@ -29,10 +30,15 @@ export async function startWorkerRole(
     cluster: ctx.config.redisCluster,
     blocking: true,
     name: 'bullmq',
+    log: ctx.log,
   });
   const queues = new Map<string, Queue<StreamJob>>();
-  for (const r of STREAM_ROUTES)
-    if (!queues.has(r.queue)) queues.set(r.queue, openQueue(ctx.keys, connection, r.queue));
+  for (const r of STREAM_ROUTES) {
+    if (queues.has(r.queue)) continue;
+    const queue = openQueue(ctx.keys, connection, r.queue);
+    logErrorsThrottled(queue, ctx.log, `${r.queue} queue`);
+    queues.set(r.queue, queue);
+  }
   const candles = startCandlesWorker(ctx, connection, opts);
   const dispatcher = new EventDispatcher(ctx, STREAM_ROUTES, queues, opts);
   await dispatcher.start();

@@ -84,7 +84,7 @@ export class WsGateway {
     private readonly opts: GatewayOptions,
   ) {
     const conn = (name: string) =>
-      createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name });
+      createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name, log: ctx.log });
     this.marketsKey = ctx.keys.marketsStream();
     this.engineTail = new StreamTail(
       conn('ws-events'),
