@@ -24,6 +24,8 @@ export interface ContractRecord {
   product_type: string;
   open_interest: number;
   index_price: number;
+  /** Extension: the mark price positions are valued and liquidated at (DESIGN 4). */
+  mark_price: number;
   index_currency: number;
   start_timestamp: number | null;
   end_timestamp: number | null;
@@ -144,6 +146,7 @@ function specRecord({ pair, ticker: t, stats: s }: ContractFigures, openInterest
     product_type: 'Perpetual',
     open_interest: openInterest.toNumber(),
     index_price: num(s.index),
+    mark_price: num(s.mark),
     // SPEC types it a number: the quote currency's Unified Cryptoasset ID, 0 where it has none.
     index_currency: unifiedCryptoassetId(pair.quoteCurrencyCode) ?? 0,
     start_timestamp: null,
@@ -158,10 +161,10 @@ function specRecord({ pair, ticker: t, stats: s }: ContractFigures, openInterest
 }
 
 /**
- * Open interest in US dollars: base units × the mark price (the index here; the last trade before
- * any index exists) × dollars per quote unit; 0 while any of them is unknown.
+ * Open interest in US dollars: base units × the mark price (the last trade before any price is
+ * marked) × dollars per quote unit; 0 while any of them is unknown.
  */
 function openInterestUsd({ ticker, stats, usdPerQuote }: ContractFigures): number {
-  const price = stats.index ?? ticker.last;
+  const price = stats.mark ?? ticker.last;
   return num(price && usdPerQuote && stats.openInterest.times(price).times(usdPerQuote));
 }

@@ -11,8 +11,10 @@ export interface ContractStats {
   openContracts: BigNumber;
   /** The same in base units, contracts × contractValue (CoinGecko's unit). */
   openInterest: BigNumber;
-  /** Index (= mark) price, null before any price exists. */
+  /** Index price (median of the fresh sources, DESIGN 4), null before any source reported. */
   index: BigNumber | null;
+  /** Mark price (median of three, refreshed each second), null before any price exists. */
+  mark: BigNumber | null;
   /** Rate of the round in progress (settles at `nextFundingAt`), as a fraction. */
   nextFundingRate: number;
   /** Rate of the last settled round; the round in progress's rate before the first settlement. */
@@ -29,9 +31,10 @@ export class FuturesContractStats {
   ) {}
 
   async stats(pair: Pair, now = Date.now()): Promise<ContractStats> {
-    const [openLots, mark, ratePpm, settled] = await Promise.all([
+    const [openLots, mark, index, ratePpm, settled] = await Promise.all([
       this.openLongLots(pair),
       this.prices.markTicks(pair),
+      this.prices.indexTicks(pair),
       this.prices.fundingRatePpm(pair),
       this.redis.hget(this.keys.fundingState(pair.code), 'rate'),
     ]);
@@ -40,7 +43,8 @@ export class FuturesContractStats {
     return {
       openContracts,
       openInterest: openContracts.times(decimal(pair.contractValue ?? 1)),
-      index: mark ? new BigNumber(mark).shiftedBy(-pair.digitsPrice) : null,
+      index: index ? new BigNumber(index).shiftedBy(-pair.digitsPrice) : null,
+      mark: mark ? new BigNumber(mark).shiftedBy(-pair.digitsPrice) : null,
       nextFundingRate,
       fundingRate: settled !== null ? ppmToRate(settled) : nextFundingRate,
       nextFundingAt: this.prices.fundingRound(now).finish,

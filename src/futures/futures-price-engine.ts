@@ -45,8 +45,8 @@ export class FuturesPriceEngine {
     const k = this.keys;
     const reply = await this.scripts.run<string[]>(
       'refreshFuturesMark',
-      [k.markPrice(pairCode), k.basisSamples(pairCode), k.indexPrice(pairCode)],
-      [second, index ?? '', basis ?? '', mark, timestamp],
+      [k.markPrice(pairCode), k.basisSamples(pairCode), k.indexPrice(pairCode), k.events('futures', pairCode)],
+      [second, index ?? '', basis ?? '', mark, timestamp, this.streamMaxLen],
     );
     return reply[0] === 'OK';
   }

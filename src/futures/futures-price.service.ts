@@ -76,9 +76,10 @@ export class FuturesPriceService {
     return last ? BigInt(last) : null;
   }
 
-  /** The stored index (as of the last mark refresh), or null. */
+  /** The stored index (as of the last mark refresh); computed now when none is stored yet; null without sources. */
   async indexTicks(pair: Pair): Promise<string | null> {
-    return this.redis.get(this.keys.indexPrice(pair.code));
+    const stored = await this.redis.get(this.keys.indexPrice(pair.code));
+    return stored ?? (await this.computeIndex(pair))?.toString() ?? null;
   }
 
   /** The futures book's mid, ticks, when it has both sides. */

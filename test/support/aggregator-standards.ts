@@ -180,6 +180,8 @@ const SPEC_CONTRACT: FieldTable = {
   product_type: ['string', 'M'],
   open_interest: ['number', 'M'],
   index_price: ['number', 'M'],
+  // an extension of ours (DESIGN 4): the mark price positions are valued at, beside the index
+  mark_price: ['number', 'O'],
   index_currency: ['integer', 'M'],
   start_timestamp: ['perpetual-time', 'M'],
   end_timestamp: ['perpetual-time', 'M'],

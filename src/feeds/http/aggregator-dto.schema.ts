@@ -169,6 +169,7 @@ const contractKeys: Joi.StrictSchemaMap<ContractRecord> = {
   product_type: Joi.string(),
   open_interest: Joi.number(),
   index_price: Joi.number(),
+  mark_price: Joi.number().description('Extension: the mark price (median of index-based prices and the last trade, DESIGN 4)'),
   index_currency: Joi.number().description("The quote currency's Unified Cryptoasset ID, 0 where it has none"),
   start_timestamp: Joi.number().allow(null),
   end_timestamp: Joi.number().allow(null),

@@ -26,6 +26,9 @@ export class MarketFeed {
   private held: MarketEntry[] | null = [];
   private lastPrice?: number;
   private lastTs?: number;
+  /** Futures only: the mark and index prices as the mark tick last announced them (DESIGN 4). */
+  private markPrice?: number;
+  private indexPrice?: number;
   private readonly topics;
 
   constructor(
@@ -60,6 +63,7 @@ export class MarketFeed {
 
   onEntry(id: string, fields: string[]): void {
     const entry = parseEntry(id, fields);
+    this.takeMark(entry);
     this.publishDeals(entry);
     if (entry.seq !== undefined) this.takeBook(entry);
   }
@@ -95,7 +99,17 @@ export class MarketFeed {
       lastTimestamp: this.lastTs ? new Date(this.lastTs).toISOString() : null,
       bestBid: bid ? this.level(bid) : null,
       bestAsk: ask ? this.level(ask) : null,
+      ...(this.kind === 'futures' ? { markPrice: this.markPrice ?? null, indexPrice: this.indexPrice ?? null } : {}),
     });
+  }
+
+  /** A futures mark tick's announcement: the ticker carries mark and index (published at once). */
+  private takeMark(entry: MarketEntry): void {
+    const mark = entry.events.filter((e) => e.e === 'mark').pop();
+    if (!mark) return;
+    this.markPrice = fromMinor(mark.p, this.pair.digitsPrice);
+    if (mark.i) this.indexPrice = fromMinor(mark.i, this.pair.digitsPrice);
+    this.publish(this.topics.ticker, () => this.tickerMessage());
   }
 
   private applyBook(entry: MarketEntry): void {

@@ -289,7 +289,7 @@ describe('aggregator B, spot (CoinMarketCap specification)', () => {
 describe('futures feeds (SPEC 2.16, 2.17)', () => {
   const NUMBER_FIELDS = [
     'last_price', 'base_volume', 'target_volume', 'bid', 'ask', 'high', 'low', 'open_interest', 'index_price',
-    'index_currency', 'funding_rate', 'next_funding_rate', 'next_funding_rate_timestamp', 'contract_price',
+    'mark_price', 'index_currency', 'funding_rate', 'next_funding_rate', 'next_funding_rate_timestamp', 'contract_price',
   ];
   const STRING_FIELDS = ['ticker_id', 'base_currency', 'target_currency', 'product_type', 'contract_type', 'contract_price_currency'];
   /** What each standard adds to SPEC 2.16 (aggregator-standards.test.ts checks them field by field). */
@@ -329,15 +329,20 @@ describe('futures feeds (SPEC 2.16, 2.17)', () => {
       last_price: FUT_PRICE, base_volume: FUT_LONG, target_volume: FUT_PRICE * FUT_LONG,
       bid: 99, ask: 101.5, high: FUT_PRICE, low: FUT_PRICE,
       product_type: 'Perpetual', open_interest: FUT_LONG,
-      index_price: expected.last, // the spot market of the same code gives the index
+      // the spot mid of the same code is the only index source (DESIGN 4)
+      index_price: (expected.bid + expected.ask) / 2,
       index_currency: 825,
       start_timestamp: null, end_timestamp: null,
       funding_rate: pairInfo.fundingRate, next_funding_rate: pairInfo.fundingRate,
       next_funding_rate_timestamp: Date.parse(pairInfo.fundingRateFinishTimestamp),
       contract_type: 'Vanilla', contract_price: FUT_PRICE, contract_price_currency: 'USDT',
     });
-    // contractValue 1 here, so contracts and base units agree; USDT counts as dollars, valued at the index
-    const openInterestUsd = FUT_LONG * expected.last;
+    // the stored mark, which values open interest: contractValue 1 here, so contracts and base units
+    // agree; USDT counts as dollars
+    const futPair = (await ctx.markets.store.getPair('futures', 'BTC_USDT'))!;
+    const mark = Number(await ctx.futures.prices.markTicks(futPair)) / 10;
+    expect(r.body.BTC_USDT[0].mark_price).toBe(mark);
+    const openInterestUsd = FUT_LONG * mark;
     expect(r.body.BTC_USDT[0]).toMatchObject(provider === 'aggregator-a'
       ? { open_interest_usd: openInterestUsd, index_name: 'BTC_USDT' }
       : {
