@@ -116,7 +116,10 @@ if postOnly and not isMarket and best and crosses(side, price, best) then
   return { 'ERR', 'ORDER_POST_ONLY_WOULD_TAKE', '' }
 end
 
-if not isSafe(fNotional(ctx, checkAt, amount) * 2) then return { 'ERR', 'NOTIONAL_TOO_LARGE', '' } end
+-- x3 and the price x 2e6: the position's liquidation price is then exact (includes/futures/margin)
+if not isSafe(fNotional(ctx, checkAt, amount) * 3) or not isSafe(checkAt * 2000000) then
+  return { 'ERR', 'NOTIONAL_TOO_LARGE', '' }
+end
 local need = fReserve(ctx, checkAt, checkLots, lev)
 local free = tonumber(acct[4] or '0')
 if free < need then return { 'ERR', 'INSUFFICIENT_MARGIN', '' } end

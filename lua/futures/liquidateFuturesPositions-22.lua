@@ -1,10 +1,11 @@
 --[[
   Liquidation of one market at a mark price: every position whose liquidation price the mark has
   crossed (long: mark <= liq, short: mark >= liq; range queries on the liquidation indices) is
-  closed at market against the book; its fills are trade type 3. The account gets nothing back
-  from the position: what is left of its margin after pnl and fees goes to the insurance fund, and
-  a deficit is taken from it, so no account ends below zero. A position the book cannot absorb is
-  closed in part and stays indexed for the next sweep.
+  liquidated (includes/futures/liquidation): an immediate-or-cancel close at its bankruptcy price
+  against the book (fills trade type 3, no taker fee), what is left of its margin to the insurance
+  fund, the rest taken over by the fund while it can pay, then auto-deleveraging of opposite
+  positions at the bankruptcy price. The account gets nothing back from the position; the fund never
+  goes negative. A position neither the book, the fund nor ADL can take stays indexed.
 
   Input:
     KEYS[1..22] the market's keys (includes/futures/commandKeys lists them; KEYS[20..21] are the
@@ -14,15 +15,16 @@
     ARGV[3] mark price, ticks
   Keys built while running (includes/keys, from ARGV[1]): for each position found, its order hash,
     account hash and account's open orders, its owner's open orders on this pair, a resting close
-    order's hash; the close order's hash (its id comes from the counter); and for each maker met in
-    the book the same keys as a position's.
+    order's hash; the close order's hash (its id comes from the counter); for each maker met in
+    the book the same keys as a position's; for ADL, every opposite position's order and account keys.
   Output:
     {'OK', liquidated count, {id, ...}}
-  Events: one entry on the futures market stream: trade* (tt 3), done*, book*.
+  Events: one entry on the futures market stream: trade* (tt 3), takeover*, adl*, done*, book*.
 ]]
 local rcall = redis.call
 --- @include "includes/futures/context"
 --- @include "includes/futures/close"
+--- @include "includes/futures/liquidation"
 --- @include "includes/futures/flush"
 --- @include "includes/book"
 --- @include "includes/fmt"
@@ -40,12 +42,7 @@ local out = {}
 for _, id in ipairs(found) do
   local pos = fLoad(ctx, id)
   if pos and pos.status == FST.IN_POSITION and pos.openQty > 0 then
-    if not bestOrder(ctx, ownSide(pos.side)) then break end
-    fCancelWorking(ctx, pos)
-    ctx.liquidating = pos.id
-    local c = fClose(ctx, pos, nil, 'liquidation')
-    ctx.liquidating = nil
-    if c.filled > 0 then out[#out + 1] = fmt(id) end
+    if fLiquidate(ctx, pos, mark) > 0 then out[#out + 1] = fmt(id) end
   end
 end
 fCommit(ctx)

@@ -24,6 +24,8 @@ export { FuturesRiskService } from './futures-risk.service';
 export { startFuturesWorkers } from './workers/futures-workers';
 export { futuresRoutes } from './http/futures.routes';
 export { adminIndexPriceRoutes } from './http/admin-index-price.routes';
+export { adminInsuranceFundRoutes } from './http/admin-insurance-fund.routes';
+export { InsuranceFundReader, type InsuranceFundDto } from './insurance-fund';
 export { futuresOrderDtoSchema, futuresUserDealDtoSchema } from './http/futures-dto.schema';
 
 /** The futures market: engine wrapper, prices, accounts, orders, public data and risk sweeps. */

@@ -33,9 +33,8 @@ local function fCancelWorking(ctx, pos)
   end
 end
 
--- Closes (part of) a position against the book: a close order as taker, market when limit is nil.
--- A limit close that does not fill at once rests. Returns the close order.
-local function fClose(ctx, pos, limit, reason)
+-- A new close order (reduce-only, the position's opposite side) for its whole open quantity.
+local function fNewCloseOrder(ctx, pos, limit, reason)
   local id = redis.call('INCR', ctx.keys.orderIds)
   local side = 'sell'
   if pos.side == 'sell' then side = 'buy' end
@@ -43,15 +42,23 @@ local function fClose(ctx, pos, limit, reason)
     amount = pos.openQty, filled = 0, remaining = pos.openQty, stp = 0, pos = fmt(pos.id), posObj = pos,
     pair = ctx.pair, kind = 'futures', isMarket = limit == nil, resting = '0', closeReason = reason }
   ctx.objs[id] = c
+  fDirty(ctx, c)
+  return c
+end
+
+-- Closes (part of) a position against the book: a close order as taker, market when limit is nil.
+-- A limit close that does not fill at once rests, unless ioc (immediate or cancel: a liquidation).
+-- Returns the close order.
+local function fClose(ctx, pos, limit, reason, ioc)
+  local c = fNewCloseOrder(ctx, pos, limit, reason)
   ctx.closeReason = reason
   local outcome = matchOrder(ctx, c, FUTURES_SETTLEMENT)
-  if limit and outcome == 'stopped' and c.remaining > 0 and pos.openQty > 0 then
-    restOrder(ctx, ownSide(side), id, limit, c.remaining)
+  if limit and not ioc and outcome == 'stopped' and c.remaining > 0 and pos.openQty > 0 then
+    restOrder(ctx, ownSide(c.side), c.id, limit, c.remaining)
     c.resting = '1'
-    pos.closeOrd = fmt(id)
+    pos.closeOrd = fmt(c.id)
     fDirty(ctx, pos)
   end
-  fDirty(ctx, c)
   ctx.closeReason = nil
   return c
 end

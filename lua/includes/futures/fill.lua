@@ -8,6 +8,7 @@
 ]]
 --- @include "includes/futures/context"
 --- @include "includes/futures/margin"
+--- @include "includes/futures/insurance"
 --- @include "includes/mulDiv"
 --- @include "includes/deltas"
 --- @include "includes/fmt"
@@ -28,13 +29,14 @@ local function fCloseFill(ctx, o, ticks, q, fee, akey)
   addDelta(ctx, ctx.keys.fees, f.cur, fee)
   addDelta(ctx, ctx.keys.pool, f.cur, -pnl)
   if ctx.liquidating == pos.id then
-    -- liquidation: what is left of the margin goes to the insurance fund, a deficit comes from it
-    addDelta(ctx, ctx.keys.insurance, f.cur, payout)
+    -- liquidation: the payouts of its fills add up (never below zero at or above bankruptcy) and
+    -- go to the insurance fund when it ends (includes/futures/liquidation)
+    ctx.liqAcc = ctx.liqAcc + payout
   else
     local cover = 0
     if payout < 0 then cover = -payout end
     addDelta(ctx, akey, 'balance', payout + cover)
-    addDelta(ctx, ctx.keys.insurance, f.cur, -cover)
+    fCoverDeficit(ctx, cover)
   end
   pos.openQty = pos.openQty - q
   pos.cost = pos.cost - portion
@@ -81,6 +83,8 @@ local function fPartyFill(ctx, o, ticks, q, isTaker)
   if isTaker then rate = f.taker end
   local n = fNotional(ctx, ticks, q)
   local fee = mulDivCeil(n, rate, 1000000)
+  -- a liquidation pays no taker fee: what is left of its margin goes to the insurance fund instead
+  if isTaker and o.role == 'close' and ctx.liquidating == o.posObj.id then fee = 0 end
   local akey = fAccountKeys(ctx, o.acct).hash
   if o.role == 'close' then
     local pnl, pos = fCloseFill(ctx, o, ticks, q, fee, akey)

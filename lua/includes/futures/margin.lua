@@ -3,8 +3,11 @@
   at `t` ticks: t * q * ns, where ns = contractValue x quote minor units per tick x lot (ctx.fut.ns).
   Margin = floor(notional / leverage) (locked collateral, so rounding down is safe and splits of a
   fill never need more than the whole); fees round up (the exchange collects them).
+  Liquidation and bankruptcy prices are exact integers (docs/futures.md): every product stays below
+  2^53, the one that could not (a remainder x 1e6) goes through wideMulDiv.
 ]]
 --- @include "includes/mulDiv"
+--- @include "includes/safeInt"
 
 local function fNotional(ctx, ticks, lots)
   return ticks * lots * ctx.fut.ns
@@ -18,14 +21,80 @@ local function fReserve(ctx, ticks, lots, lev)
   return math.floor(n / lev) + mulDivCeil(n, ctx.fut.taker, 1000000) + lots
 end
 
--- Liquidation price in ticks (DESIGN 4): long entry x (1 - 1/lev + mmr), short entry x (1 + 1/lev - mmr),
--- entry = the average entry of the open quantity; rounded towards the entry (triggers a little early).
-local function fLiqPrice(ctx, o)
-  local f = 1000000 / o.lev
-  if o.side == 'buy' then
-    return math.max(0, math.ceil(o.cost * (1000000 - f + ctx.fut.mmr) / (o.openQty * 1000000)))
+-- floor(a / c) and a - c * floor(a / c) for integers a (any sign) and c > 0, corrected for the
+-- double division's last bit.
+local function divMod(a, c)
+  local q = math.floor(a / c)
+  local r = a - q * c
+  while r < 0 do q = q - 1; r = r + c end
+  while r >= c do q = q + 1; r = r - c end
+  return q, r
+end
+
+-- floor(a * b / c) and its remainder for 0 <= a < c < 2^53 / 3 and 0 <= b < 2^31, by doubling
+-- (a x b may pass 2^53; no intermediate here does).
+local function wideMulDiv(a, b, c)
+  local q, r = 0, 0
+  local bit = 1
+  while bit * 2 <= b do bit = bit * 2 end
+  while bit >= 1 do
+    q, r = q * 2, r * 2
+    if r >= c then q, r = q + 1, r - c end
+    if b >= bit then
+      b = b - bit
+      r = r + a
+      if r >= c then q, r = q + 1, r - c end
+    end
+    bit = bit / 2
   end
-  return math.floor(o.cost * (1000000 + f - ctx.fut.mmr) / (o.openQty * 1000000))
+  return q, r
+end
+
+-- The position's price parts: C = notional of one tick (openQty x ns), A = what the position is worth
+-- at the price where its margin is used up, times C (cost x ns -/+ current margin). nil when out of range.
+local function fPriceParts(ctx, o)
+  local c = o.openQty * ctx.fut.ns
+  local a = o.cost * ctx.fut.ns
+  if not isSafe(a + o.margin) or c * 3 > MAX_SAFE then return nil end
+  if o.side == 'buy' then a = a - o.margin else a = a + o.margin end
+  return a, c
+end
+
+-- Bankruptcy price in ticks (the current margin exactly used up), rounded toward the exchange's
+-- safety: a long's up, a short's down. A long that cannot go bankrupt has 0. Errors when inexact.
+local function fBankruptcyPrice(ctx, o)
+  local a, c = fPriceParts(ctx, o)
+  if not a then error('LIQ_PRICE_OUT_OF_RANGE: position ' .. o.id .. ' is too large for exact prices') end
+  local q, r = divMod(a, c)
+  if o.side == 'buy' then
+    if r > 0 then q = q + 1 end
+    return math.max(0, q)
+  end
+  return q
+end
+
+-- Liquidation price in ticks (DESIGN 4): where margin + pnl = maintenance (notional x mmr).
+-- long: (cost x ns - margin) / (openQty x ns x (1 - mmr)), rounded up (triggers no later than due);
+-- short: (cost x ns + margin) / (openQty x ns x (1 + mmr)), rounded down. From the CURRENT margin.
+local function fLiqPrice(ctx, o)
+  local a, c = fPriceParts(ctx, o)
+  if not a then error('LIQ_PRICE_OUT_OF_RANGE: position ' .. o.id .. ' is too large for exact prices') end
+  if a <= 0 then return 0 end
+  local k = 1000000 - ctx.fut.mmr
+  if o.side == 'sell' then k = 1000000 + ctx.fut.mmr end
+  local q1, r1 = divMod(a, c)
+  -- only a short whose margin grew far past its notional gets here (a long's q1 is at most its entry,
+  -- which creation keeps below 2^53 / 2e6): a price below the true one, far from any mark, is safe
+  if q1 * 1000000 > MAX_SAFE then return math.floor(q1 / k * 999999) end
+  -- a x 1e6 / c = w + frac, w = q1 x 1e6 + floor(r1 x 1e6 / c), frac > 0 when rv > 0
+  local v, rv = wideMulDiv(r1, 1000000, c)
+  local w = q1 * 1000000 + v
+  local p, rp = divMod(w, k)
+  if o.side == 'buy' then
+    if rp > 0 or rv > 0 then p = p + 1 end
+    return p
+  end
+  return p
 end
 
 -- Average entry in ticks (a double: used for comparisons only).

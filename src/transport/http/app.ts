@@ -2,7 +2,7 @@ import compression from 'compression';
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import { copyRoutes } from '../../copy';
 import { aggregatorRoutes } from '../../feeds';
-import { adminIndexPriceRoutes, futuresRoutes } from '../../futures';
+import { adminIndexPriceRoutes, adminInsuranceFundRoutes, futuresRoutes, InsuranceFundReader } from '../../futures';
 import { exchangeDataRoutes, spotMarketDataRoutes } from '../../market-data';
 import { adminMarketsRoutes, marketsRoutes } from '../../markets';
 import { spotOrderRoutes } from '../../spot';
@@ -48,6 +48,7 @@ function featureRouters(ctx: AppContext, auth: RequestHandler, limit: RequestHan
     adminMarketsRoutes(ctx.markets.service),
     adminDepositRoutes(ctx.wallets),
     adminIndexPriceRoutes(ctx.futures.market),
+    adminInsuranceFundRoutes(new InsuranceFundReader(ctx.redis, ctx.keys, ctx.markets.store)),
     marketsRoutes(ctx.markets.service),
     spotMarketDataRoutes(ctx.marketData.service),
     exchangeDataRoutes(ctx.marketData.candles),

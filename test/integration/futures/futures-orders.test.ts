@@ -40,9 +40,10 @@ describe('create-order and the order/position lifecycle', () => {
     let a = await b.record('alice', long);
     expect(a).toMatchObject({ futuresOrderStatus: 50, filled: 0.4, amountInPosition: 0.4, price: 100, initialMargin: 4, currentMargin: 4 });
     expect(a.fee).toBeCloseTo(0.008, 10); // maker 0.02 % of 40
-    expect(a.liquidationPrice).toBe(90.5); // 100 x (1 - 1/10 + 0.005)
+    expect(a.liquidationPrice).toBe(90.5); // (100 - 4 / 0.4) / (1 - 0.005) = 90.45, up to a tick
     const s = await b.record('bob', short);
-    expect(s).toMatchObject({ futuresOrderStatus: 50, filled: 0.4, amountInPosition: 0.4, isMarket: true, price: 100, liquidationPrice: 109.5 });
+    expect(s).toMatchObject({ futuresOrderStatus: 50, filled: 0.4, amountInPosition: 0.4, isMarket: true, price: 100, liquidationPrice: 109.4 });
+    // (100 + 4 / 0.4) / (1 + 0.005) = 109.45, down to a tick (toward safety)
     expect(s.fee).toBeCloseTo(0.02, 10); // taker 0.05 % of 40
     await b.order('carol', carol, false, 100, 0.6);
     a = await b.record('alice', long);
