@@ -1,5 +1,5 @@
 import { connect as connectTcp, createServer, type Server, type Socket } from 'node:net';
-import Redis from 'ioredis';
+import Redis, { type RedisOptions } from 'ioredis';
 import { failUnanswered } from '../../src/platform/redis/command-deadline';
 import { createRedis } from '../../src/platform/redis/connection';
 import { dropWhenSilent } from '../../src/platform/redis/silence-watchdog';
@@ -56,7 +56,7 @@ afterAll(async () => {
   await new Promise<void>((r) => silent.close(() => r()));
 });
 
-function connect(url: string, opts: ConstructorParameters<typeof Redis>[1] = {}): Redis {
+function connect(url: string, opts: RedisOptions = {}): Redis {
   const r = new Redis(url, { maxRetriesPerRequest: 0, enableReadyCheck: false, ...opts });
   r.on('error', () => undefined);
   return r;
