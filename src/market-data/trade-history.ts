@@ -47,15 +47,17 @@ export interface Source {
   range: IdRange;
 }
 
-const FIELDS = ['id', 'ts', 'p', 'q', 'side', 'tk', 'mk', 'tu', 'mu', 'tf', 'mf', 'tpnl', 'mpnl', 'tpos', 'mpos', 'tl', 'ml', 'tt'] as const;
 const ALL: IdRange = { min: 0, max: Number.MAX_SAFE_INTEGER };
 const DAY_MS = 24 * 3600 * 1000;
 
+/** The record's fields in the order lua/includes/tradeHistory.lua joins them (one object literal: pages parse thousands). */
 export function parseTradeRecord(member: string): HistoryTrade {
-  const parts = member.split('|');
-  const r: Record<string, string> = {};
-  FIELDS.forEach((f, i) => (r[f] = parts[i] ?? ''));
-  return { ...(r as unknown as HistoryTrade), id: Number(r.id), ts: Number(r.ts), side: r.side as 'buy' | 'sell' };
+  const f = member.split('|');
+  return {
+    id: Number(f[0]), ts: Number(f[1]), p: f[2], q: f[3], side: f[4] as 'buy' | 'sell', tk: f[5], mk: f[6], tu: f[7], mu: f[8],
+    tf: f[9], mf: f[10], tpnl: f[11] ?? '', mpnl: f[12] ?? '', tpos: f[13] ?? '', mpos: f[14] ?? '', tl: f[15] ?? '', ml: f[16] ?? '',
+    tt: f[17] ?? '',
+  };
 }
 
 /**

@@ -2,6 +2,7 @@ import BigNumber from 'bignumber.js';
 import { decimal } from '../domain/decimal';
 import type { Pair } from '../domain/market';
 import type { MarketKind } from '../platform/redis/keys';
+import { ReadGate } from './read-gate';
 import type { HistoryTrade, TradeHistory } from './trade-history';
 
 /** A trade in pair units, decimals as plain-notation strings (exact; no float on the way). */
@@ -38,6 +39,8 @@ export interface TradePage {
 export const MAX_TRADE_PAGE = 10_000;
 const SCAN_BUDGET = 20_000;
 const CHUNK = 1_000;
+/** Pages one process converts at once (ReadGate): feed readers queue rather than crowd out trading. */
+const PAGES_AT_ONCE = 2;
 
 /** An integer string moved `digits` places right of the point, trailing zeros dropped: "12300", 4 -> "1.23". */
 export function shiftDecimal(int: string, digits: number): string {
@@ -66,9 +69,15 @@ export function tradeRecord(pair: Pair, t: HistoryTrade): TradeRecord {
  * trade history. A page reads at most SCAN_BUDGET records; `nextBeforeId` says where the next starts.
  */
 export class TradeReader {
+  private readonly gate = new ReadGate(PAGES_AT_ONCE);
+
   constructor(private readonly history: TradeHistory) {}
 
-  async page(kind: MarketKind, pairs: Pair[], q: TradePageQuery): Promise<TradePage> {
+  page(kind: MarketKind, pairs: Pair[], q: TradePageQuery): Promise<TradePage> {
+    return this.gate.run(() => this.read(kind, pairs, q));
+  }
+
+  private async read(kind: MarketKind, pairs: Pair[], q: TradePageQuery): Promise<TradePage> {
     const limit = Math.min(q.limit, MAX_TRADE_PAGE);
     const sources = await Promise.all(
       pairs.map(async (p) => {
