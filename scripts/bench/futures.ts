@@ -11,11 +11,12 @@
  *   3. a liquidation sweep of LIQUIDATIONS positions: that many longs, then the index drops below
  *      their liquidation price and FuturesRiskService.sweepLiquidations closes each against a
  *      resting bid (one fill per position).
+ *   4. a funding round over BENCH_FUNDING_POSITIONS positions (lib/futures-funding-round.ts).
  * Medians over BENCH_RUNS runs; a table on stdout and JSON in bench-results/.
  *
  * Env: BENCH_RUNS (3), BENCH_RESTING (20000), BENCH_CROSSING (10000), BENCH_BATCH (500),
  * BENCH_IN_FLIGHT (2), BENCH_DURATION (5 s per HTTP server per run), BENCH_CONNECTIONS (16),
- * BENCH_LIQUIDATIONS (10000), BENCH_MAX_SECONDS (900), REDIS_URL (else a private redis-server).
+ * BENCH_LIQUIDATIONS (10000), BENCH_FUNDING_POSITIONS (10000), BENCH_MAX_SECONDS (900), REDIS_URL (else a private redis-server).
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +34,7 @@ import { seedMarkets } from '../../src/markets/market-seeder';
 import { startProgress } from '../lib/progress';
 import { reportFailure, reportPort, withChildServer } from './lib/child-server';
 import { envInt, exitAfter } from './lib/deadline';
+import { fundingRound, type FundingRoundSample } from './lib/futures-funding-round';
 import { runPipelined } from './lib/pipeline';
 import { postLoad, type PostLoadSample } from './lib/post-load';
 import { loadNoopFunction } from './lib/redis-info';
@@ -48,6 +50,7 @@ const IN_FLIGHT = envInt('BENCH_IN_FLIGHT', 2);
 const DURATION = envInt('BENCH_DURATION', 5);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 16);
 const LIQUIDATIONS = envInt('BENCH_LIQUIDATIONS', 10_000);
+const FUNDING_POSITIONS = envInt('BENCH_FUNDING_POSITIONS', 10_000);
 const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 900);
 const PAIR = 'BTC_USDT';
 const JWT_SECRET = 'bench-secret-0123456789abcdef';
@@ -323,11 +326,12 @@ async function main(): Promise<void> {
   exitAfter(MAX_SECONDS, 'bench:futures');
   const server = await startBenchRedis();
   // per run: HTTP, the Lua modes, the liquidation sweep, each a step
-  const progress = startProgress('bench:futures', RUNS * (MODES.length + 2), { unit: 'steps' });
+  const progress = startProgress('bench:futures', RUNS * (MODES.length + 3), { unit: 'steps' });
   try {
     const lua: Record<Mode, LuaSample[]> = { one: [], http: [], max: [] };
     const http: HttpRun[] = [];
     const liq: { ms: number; liquidated: number; perSec: number }[] = [];
+    const funding: FundingRoundSample[] = [];
     for (let i = 0; i < RUNS; i++) {
       // HTTP first: the batch size its load produces is one of the Lua modes
       const h = await withContext(server.url, server.privateServer, (ctx) => httpRun(ctx, server.url));
@@ -355,6 +359,10 @@ async function main(): Promise<void> {
         }),
       );
       progress.increment(1, `run ${i + 1}: liquidations done`);
+      const f = await withContext(server.url, server.privateServer, (ctx) => fundingRound(ctx, FUNDING_POSITIONS, BATCH, IN_FLIGHT));
+      funding.push(f);
+      progress.increment(1, `run ${i + 1}: funding round done`);
+      console.log(`run ${i + 1}/${RUNS}, funding round over ${f.positions} positions: ${fmtNum(f.ms, 0)} ms`);
       console.log(`run ${i + 1}/${RUNS} done`);
     }
     progress.stop();
@@ -376,6 +384,7 @@ async function main(): Promise<void> {
         sweepMs: m(liq.map((x) => x.ms)),
         perSec: m(liq.map((x) => x.perSec)),
       },
+      funding: { positions: FUNDING_POSITIONS, roundMs: m(funding.map((x) => x.ms)), perSec: m(funding.map((x) => x.perSec)) },
     };
     const luaRows = MODES.flatMap((mode) => {
       const l = summary.lua[mode];
@@ -391,6 +400,7 @@ async function main(): Promise<void> {
       ['HTTP latency p50 / p99 (ms)', `${summary.http.appP50Ms} / ${summary.http.appP99Ms}`, String(summary.http.baselineP50Ms), '', ''],
       ['orders per createFuturesOrders call under HTTP load', fmtNum(summary.http.ordersPerCall, 2), '', '', ''],
       [`liquidation sweep of ${LIQUIDATIONS} positions (ms)`, fmtNum(summary.liquidation.sweepMs, 0), '', `${fmtNum(summary.liquidation.perSec, 0)}/s`, ''],
+      [`funding round over ${FUNDING_POSITIONS} positions (ms)`, fmtNum(summary.funding.roundMs, 0), '', `${fmtNum(summary.funding.perSec, 0)}/s`, ''],
     ]);
     const h = summary.lua.http;
     console.log(
@@ -399,8 +409,8 @@ async function main(): Promise<void> {
         `(target 15,000: ${h.engineCrossingPerSec >= 15_000 ? 'met' : 'missed'})`,
     );
     const file = writeResults('futures', {
-      machine: machineInfo(), params: { RUNS, RESTING, CROSSING, BATCH, IN_FLIGHT, DURATION, CONNECTIONS, LIQUIDATIONS },
-      summary, runs: { lua, http, liq },
+      machine: machineInfo(), params: { RUNS, RESTING, CROSSING, BATCH, IN_FLIGHT, DURATION, CONNECTIONS, LIQUIDATIONS, FUNDING_POSITIONS },
+      summary, runs: { lua, http, liq, funding },
     });
     console.log(`results: ${file}`);
   } finally {
