@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors';
 import { futuresParams } from '../domain/futures';
 import { closedOrClosing, type CopyDeps } from './copy-deps';
 import type { MasterRecord } from './copy-store';
+import { maxSlippage } from './copy-slave.service';
 import type { CopySettlementService } from './copy-settlement.service';
 import type { MarketEntry } from '../platform/market-event';
 
@@ -12,6 +13,7 @@ const RESUME_EVERY_MS = 5_000;
 /** Why a master order was not mirrored into a subscription (recorded per subscription). */
 export const SkipReason = {
   BelowMinimum: 'BELOW_PAIR_MINIMUM',
+  Slippage: 'SLIPPAGE',
   NoMargin: 'NO_MARGIN',
   MasterPositionClosed: 'MASTER_POSITION_CLOSED',
 } as const;
@@ -113,10 +115,16 @@ export class CopyMirrorService {
         await skip(SkipReason.BelowMinimum);
         continue;
       }
+      const amount = fromMinor(lots.toFixed(0), pair.digitsAmount);
+      const masterPrice = entry.shiftedBy(-pair.digitsPrice);
+      if (!(await this.withinSlippage(pair.code, h.side === 'buy', amount, masterPrice, maxSlippage(sub)))) {
+        await skip(SkipReason.Slippage);
+        continue;
+      }
       try {
         const placed = await this.d.futures.orders.create(sub.user, {
-          isMarket: true, isLong: h.side === 'buy', amount: fromMinor(lots.toFixed(0), pair.digitsAmount),
-          currencyPairCode: pair.code, futuresAccountId: Number(sub.acct), clientOrderId: clid,
+          isMarket: true, isLong: h.side === 'buy', amount, currencyPairCode: pair.code, futuresAccountId: Number(sub.acct),
+          clientOrderId: clid, takeProfit: trigger(h.tp, pair.digitsPrice), stopLoss: trigger(h.sl, pair.digitsPrice),
         }, true);
         const f = await this.d.reader.order(placed.id);
         if (f.status === '40' || f.status === '30') {
@@ -135,6 +143,23 @@ export class CopyMirrorService {
       }
     }
     return out;
+  }
+
+  /**
+   * The slippage guard (DESIGN 4): the book holds `amount` within `percent` of the master's fill
+   * price (asks at most that much above it for a long, bids at most that much below for a short).
+   * Read just before the follower's order, so a book that moves in between can still fill it worse.
+   */
+  private async withinSlippage(pair: string, isLong: boolean, amount: number, masterPrice: BigNumber, percent: number) {
+    const limit = masterPrice.times(isLong ? 100 + percent : 100 - percent).div(100);
+    const book = await this.d.futures.market.orderBook(pair, 100);
+    let left = new BigNumber(amount);
+    for (const level of isLong ? book.asks : book.bids) {
+      if (isLong ? limit.lt(level.price) : limit.gt(level.price)) return false;
+      left = left.minus(level.quantity);
+      if (left.lte(0)) return true;
+    }
+    return false;
   }
 
   /** Closes the positions mirrored from one master position in every active subscription. */
@@ -159,5 +184,8 @@ export class CopyMirrorService {
     }
   }
 }
+
+/** The master's TP or SL as a price for the follower's order (null when none). */
+const trigger = (ticks: string | undefined, digits: number) => (ticks && ticks !== '0' ? fromMinor(ticks, digits) : null);
 
 const newOutcome = (): MirrorOutcome => ({ placed: 0, skipped: 0, closed: 0, failed: 0 });

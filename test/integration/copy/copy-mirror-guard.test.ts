@@ -1,0 +1,39 @@
+import { copyBed, type CopyBed } from './helpers';
+
+/** Issue 9, finding 9 (the parts built): the slippage guard, TP/SL copied, skips readable by the follower. */
+let b: CopyBed;
+let m: number;
+beforeEach(async () => {
+  b = await copyBed();
+  // asks: 10 at 101, then 10 at 103; bids: 50 at 99
+  const mm = await b.fundedAccount('mm', 1_000_000, 10);
+  await b.order('mm', mm, false, 101, 10);
+  await b.order('mm', mm, false, 103, 10);
+  await b.order('mm', mm, true, 99, 50);
+  m = await b.master('max');
+});
+afterEach(async () => b.ctx.cleanup());
+
+const copyOrders = async (user: string) =>
+  (await b.orders(user)).filter((o: { clientOrderId: string | null }) => o.clientOrderId?.startsWith('copy:'));
+
+describe('mirroring guards', () => {
+  it('skips a follower whose order would fill past maxSlippagePercent of the master\'s price; a wider guard fills', async () => {
+    const sam = await b.slave('sam', 1_000);
+    const sue = await b.slave('sue', 1_000);
+    await b.subscribe('sam', m, sam, 500); // default guard 0.5 %: 101.505 at most
+    const r = await b.post('sue', '/api/copy-slave/startMasterCopy', {
+      copyMasterFuturesAccountId: m, copySlaveFuturesAccountId: sue, margin: 500, maxSlippagePercent: 3, // 104.03 at most
+    });
+    expect(r.status).toBe(200);
+    const mOrder = await b.order('max', m, true, null, 10, { takeProfit: 130, stopLoss: 80 }); // takes all of 101
+    await b.pump();
+    expect(await copyOrders('sam')).toEqual([]);
+    const skips = await b.get('sam', `/api/copy-slave/${sam}/${m}/skips`);
+    expect(skips.status).toBe(200);
+    expect(skips.body).toEqual([{ masterOrderId: mOrder, reason: 'SLIPPAGE', timestamp: expect.any(String) }]);
+    const [f] = await copyOrders('sue');
+    expect(f).toMatchObject({ futuresOrderStatus: 50, takeProfit: 130, stopLoss: 80, price: 103 });
+    expect((await b.get('sue', `/api/copy-slave/${sue}/${m}/skips`)).body).toEqual([]);
+  });
+});
