@@ -9,6 +9,8 @@ import type { CopySettlementService } from './copy-settlement.service';
 import type { MarketEntry } from '../platform/market-event';
 
 const RESUME_EVERY_MS = 5_000;
+/** Follower orders placed at once for one master fill. */
+const FANOUT_CONCURRENCY = 32;
 
 /** Why a master order was not mirrored into a subscription (recorded per subscription). */
 export const SkipReason = {
@@ -90,36 +92,37 @@ export class CopyMirrorService {
     const { lotLots, ns } = futuresParams(pair);
     const equity = (await this.d.reader.state(master.id))?.equity ?? new BigNumber(0);
     const entry = new BigNumber(h.ecost || 0).div(h.filled);
-    for (const sub of subs) {
+    // fan-out in chunks of FANOUT_CONCURRENCY subscriptions at a time (each step is idempotent)
+    const one = async (sub: (typeof subs)[number]): Promise<void> => {
       // an entry older than the subscription (a replay) is not the subscription's to copy
-      if (Number(sub.opened) > at) continue;
+      if (Number(sub.opened) > at) return;
       const clid = copyClientOrderId(h.id, sub.id);
-      if (await this.d.reader.orderByClientId(sub.user, clid)) continue;
+      if (await this.d.reader.orderByClientId(sub.user, clid)) return;
       const skip = async (reason: string) => {
         await this.d.store.recordSkip(sub.id, h.id, reason, at);
         out.skipped++;
       };
       if (h.status !== '50') {
         await skip(SkipReason.MasterPositionClosed);
-        continue;
+        return;
       }
       const margin = new BigNumber(sub.margin);
       if (margin.lte(0) || equity.lte(0)) {
         await skip(SkipReason.NoMargin);
-        continue;
+        return;
       }
       const raw = new BigNumber(h.filled).times(margin).div(equity).integerValue(BigNumber.ROUND_FLOOR);
       const lots = raw.minus(raw.mod(lotLots));
       const notional = entry.times(lots).times(ns).shiftedBy(-pair.quoteDecimals);
       if (lots.lte(0) || lots.shiftedBy(-pair.digitsAmount).lt(decimal(pair.minBaseAmount)) || notional.lt(decimal(pair.minQuoteAmount))) {
         await skip(SkipReason.BelowMinimum);
-        continue;
+        return;
       }
       const amount = fromMinor(lots.toFixed(0), pair.digitsAmount);
       const masterPrice = entry.shiftedBy(-pair.digitsPrice);
       if (!(await this.withinSlippage(pair.code, h.side === 'buy', amount, masterPrice, maxSlippage(sub)))) {
         await skip(SkipReason.Slippage);
-        continue;
+        return;
       }
       try {
         const placed = await this.d.futures.orders.create(sub.user, {
@@ -129,7 +132,7 @@ export class CopyMirrorService {
         const f = await this.d.reader.order(placed.id);
         if (f.status === '40' || f.status === '30') {
           await skip(f.status === '40' ? 'INSUFFICIENT_MARGIN' : 'NO_LIQUIDITY');
-          continue;
+          return;
         }
         out.placed++;
         // the master may have closed while this order was placed: its close found nothing to mirror
@@ -141,7 +144,8 @@ export class CopyMirrorService {
           this.d.log.error({ err, subscription: sub.id, masterOrderId: h.id }, 'copy: follower order failed');
         }
       }
-    }
+    };
+    for (let i = 0; i < subs.length; i += FANOUT_CONCURRENCY) await Promise.all(subs.slice(i, i + FANOUT_CONCURRENCY).map(one));
     return out;
   }
 
