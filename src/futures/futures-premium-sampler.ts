@@ -1,7 +1,7 @@
 import { fromMinor } from '../domain/decimal';
 import { impactPrice, premiumPpb } from '../domain/futures-prices';
 import type { Pair } from '../domain/market';
-import type { BookReader } from '../market-data/book-reader';
+import type { BookReader } from '../market-data';
 import type { FuturesPriceEngine } from './futures-price-engine';
 import type { FuturesPriceService } from './futures-price.service';
 
@@ -47,9 +47,12 @@ export class FuturesPremiumSampler {
 
   /** Records the sample of the slot `now` falls in (once per slot however many workers run); false without an index. */
   async sample(pair: Pair, now = Date.now()): Promise<boolean> {
+    const slot = Math.floor(now / (this.sampleSeconds * 1000));
+    // the tick runs every second: skip the book walk in a slot already sampled
+    if (Number((await this.prices.premiumSlot(pair)) ?? -1) >= slot) return true;
     const p = await this.premiumPpb(pair);
     if (p === null) return false;
-    await this.engine.recordPremiumSample(pair.code, Math.floor(now / (this.sampleSeconds * 1000)), p);
+    await this.engine.recordPremiumSample(pair.code, slot, p);
     return true;
   }
 }

@@ -10,7 +10,7 @@ import {
   type IndexSource,
 } from '../domain/futures-prices';
 import type { Pair } from '../domain/market';
-import type { BookReader } from '../market-data/book-reader';
+import type { BookReader } from '../market-data';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
@@ -135,6 +135,11 @@ export class FuturesPriceService {
   /** Rate of the last settled round, ppm (0 before any). */
   async lastFundingRatePpm(pair: Pair): Promise<number> {
     return Number((await this.redis.hget(this.keys.fundingState(pair.code), 'rate')) ?? 0);
+  }
+
+  /** The premium sample slot last recorded, or null. */
+  premiumSlot(pair: Pair): Promise<string | null> {
+    return this.redis.hget(this.keys.fundingState(pair.code), 'pslot');
   }
 
   /** Cap of the pair's funding rate: ±0.75 × its maintenance margin rate. */

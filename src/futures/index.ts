@@ -10,7 +10,7 @@ import { FuturesPriceService } from './futures-price.service';
 import { FuturesRiskService } from './futures-risk.service';
 import { FuturesPriceEngine } from './futures-price-engine';
 import { FuturesPremiumSampler } from './futures-premium-sampler';
-import { BookReader } from '../market-data/book-reader';
+import { BookReader } from '../market-data';
 
 export { FuturesAccountReader, type AccountOrder, type AccountState } from './futures-account-reader';
 export { FuturesAccountService, type FuturesAccountDto } from './futures-account.service';

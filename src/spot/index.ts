@@ -3,7 +3,7 @@ import type { PlatformDeps } from '../platform/deps';
 import { SpotEngine } from './spot-engine';
 import { SpotOrderService } from './spot-order.service';
 import { SpotUserTrades } from './spot-user-trades';
-import { TradeHistory } from '../market-data/trade-history';
+import { TradeHistory } from '../market-data';
 
 export { SpotEngine, placeBatchOrders } from './spot-engine';
 export { SpotOrderService } from './spot-order.service';

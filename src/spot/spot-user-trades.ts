@@ -2,7 +2,7 @@ import { fromMinor } from '../domain/decimal';
 import type { Pair } from '../domain/market';
 import type { MarketStore } from '../markets';
 import { requirePair } from '../markets';
-import type { TradeHistory, UserHistoryTrade } from '../market-data/trade-history';
+import type { TradeHistory, UserHistoryTrade } from '../market-data';
 
 /** One fill of one of the caller's spot orders, from the caller's side. */
 export interface SpotUserTradeDto {
