@@ -83,14 +83,16 @@ export class FuturesRiskService {
   /**
    * Settles the funding round `now` falls in, once, at the rate its premium samples give, then runs
    * the sweeps (TP/SL, then liquidation) at once, so a payer that funding brought to maintenance is liquidated in
-   * the same job. Null when it was settled already or no mark exists.
+   * the same job. Null when it was settled already or no mark exists. `roundAt` names the round (the
+   * scheduler passes a moment a little ahead, so an early tick still settles the round at the
+   * boundary); the mark is refreshed at `now`, so it is never stored for a second still to come.
    */
-  async settleFundingRound(pairCode: string, now = Date.now()): Promise<FundingSettlement | null> {
+  async settleFundingRound(pairCode: string, now = Date.now(), roundAt = now): Promise<FundingSettlement | null> {
     const pair = await this.markets.getPair('futures', pairCode);
     if (!pair) return null;
     const mark = await this.prices.refreshMark(pair, now);
     if (!mark) return null;
-    const { round } = this.prices.fundingRound(now);
+    const { round } = this.prices.fundingRound(roundAt);
     const r = await this.priceEngine.settleFunding(pairCode, mark, FUNDING_INTEREST_PPM, round, now);
     if (!r.settled) return null;
     this.log.info({ pair: pairCode, round, ...r }, 'funding settled');
@@ -99,7 +101,7 @@ export class FuturesRiskService {
   }
 
   /** settleFundingRound, as a yes/no: false when it was settled already or no mark exists. */
-  async runFundingRound(pairCode: string, now = Date.now()): Promise<boolean> {
-    return (await this.settleFundingRound(pairCode, now)) !== null;
+  async runFundingRound(pairCode: string, now = Date.now(), roundAt = now): Promise<boolean> {
+    return (await this.settleFundingRound(pairCode, now, roundAt)) !== null;
   }
 }

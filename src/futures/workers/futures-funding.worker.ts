@@ -25,8 +25,10 @@ export async function startFuturesFundingWorker(
   const worker = new Worker(
     queueName(FUTURES_FUNDING_QUEUE),
     async () => {
-      const now = Date.now() + EARLY_TOLERANCE_MS;
-      for (const p of await deps.markets.store.listPairs('futures')) await deps.futures.risk.runFundingRound(p.code, now);
+      const now = Date.now();
+      for (const p of await deps.markets.store.listPairs('futures')) {
+        await deps.futures.risk.runFundingRound(p.code, now, now + EARLY_TOLERANCE_MS);
+      }
     },
     bullBase(deps.keys, connection),
   );
