@@ -31,6 +31,8 @@ export interface FuturesOrderDto {
   unRealizedPnlPercentage: number;
   totalPnlPercentage: number;
   roe: number;
+  /** Extension of SPEC 2.10 (docs/futures.md "ADL"): 0-4, the position's fifth of its side's ADL queue, 4 first. */
+  adlQuantile: number;
 }
 
 const iso = (ms: string) => new Date(Number(ms)).toISOString();
@@ -57,6 +59,7 @@ export function futuresOrderDto(
   pair: Pair,
   params: FuturesParams,
   markTicks: string | null,
+  adlQuantile = 0,
 ): FuturesOrderDto {
   const q = pair.quoteDecimals;
   const filled = new BigNumber(h.filled || 0);
@@ -92,5 +95,6 @@ export function futuresOrderDto(
     unRealizedPnlPercentage: pct(upnl, openNotional),
     totalPnlPercentage: pct(total, new BigNumber(h.imargin || 0)),
     roe: pct(upnl, openInitialMargin),
+    adlQuantile,
   };
 }

@@ -10,6 +10,7 @@ import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import { futuresOrderDto, type FuturesOrderDto } from './futures-order-dto';
+import { AdlRanking } from './adl-ranking';
 import { FuturesOrderIndex } from './futures-order-index';
 import type { FuturesPriceService } from './futures-price.service';
 import { copyAccount } from './futures-account.service';
@@ -53,6 +54,7 @@ const OPEN_STATUSES = new Set([String(FuturesStatus.Created), String(FuturesStat
 /** Futures order use cases: request numbers to engine units (rounded down, SPEC 4.7 rule 9), checks, DTOs. */
 export class FuturesOrderService {
   private readonly orderIndex: FuturesOrderIndex;
+  private readonly adl: AdlRanking;
 
   constructor(
     private readonly redis: RedisClient,
@@ -62,6 +64,7 @@ export class FuturesOrderService {
     private readonly prices: FuturesPriceService,
   ) {
     this.orderIndex = new FuturesOrderIndex(redis, keys);
+    this.adl = new AdlRanking(redis, keys);
   }
 
   futuresPair(code: string): Promise<Pair> {
@@ -183,7 +186,9 @@ export class FuturesOrderService {
 
   private async dto(h: Record<string, string>): Promise<FuturesOrderDto> {
     const pair = await this.futuresPair(h.pair);
-    return futuresOrderDto(h, pair, futuresParams(pair), await this.prices.markTicks(pair));
+    const params = futuresParams(pair);
+    const mark = await this.prices.markTicks(pair);
+    return futuresOrderDto(h, pair, params, mark, await this.adl.quantile(h, params, mark));
   }
 
   private ticks(pair: Pair, price: number, path: string): BigNumber {

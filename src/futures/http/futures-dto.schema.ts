@@ -69,6 +69,7 @@ export const futuresOrderDtoSchema = dtoSchema(
     unRealizedPnlPercentage: Joi.number(),
     totalPnlPercentage: Joi.number(),
     roe: Joi.number(),
+    adlQuantile: integer().min(0).max(4).description('Extension of SPEC 2.10: 0-4, where the position stands in its side\'s auto-deleveraging queue (4 = the top fifth, deleveraged first); 0 when not in position'),
   }),
 );
 

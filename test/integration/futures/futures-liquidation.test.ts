@@ -96,6 +96,11 @@ describe('liquidation never fills beyond the bankruptcy price (finding 3)', () =
     const carolLong = await b.order('carol', carol, true, null, 0.4); // margin 2 at 20x
     await b.order('dan', dan, false, 105, 0.5); // the book: 0.5 below bankruptcy
     const carolBefore = await b.account('carol', carol);
+    // the ADL rank each position shows (extension field adlQuantile 0-4) at a mark of 120
+    expect((await b.setIndex(PAIR, 120)).status).toBe(200);
+    const lights = async () => [(await position('carol', carolLong)).adlQuantile, (await position('alice', aliceLong)).adlQuantile,
+      (await position('bob', short)).adlQuantile];
+    expect(await lights()).toEqual([4, 2, 0]); // carol first of two longs, alice the lower half, bob at a loss
     expect(await liquidate(1200)).toEqual([String(short)]); // mark 120
     // the IOC buys 0.5 at 105: 5 - 2.5 = 2.5 of margin to the fund; the fund pays (120 - 110) for 0.25;
     // ADL at 110: carol scores (8 / 2) x (48 / 10) = 19.2, alice (12 / 6) x (72 / 18) = 8: carol gives 0.25

@@ -301,8 +301,9 @@ describe('orders-history and positions', () => {
     await b.order('bob', bob, false, null, 2);
     expect((await b.setIndex('BTC_USDT', 110)).status).toBe(200);
     const [rec] = (await b.get('alice', `${TRADE}/positions?IsActive=true`)).body;
+    // SPEC 2.10's fields and one extension, adlQuantile (docs/futures.md)
     expect(Object.keys(rec).sort()).toEqual([
-      'amount', 'amountInPosition', 'clientOrderId', 'createTimestamp', 'currencyPairCode', 'currentMargin', 'fee',
+      'adlQuantile', 'amount', 'amountInPosition', 'clientOrderId', 'createTimestamp', 'currencyPairCode', 'currentMargin', 'fee',
       'feeAsset', 'filled', 'fundingFee', 'futuresOrderStatus', 'id', 'initialMargin', 'isLong', 'isMarket', 'leverage',
       'liquidationPrice', 'price', 'realizedPnl', 'roe', 'stopLoss', 'takeProfit', 'totalPnlPercentage', 'unRealizedPnl',
       'unRealizedPnlPercentage', 'updateTimestamp',
