@@ -148,6 +148,7 @@ async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step
   let long = 0;
   let short = 0;
   let lockedByOrders = 0;
+  const inPosition: [string, Record<string, string>][] = [];
   const indexed = new Map(accounts.map((a) => [a, { all: [] as string[], open: [] as string[] }]));
   for (const u of USERS) {
     for (const id of await ctx.redis.zrange(k.userOrders(u, 'futures'), '0', '-1')) {
@@ -156,6 +157,7 @@ async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step
       if (h.status === '10' || h.status === '50') indexed.get(h.acct)?.open.push(id);
       for (const f of ['rsv', 'margin', 'openQty', 'cost']) expect([where, id, f, Number(h[f]) >= 0]).toEqual([where, id, f, true]);
       if (h.status === '50') {
+        inPosition.push([id, h]);
         if (h.side === 'buy') long += Number(h.openQty);
         else short += Number(h.openQty);
       } else {
@@ -164,7 +166,10 @@ async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step
       lockedByOrders += Number(h.rsv) + Number(h.margin);
     }
   }
-  expect([where, long]).toEqual([where, short]);
+  // the insurance fund holds what it took over in liquidations (signed lots, long positive)
+  const fundHeld = Number((await ctx.redis.hget(k.insuranceFund(), `position:${PAIR}`)) ?? '0');
+  expect([where, long + Math.max(0, fundHeld)]).toEqual([where, short + Math.max(0, -fundHeld)]);
+  await checkRisk(ctx, where, inPosition);
   // each account's order indices hold exactly its orders, and the open one those Created or InPosition
   const byId = (ids: string[]) => [...ids].sort((x, y) => Number(x) - Number(y));
   for (const [a, want] of indexed) {
@@ -184,6 +189,40 @@ async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step
   expect([where, await usdtTotal(ctx, accounts)]).toEqual([where, total]);
 }
 
+/** BTC_USDT: one tick of one lot is 1000 minor units, maintenance 0.5 % (config/markets.json). */
+const NS = 1000n;
+const MMR_PPM = 5000n;
+
+/** Liquidation price (shared/reference/futures-risk.md 4) in exact integers, toward safety. */
+function liqTicks(side: string, cost: bigint, lots: bigint, margin: bigint): bigint {
+  if (side === 'buy') {
+    const num = (cost * NS - margin) * 1_000_000n;
+    const den = lots * NS * (1_000_000n - MMR_PPM);
+    return num <= 0n ? 0n : (num + den - 1n) / den;
+  }
+  return ((cost * NS + margin) * 1_000_000n) / (lots * NS * (1_000_000n + MMR_PPM));
+}
+
+/**
+ * Issue 10: the insurance fund is never negative; every position's liquidation price follows from its
+ * current margin; after the sweep no open position has margin + pnl at or below maintenance at the mark.
+ */
+async function checkRisk(ctx: Ctx, where: string, inPosition: [string, Record<string, string>][]): Promise<void> {
+  expect([where, BigInt((await ctx.redis.hget(ctx.keys.insuranceFund(), 'USDT')) ?? '0') >= 0n]).toEqual([where, true]);
+  const pair = await ctx.markets.store.getPair('futures', PAIR);
+  const markText = pair ? await ctx.futures.prices.markTicks(pair) : null;
+  for (const [id, h] of inPosition) {
+    const [cost, lots, margin] = [BigInt(h.cost), BigInt(h.openQty), BigInt(h.margin)];
+    expect([where, id, h.liq]).toEqual([where, id, liqTicks(h.side, cost, lots, margin).toString()]);
+    if (markText) {
+      const mark = BigInt(markText);
+      const pnl = (mark * lots - cost) * NS * (h.side === 'buy' ? 1n : -1n);
+      const maintenance = mark * lots * NS * MMR_PPM; // x 1e6
+      expect([where, id, (margin + pnl) * 1_000_000n > maintenance]).toEqual([where, id, true]);
+    }
+  }
+}
+
 it('keeps the futures book, positions and money consistent under random sequences', async () => {
   await fc.assert(
     fc.asyncProperty(
@@ -200,4 +239,5 @@ it('keeps the futures book, positions and money consistent under random sequence
     ),
     { numRuns: 100 },
   );
-});
+  // 100 random runs take about a minute on the shared 2-core machine: a bound, not a timed assertion
+}, 180_000);
