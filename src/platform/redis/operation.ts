@@ -22,7 +22,7 @@ export const OPERATION_TTL_SECONDS = 120;
 
 /**
  * How long the service keeps asking after a lost reply before it answers that it cannot tell: with
- * the engine connection's command timeout (1.5 s by default) a request still answers within 2 s.
+ * the engine connection's command timeout (REDIS_COMMAND_TIMEOUT_MS, 1 s by default) a request still answers within 2 s.
  */
 export const LOST_REPLY_WINDOW_MS = 400;
 
@@ -37,7 +37,7 @@ export async function lostReply<T>(fence: () => Promise<[string, T?]>): Promise<
     try {
       const [outcome, reply] = await fence();
       if (outcome === 'RAN') return reply as T;
-      throw new AppError(503, 'ENGINE_UNAVAILABLE', 'The engine connection failed; nothing was done. Retry');
+      throw notApplied();
     } catch (err) {
       if (!isRedisUnavailable(err)) throw err;
       if (Date.now() >= deadline) {
@@ -50,4 +50,9 @@ export async function lostReply<T>(fence: () => Promise<[string, T?]>): Promise<
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+/** The 503 for an operation known not to have run. */
+export function notApplied(): AppError {
+  return new AppError(503, 'ENGINE_UNAVAILABLE', 'The engine connection failed; nothing was done. Retry');
 }

@@ -3,8 +3,8 @@ import { Cluster } from 'ioredis';
 import { Histogram } from 'prom-client';
 import type { RedisClient } from './connection';
 import { buildLuaLibrary, type LuaLibrary, type LuaScript } from './lua-loader';
-import { lostReply, type Operation } from './operation';
-import { isRedisUnavailable } from './unavailable';
+import { lostReply, notApplied, type Operation } from './operation';
+import { isRedisUnavailable, wasNeverSent } from './unavailable';
 
 export const luaLatency = new Histogram({
   name: 'lua_script_duration_seconds',
@@ -30,7 +30,7 @@ export class Scripts {
      * How long after it is sent an exactly-once command may still run: the engine connection's
      * command timeout, after which the service treats the reply as lost and answers its client.
      */
-    readonly operationDeadlineMs = 1500,
+    readonly operationDeadlineMs = 1000,
   ) {
     this.byName = new Map(library.scripts.map((s) => [s.name, s]));
   }
@@ -75,6 +75,8 @@ export class Scripts {
       return await this.run<T>(name, [...keys, op.key], [...args, op.ttlSeconds, Date.now() + this.operationDeadlineMs], true);
     } catch (err) {
       if (!isRedisUnavailable(err)) throw err;
+      // refused before sending: nothing ran, so nothing to ask or fence
+      if (wasNeverSent(err)) throw notApplied();
       return lostReply<T>(() => this.run<[string, T?]>('fenceOperation', [op.key], [op.ttlSeconds]));
     }
   }

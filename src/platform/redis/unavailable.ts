@@ -38,3 +38,12 @@ export function isRedisUnavailable(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return NAMES.has(err.name) || (code !== undefined && SOCKET_CODES.has(code)) || MESSAGES.test(err.message);
 }
+
+/** Refused before it was sent (no connection, no offline queue): the command cannot have run. */
+export function wasNeverSent(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    (/stream isn't writeable|enableofflinequeue/i.test(err.message) ||
+      (err as NodeJS.ErrnoException).code === 'ECONNREFUSED')
+  );
+}
