@@ -40,7 +40,8 @@ export const MAX_TRADE_PAGE = 10_000;
 const SCAN_BUDGET = 20_000;
 const CHUNK = 1_000;
 /** Pages one process converts at once (ReadGate): feed readers queue rather than crowd out trading. */
-const PAGES_AT_ONCE = 2;
+const PAGES_AT_ONCE = 1;
+const YIELD_EVERY = 200;
 
 /** An integer string moved `digits` places right of the point, trailing zeros dropped: "12300", 4 -> "1.23". */
 export function shiftDecimal(int: string, digits: number): string {
@@ -95,7 +96,8 @@ export class TradeReader {
       if (chunk.length === 0) return { trades: out, nextBeforeId: null };
       for (const { trade, source } of chunk) {
         lastId = trade.id;
-        scanned++;
+        // let waiting requests (order placement) run between slices of a long page
+        if (++scanned % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
         if (q.side && trade.side !== q.side) continue;
         out.push({ pair: pairs[source], t: tradeRecord(pairs[source], trade) });
         if (out.length >= limit) break;
