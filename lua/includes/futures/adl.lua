@@ -24,10 +24,14 @@ local function fAdlScore(ctx, o, mark)
   return pct / lev
 end
 
--- Opposite positions of `pos` in force, best ADL candidates first: { {o, score}, ... }.
+-- Opposite positions of `pos` in force, best ADL candidates first: { {o, score}, ... }. Built once per
+-- side and command (a mass liquidation does not reload every opposite position each time); the
+-- caller skips entries closed since.
 local function fAdlQueue(ctx, pos, mark)
   local key = ctx.fkeys.liqS
   if pos.side == 'sell' then key = ctx.fkeys.liqL end
+  ctx.adlQueues = ctx.adlQueues or {}
+  if ctx.adlQueues[key] then return ctx.adlQueues[key] end
   local queue = {}
   for _, id in ipairs(redis.call('ZRANGE', key, 0, -1)) do
     local o = fLoad(ctx, id)
@@ -40,6 +44,7 @@ local function fAdlQueue(ctx, pos, mark)
     if a.score ~= b.score then return a.score > b.score end
     return a.o.id < b.o.id
   end)
+  ctx.adlQueues[key] = queue
   return queue
 end
 
@@ -50,8 +55,12 @@ local function fDeleverage(ctx, pos, c, bp, mark, want)
   for _, entry in ipairs(fAdlQueue(ctx, pos, mark)) do
     if done >= want then break end
     local o = entry.o
-    local obp = fBankruptcyPrice(ctx, o)
-    local solvent = (o.side == 'buy' and bp >= obp) or (o.side == 'sell' and bp <= obp)
+    local open = o.status == FST.IN_POSITION and o.openQty > 0
+    local solvent = false
+    if open then
+      local obp = fBankruptcyPrice(ctx, o)
+      solvent = (o.side == 'buy' and bp >= obp) or (o.side == 'sell' and bp <= obp)
+    end
     if solvent then
       local q = math.min(want - done, o.openQty)
       fCancelWorking(ctx, o)
