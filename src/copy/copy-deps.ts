@@ -23,7 +23,12 @@ export interface CopyDeps {
 }
 
 /** Subscription end reasons (CopyFollowingHistoryDto.reason, 2.8 deactivationReason). */
-export const FinishReason = { Slave: 'SLAVE_FINISHED', MasterClosed: 'MASTER_CLOSED' } as const;
+export const FinishReason = {
+  Slave: 'SLAVE_FINISHED',
+  MasterClosed: 'MASTER_CLOSED',
+  StopLoss: 'STOP_LOSS',
+  TakeProfit: 'TAKE_PROFIT',
+} as const;
 
 export const iso = (ms: string | number) => new Date(Number(ms)).toISOString();
 export const isoOrNull = (ms: string | undefined) => (ms ? iso(ms) : null);

@@ -69,6 +69,8 @@ export class CopyMirrorService {
       if (!master || master.status !== 'Active') continue;
       if (ev.status === 'closed') await this.mirrorClose(master, h.id, out);
       else if (Number(h.filled) > 0) await this.mirrorOpen(master, h.id, entry.ts, out);
+      // the followers' stop loss and take profit, looked at whenever their master trades
+      for (const sub of await this.d.store.masterSubscriptions(master.id)) await this.settlement.enforceRiskControls(sub);
     }
     return out;
   }

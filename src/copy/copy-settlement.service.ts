@@ -1,3 +1,4 @@
+import BigNumber from 'bignumber.js';
 import { AppError } from '../domain/errors';
 import { closedOrClosing, FinishReason, type CopyDeps } from './copy-deps';
 import type { MasterRecord, SubscriptionRecord } from './copy-store';
@@ -65,6 +66,30 @@ export class CopySettlementService {
     await this.d.store.forgetClosedMaster(m);
   }
 
+  /**
+   * The follower's risk controls (DESIGN 4): when the subscription's equity (with unrealized pnl at
+   * mark) has fallen `stopLossPercent` % of the margin, or risen `takeProfitPercent` %, the copy
+   * finishes with its positions closed (reason STOP_LOSS / TAKE_PROFIT). Returns whether it did.
+   */
+  async enforceRiskControls(sub: SubscriptionRecord): Promise<boolean> {
+    if (sub.state !== 'Active' || (!sub.stopLossPercent && !sub.takeProfitPercent)) return false;
+    const state = await this.d.reader.state(sub.acct);
+    if (!state) return false;
+    const margin = new BigNumber(sub.margin);
+    const change = state.equity.minus(margin).div(margin).times(100);
+    let reason: string | null = null;
+    if (sub.stopLossPercent && change.lte(-Number(sub.stopLossPercent))) reason = FinishReason.StopLoss;
+    else if (sub.takeProfitPercent && change.gte(Number(sub.takeProfitPercent))) reason = FinishReason.TakeProfit;
+    if (!reason) return false;
+    try {
+      await this.finish(sub, null, true, reason);
+      return true;
+    } catch (err) {
+      if (err instanceof AppError && err.status === 409) return false; // finished meanwhile
+      throw err;
+    }
+  }
+
   /** Finishes and master closes a crash left between their steps (the worker runs this). */
   async resume(): Promise<number> {
     const { subscriptions, masters } = await this.d.store.unfinished();
@@ -92,6 +117,7 @@ export class CopySettlementService {
       for (const s of await this.d.store.masterSubscriptions(m.id)) {
         if (s.state !== 'Active') continue;
         try {
+          if (await this.enforceRiskControls(s)) continue;
           await this.d.engine.settle(s, m, now);
           n++;
         } catch (err) {

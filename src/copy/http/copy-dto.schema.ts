@@ -98,7 +98,7 @@ export const copyFollowingDtoSchema = dtoSchema(
     initialEquity: Joi.number(),
     settledEquity: Joi.number(),
     commission: Joi.number(),
-    reason: Joi.string().allow(null).description('Why it finished (SLAVE_FINISHED, MASTER_CLOSED); null while active'),
+    reason: Joi.string().allow(null).description('Why it finished (SLAVE_FINISHED, MASTER_CLOSED, STOP_LOSS, TAKE_PROFIT); null while active'),
     isActive: Joi.boolean(),
   }),
 );

@@ -37,3 +37,23 @@ describe('mirroring guards', () => {
     expect((await b.get('sue', `/api/copy-slave/${sue}/${m}/skips`)).body).toEqual([]);
   });
 });
+
+describe('follower risk controls', () => {
+  it('finishes the copy with its positions closed once equity falls stopLossPercent of the margin', async () => {
+    const sam = await b.slave('sam', 1_000);
+    const r = await b.post('sam', '/api/copy-slave/startMasterCopy', {
+      copyMasterFuturesAccountId: m, copySlaveFuturesAccountId: sam, margin: 500, stopLossPercent: 1, maxSlippagePercent: 3,
+    });
+    expect(r.status).toBe(200);
+    await b.order('max', m, true, null, 10);
+    await b.pump();
+    const [f] = await copyOrders('sam');
+    expect(f.futuresOrderStatus).toBe(50);
+    expect(await b.ctx.copy.settlement.settleAll()).toBe(1); // still within 1 %: settled, not stopped
+    expect((await b.setIndex('BTC_USDT', 80)).status).toBe(200); // 0.5 BTC from ~101: about −10.5, over 1 % of 500
+    expect(await b.ctx.copy.settlement.settleAll()).toBe(0);
+    const [fin] = (await b.get('sam', '/api/copy-slave/following?onlyHistory=true')).body.items;
+    expect(fin).toMatchObject({ reason: 'STOP_LOSS', isActive: false });
+    expect((await b.record('sam', f.id)).futuresOrderStatus).toBe(20);
+  });
+});
