@@ -173,3 +173,23 @@ describe('copy transitions (issue 9)', () => {
     expect((await b.ctx.copy.settlement.settle(record)).share).toBe('0');
   });
 });
+
+describe('a finish cut off between its steps (the process died)', () => {
+  it('is Finishing, takes no mirror, refuses a second finish, and resume() completes it once', async () => {
+    const { CopyEngine } = await import('../../../src/copy/copy-engine');
+    const { CopyStore } = await import('../../../src/copy/copy-store');
+    const store = new CopyStore(b.ctx.redis, b.ctx.keys);
+    const engine = new CopyEngine(b.ctx.keys, b.ctx.scripts);
+    const slave = await b.slave('sam', 1_000);
+    const sub = (await store.subscription(String((await b.subscribe('sam', m, slave, 500)).id)))!;
+    await engine.beginFinish(sub, (await store.master(String(m)))!, 'sam', 'SLAVE_FINISHED', true, Date.now());
+    expect((await store.subscription(sub.id))!.state).toBe('Finishing');
+    expect((await b.post('sam', `${S}/finishMasterCopy`, finishBody(slave, true))).status).toBe(409);
+    expect((await b.account('sam', slave)).available).toBe(500); // the margin is still in the copy account
+    expect(await b.ctx.copy.settlement.resume()).toBe(1);
+    expect((await store.subscription(sub.id))!.state).toBe('Finished');
+    expect((await b.account('sam', slave)).available).toBe(1_000);
+    expect(await b.ctx.copy.settlement.resume()).toBe(0);
+    expect((await b.account('sam', slave)).available).toBe(1_000);
+  });
+});
