@@ -1,3 +1,4 @@
+import { AppError } from '../../src/domain/errors';
 import type { AppContext } from '../../src/transport/context';
 
 /** Small deterministic PRNG (mulberry32), so a failing sequence can be replayed from its seed. */
@@ -38,7 +39,10 @@ export async function randomTrading(
     const roll = random();
     if (roll < 0.2 && open.length > 0) {
       const [o] = open.splice(Math.floor(random() * open.length), 1);
-      await ctx.spot.orders.cancel(o.user, o.id).catch(() => undefined); // filled meanwhile: fine
+      // filled meanwhile (409) is fine; anything else would leave its reservation behind, so it must show
+      await ctx.spot.orders.cancel(o.user, o.id).catch((err: unknown) => {
+        if (!(err instanceof AppError && err.status === 409)) throw err;
+      });
     } else if (roll < 0.3) {
       const amount = Math.round((0.05 + random() * 0.5) * 1000) / 1000;
       await ctx.spot.orders.place(
