@@ -96,9 +96,11 @@ async function apply(ctx: Ctx, s: Step, accounts: string[], now: number): Promis
  */
 async function fundingZeroSum(ctx: Ctx, now: number): Promise<void> {
   const sum = async () => {
-    let t = 0n;
     const top = Number((await ctx.redis.get(ctx.keys.orderIds())) ?? 0);
-    for (let id = 1; id <= top; id++) t += BigInt((await ctx.redis.hget(ctx.keys.order(id), 'funding')) ?? '0');
+    const reads = ctx.redis.pipeline();
+    for (let id = 1; id <= top; id++) reads.hget(ctx.keys.order(id), 'funding');
+    let t = 0n;
+    for (const [, v] of (await reads.exec()) ?? []) t += BigInt((v as string | null) ?? '0');
     return t;
   };
   const before = await sum();
