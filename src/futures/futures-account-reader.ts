@@ -6,7 +6,7 @@ import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import { unrealizedMinor } from './futures-order-dto';
 import { FuturesOrderIndex } from './futures-order-index';
-import type { FuturesPriceService } from './futures-price.service';
+import type { FuturesPriceService } from './prices/futures-price.service';
 
 /** One opening futures order of an account (an order that is or was a position), with what reads it. */
 export interface AccountOrder {

@@ -8,7 +8,7 @@ import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import { FuturesOrderIndex } from './futures-order-index';
 import { unrealizedMinor } from './futures-order-dto';
-import type { FuturesPriceService } from './futures-price.service';
+import type { FuturesPriceService } from './prices/futures-price.service';
 
 export interface CreateAccountRequest {
   name: string;

@@ -4,7 +4,7 @@ import { FuturesStatus } from '../domain/futures';
 import type { Pair } from '../domain/market';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
-import type { FuturesPriceService } from './futures-price.service';
+import type { FuturesPriceService } from './prices/futures-price.service';
 
 export interface ContractStats {
   /** Open long quantity in contracts (CoinMarketCap's unit); equal to the open short quantity. */

@@ -8,7 +8,7 @@ import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import type { BookLevelDto, MarketDataService } from '../market-data';
 import { TradeHistory, type IdRange } from '../market-data';
-import type { FuturesPriceService } from './futures-price.service';
+import type { FuturesPriceService } from './prices/futures-price.service';
 
 /** SPEC 2.13; the first letter of `сurrencyPairCode` is Cyrillic U+0441, as SPEC spells it. */
 export interface FuturesPairInfoDto {

@@ -12,7 +12,7 @@ import type { Keys } from '../platform/redis/keys';
 import { futuresOrderDto, type FuturesOrderDto } from './futures-order-dto';
 import { AdlRanking } from './adl-ranking';
 import { FuturesOrderIndex } from './futures-order-index';
-import type { FuturesPriceService } from './futures-price.service';
+import type { FuturesPriceService } from './prices/futures-price.service';
 import { copyAccount } from './futures-account.service';
 
 /** SPEC 4.3 create-order body; postOnly and selfTradePrevention are DESIGN 4 extensions. */

@@ -1,9 +1,9 @@
 import type { Logger } from '../platform/config/logger';
 import type { FuturesEngine } from './futures-engine';
 import type { MarketStore } from '../markets';
-import type { FuturesPriceService } from './futures-price.service';
-import type { FuturesPriceEngine, FundingSettlement } from './futures-price-engine';
-import type { FuturesPremiumSampler } from './futures-premium-sampler';
+import type { FuturesPriceService } from './prices/futures-price.service';
+import type { FuturesPriceEngine, FundingSettlement } from './prices/futures-price-engine';
+import type { FuturesPremiumSampler } from './prices/futures-premium-sampler';
 import { FUNDING_INTEREST_PPM } from '../domain/futures-prices';
 
 /** Most sweep rounds per call: a TP/SL close moves the last price, which can trigger more. */

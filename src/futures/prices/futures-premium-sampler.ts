@@ -1,7 +1,7 @@
-import { fromMinor } from '../domain/decimal';
-import { impactPrice, premiumPpb } from '../domain/futures-prices';
-import type { Pair } from '../domain/market';
-import type { BookReader } from '../market-data';
+import { fromMinor } from '../../domain/decimal';
+import { impactPrice, premiumPpb } from '../../domain/futures-prices';
+import type { Pair } from '../../domain/market';
+import type { BookReader } from '../../market-data';
 import type { FuturesPriceEngine } from './futures-price-engine';
 import type { FuturesPriceService } from './futures-price.service';
 

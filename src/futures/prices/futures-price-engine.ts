@@ -1,6 +1,6 @@
-import type { Keys } from '../platform/redis/keys';
-import type { Scripts } from '../platform/redis/scripts';
-import { FuturesScriptKeys } from './futures-script-keys';
+import type { Keys } from '../../platform/redis/keys';
+import type { Scripts } from '../../platform/redis/scripts';
+import { FuturesScriptKeys } from '../futures-script-keys';
 
 export interface FundingSettlement {
   settled: boolean;

@@ -1,4 +1,4 @@
-import { fromMinor, toMinorDown } from '../domain/decimal';
+import { fromMinor, toMinorDown } from '../../domain/decimal';
 import {
   BASIS_SAMPLES,
   FUNDING_INTEREST_PPM,
@@ -8,12 +8,12 @@ import {
   markTicks,
   medianTicks,
   type IndexSource,
-} from '../domain/futures-prices';
-import type { Pair } from '../domain/market';
-import type { BookReader } from '../market-data';
-import type { MarketStore } from '../markets';
-import type { RedisClient } from '../platform/redis/connection';
-import type { Keys } from '../platform/redis/keys';
+} from '../../domain/futures-prices';
+import type { Pair } from '../../domain/market';
+import type { BookReader } from '../../market-data';
+import type { MarketStore } from '../../markets';
+import type { RedisClient } from '../../platform/redis/connection';
+import type { Keys } from '../../platform/redis/keys';
 import type { FuturesPriceEngine } from './futures-price-engine';
 
 export interface PriceSettings {
