@@ -1,3 +1,4 @@
+import type { SpotPairDto } from '../../src/markets';
 import type { ApiClient } from './api-client';
 
 /** One market as the demo trades it, read from the public pair listings. */
@@ -14,15 +15,6 @@ export interface DemoMarket {
   minNotional: number;
 }
 
-interface SpotPairDto {
-  currencyPairCode: string;
-  baseCurrencyCode: string;
-  quoteCurrencyCode: string;
-  digitsPrice: number;
-  digitsAmount: number;
-  minBaseAmount: number;
-  minQuoteAmount: number;
-}
 
 /** SPEC 2.13 spells the code field with a Cyrillic first letter (U+0441). */
 const FUTURES_CODE = '\u0441urrencyPairCode';

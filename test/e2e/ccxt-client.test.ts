@@ -5,6 +5,7 @@ import {
 } from 'ccxt';
 import type { ExchangeBackend } from '../../clients/ccxt';
 import { tokenFor } from '../support/harness';
+import type { SpotPairDto } from '../../src/markets';
 import { eventually, levels, startService, uniqueUser, type RestLevel, type RunningService } from '../support/ccxt-service';
 
 /**
@@ -18,17 +19,6 @@ const aliceId = uniqueUser('alice');
 const bobId = uniqueUser('bob');
 const SYMBOL = 'BTC/USDT';
 
-interface RestPair {
-  currencyPairCode: string;
-  baseCurrencyCode: string;
-  quoteCurrencyCode: string;
-  digitsPrice: number;
-  digitsAmount: number;
-  minBaseAmount: number;
-  minQuoteAmount: number;
-  makerFee: number;
-  takerFee: number;
-}
 interface RestBook {
   bids: RestLevel[];
   asks: RestLevel[];
@@ -55,10 +45,10 @@ beforeAll(async () => {
 afterAll(async () => svc?.close());
 
 describe('ccxt client, spot', () => {
-  let pair: RestPair;
+  let pair: SpotPairDto;
 
   it('fetchMarkets lists every spot and futures pair of the REST API, with its digits, minimums and fees', async () => {
-    const spot = await svc.rest<RestPair[]>('GET', '/api/currencies/pairs');
+    const spot = await svc.rest<SpotPairDto[]>('GET', '/api/currencies/pairs');
     const futures = await svc.rest<Record<string, unknown>[]>('GET', '/api/futures/exchange-data/pairs');
     const markets = await alice.loadMarkets(true);
     const spotSymbols = spot.map((p) => `${p.baseCurrencyCode}/${p.quoteCurrencyCode}`);
@@ -68,7 +58,7 @@ describe('ccxt client, spot', () => {
     });
     expect(Object.keys(markets).sort()).toEqual([...spotSymbols, ...futuresSymbols].sort());
 
-    pair = spot.find((p) => p.currencyPairCode === 'BTC_USDT') as RestPair;
+    pair = spot.find((p) => p.currencyPairCode === 'BTC_USDT') as SpotPairDto;
     const m = markets[SYMBOL] as MarketInterface;
     expect(m).toMatchObject({ id: 'BTC_USDT', type: 'spot', spot: true, base: 'BTC', quote: 'USDT' });
     expect(m.precision).toEqual({ price: 10 ** -pair.digitsPrice, amount: 10 ** -pair.digitsAmount, base: undefined, quote: undefined, cost: undefined });
