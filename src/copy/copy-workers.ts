@@ -1,3 +1,4 @@
+import type { CopyBoard } from './copy-board';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { PlatformDeps } from '../platform/deps';
 import type { CopyMirrorService } from './copy-mirror.service';
@@ -13,7 +14,7 @@ const DAY_MS = 24 * 3600 * 1000;
 
 /** What the copy processors need: the mirror and the settlement, and where queues live. */
 export type CopyWorkerDeps = Pick<PlatformDeps, 'config' | 'keys' | 'log'> & {
-  copy: { mirror: CopyMirrorService; settlement: CopySettlementService };
+  copy: { mirror: CopyMirrorService; settlement: CopySettlementService; board: CopyBoard };
 };
 
 /**
@@ -52,6 +53,8 @@ export async function startCopySettlementWorker(deps: CopyWorkerDeps, connection
 
 /** The copy-trading processors of the worker role: mirroring and the daily settlement. */
 export async function startCopyWorkers(deps: CopyWorkerDeps): Promise<{ close(): Promise<void> }> {
+  // a deployment with history: the trading aggregates and the leaderboard, once (docs/copy-trading.md)
+  await deps.copy.board.backfill();
   const connection = createRedis({
     url: deps.config.redisUrl,
     cluster: deps.config.redisCluster,

@@ -2,6 +2,7 @@ import type { MarketDataService } from '../market-data';
 import type { MarketStore } from '../markets';
 import type { PlatformDeps } from '../platform/deps';
 import { FuturesAccountReader } from './futures-account-reader';
+import { FuturesAccountStats } from './futures-account-stats';
 import { FuturesAccountService } from './futures-account.service';
 import { FuturesEngine } from './futures-engine';
 import { FuturesMarketService } from './futures-market.service';
@@ -13,6 +14,7 @@ import { FuturesPremiumSampler } from './prices/futures-premium-sampler';
 import { BookReader } from '../market-data';
 
 export { FuturesAccountReader, type AccountOrder, type AccountState } from './futures-account-reader';
+export { FuturesAccountStats, type AccountTradingStats, type PairTotals, type RankBy } from './futures-account-stats';
 export { FuturesAccountService, type FuturesAccountDto } from './futures-account.service';
 export { FuturesContractStats, type ContractStats } from './futures-contract-stats';
 export { FuturesEngine } from './futures-engine';
@@ -40,6 +42,8 @@ export interface Futures {
   risk: FuturesRiskService;
   /** Accounts read by account id: how copy trading sees futures state. */
   accountReader: FuturesAccountReader;
+  /** Accounts' trading aggregates and rankings, kept by the engine scripts (copy trading's analytics). */
+  accountStats: FuturesAccountStats;
 }
 
 export function createFutures(
@@ -60,5 +64,6 @@ export function createFutures(
     premium,
     risk: new FuturesRiskService(engine, markets, prices, priceEngine, premium, log),
     accountReader: new FuturesAccountReader(redis, keys, markets, prices),
+    accountStats: new FuturesAccountStats(redis, keys, scripts, markets),
   };
 }

@@ -9,6 +9,7 @@
 --- @include "includes/deltas"
 --- @include "includes/publishEvents"
 --- @include "includes/fmt"
+--- @include "includes/futures/accountStats"
 
 local function optTicks(v)
   if v == nil then return '' end
@@ -26,6 +27,7 @@ local function fFlush(ctx)
     else
       fIndex(ctx, o)
       fIndexAccount(ctx, o)
+      fStatsOrder(ctx, o)
       local f = { 'filled', fmt(o.filled), 'rsv', fmt(o.rsv), 'cost', fmt(o.cost), 'ecost', fmt(o.ecost),
         'openQty', fmt(o.openQty), 'margin', fmt(o.margin), 'imargin', fmt(o.imargin), 'fee', fmt(o.fee),
         'rpnl', fmt(o.rpnl), 'funding', fmt(o.funding), 'status', o.status, 'tp', optTicks(o.tp),
@@ -36,6 +38,7 @@ local function fFlush(ctx)
       redis.call('HSET', key, unpack(f))
     end
   end
+  fStatsCommit(ctx)
 end
 
 local function fCommit(ctx)
