@@ -42,6 +42,10 @@ local function futuresDailyKey(P, acct)
   return P .. 'fdaily:' .. acct
 end
 
+local function futuresDaysKey(P, acct)
+  return P .. 'fdays:' .. acct
+end
+
 -- The ranked accounts (acct -> "<base>:<decimals>") and their ranking by `by` (roi, pnl, days, dd).
 local function futuresRankKey(P, by)
   if by then return P .. 'frank:' .. by end

@@ -1,5 +1,5 @@
 import BigNumber from 'bignumber.js';
-import { fromMinor } from '../domain/decimal';
+import { fromMinor, fromMinorInt } from '../domain/decimal';
 import { unrealizedMinor } from '../futures';
 import type { AccountOrder, AccountTradingStats } from '../futures';
 
@@ -55,24 +55,29 @@ export function tradingAnalytics(
     upnl = upnl.plus(u);
     pairUpnl.set(pair.code, (pairUpnl.get(pair.code) ?? zero()).plus(u));
   }
+  // the series in bigint: integers of minor units, hundreds of days per profile on every page
   const daily = new Map(s.closedDaily);
-  if (s.openCount > 0) daily.set(today, (daily.get(today) ?? zero()).plus(s.openNet).plus(upnl));
+  if (s.openCount > 0) daily.set(today, (daily.get(today) ?? 0n) + BigInt(s.openNet.plus(upnl).toFixed(0)));
   const dailyPnl: Record<string, number> = {};
-  let equity = initialEquity;
-  let peak = initialEquity;
-  let maxDd = new BigNumber(0);
-  let beforeToday = initialEquity;
+  const initial = BigInt(initialEquity.toFixed(0));
+  let equity = initial;
+  let peak = initial;
+  // the deepest fall so far as the fraction ddNum / ddDen, compared by cross-multiplying
+  let ddNum = 0n;
+  let ddDen = 1n;
+  let beforeToday = initial;
   for (const d of [...daily.keys()].sort()) {
-    const v = daily.get(d) as BigNumber;
-    dailyPnl[d] = fromMinor(v.toFixed(0), decimals);
+    const v = daily.get(d) as bigint;
+    dailyPnl[d] = fromMinorInt(v, decimals);
     if (d === today) beforeToday = equity;
-    equity = equity.plus(v);
-    if (equity.gt(peak)) peak = equity;
-    if (peak.gt(0)) {
-      const dd = peak.minus(equity).div(peak);
-      if (dd.gt(maxDd)) maxDd = dd;
+    equity += v;
+    if (equity > peak) peak = equity;
+    if (peak > 0n && (peak - equity) * ddDen > ddNum * peak) {
+      ddNum = peak - equity;
+      ddDen = peak;
     }
   }
+  const maxDd = new BigNumber(ddNum.toString()).div(ddDen.toString());
   const currencyAnalytics: Record<string, PairAnalytics> = {};
   for (const [code, p] of s.pairs) {
     currencyAnalytics[code] = {
@@ -90,7 +95,7 @@ export function tradingAnalytics(
     dailyPnl,
     currencyAnalytics,
     maxDrawdownPercent: maxDd.times(100).decimalPlaces(4, BigNumber.ROUND_HALF_UP).toNumber(),
-    todayPnlPercent: percent(daily.get(today) ?? zero(), beforeToday),
+    todayPnlPercent: percent(new BigNumber((daily.get(today) ?? 0n).toString()), new BigNumber(beforeToday.toString())),
   };
 }
 

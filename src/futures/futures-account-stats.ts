@@ -33,12 +33,22 @@ export interface AccountTradingStats {
   funding: BigNumber;
   trades: number;
   tradingDays: number;
-  /** UTC day (YYYY-MM-DD) -> net of the positions closed that day */
-  closedDaily: Map<string, BigNumber>;
+  /** UTC day (YYYY-MM-DD) -> net of the positions closed that day (integers: a series of many days) */
+  closedDaily: Map<string, bigint>;
   pairs: Map<string, PairTotals>;
 }
 
 const DAY_MS = 86_400_000;
+const isoDays = new Map<string, string>();
+/** A UTC day number as YYYY-MM-DD (memoized: a page reads the same days over and over). */
+function isoDay(n: string): string {
+  let d = isoDays.get(n);
+  if (d === undefined) {
+    d = new Date(Number(n) * DAY_MS).toISOString().slice(0, 10);
+    if (isoDays.size < 100_000) isoDays.set(n, d);
+  }
+  return d;
+}
 const big = (v: string | undefined) => new BigNumber(v || 0);
 /** The backfill's version: a new one reruns it over every account. */
 const BACKFILL_VERSION = '1';
@@ -64,10 +74,8 @@ export class FuturesAccountStats {
   }
 
   private async decode(s: Record<string, string>, daily: Record<string, string>): Promise<AccountTradingStats> {
-    const closedDaily = new Map<string, BigNumber>();
-    for (const [day, v] of Object.entries(daily)) {
-      if (!day.includes(':')) closedDaily.set(new Date(Number(day) * DAY_MS).toISOString().slice(0, 10), big(v));
-    }
+    const closedDaily = new Map<string, bigint>();
+    for (const [day, v] of Object.entries(daily)) closedDaily.set(isoDay(day), BigInt(v));
     const raw = new Map<string, Record<string, string>>();
     for (const [field, v] of Object.entries(s)) {
       if (!field.startsWith('p:')) continue;
@@ -128,7 +136,7 @@ export class FuturesAccountStats {
     const id = String(accountId);
     await this.scripts.run(
       'rebuildFuturesStats',
-      [this.keys.futuresAccountOrders(id), this.keys.futuresStats(id), this.keys.futuresDaily(id)],
+      [this.keys.futuresAccountOrders(id), this.keys.futuresStats(id), this.keys.futuresDaily(id), this.keys.futuresDays(id)],
       [this.keys.engine, id, Date.now()],
     );
   }

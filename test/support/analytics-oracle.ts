@@ -28,7 +28,7 @@ export function statsOfOrders(orders: AccountOrder[]): AccountTradingStats {
     const n = closedEntry.gt(0) ? 2 : 1;
     if (h.status === '20') {
       const on = day(h.uts);
-      s.closedDaily.set(on, (s.closedDaily.get(on) ?? big('0')).plus(net));
+      s.closedDaily.set(on, (s.closedDaily.get(on) ?? 0n) + BigInt(net.toFixed(0)));
     } else {
       s.openNet = s.openNet.plus(net);
       s.openCount += 1;

@@ -34,11 +34,9 @@ local function fRankReplay(P, acct, base)
   local raw = redis.call('HGETALL', futuresDailyKey(P, acct))
   local days, val = {}, {}
   for i = 1, #raw, 2 do
-    if not string.find(raw[i], ':', 1, true) then
-      local d = tonumber(raw[i])
-      days[#days + 1] = d
-      val[d] = tonumber(raw[i + 1])
-    end
+    local d = tonumber(raw[i])
+    days[#days + 1] = d
+    val[d] = tonumber(raw[i + 1])
   end
   table.sort(days)
   local peak, eq, worst, last = base, base, 0, -1

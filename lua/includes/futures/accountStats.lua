@@ -15,9 +15,11 @@
 
   Keys (includes/keys, from the engine prefix):
     fstats:<acct>  hash  net, open (net of orders not closed), on (how many), fund, trades, days,
-                         a:<day> fills-day refcount, p:<pair>:t|n|vq|vr per pair,
+                         p:<pair>:t|n|vq|vr per pair,
                          dd, ddDay, ddPeak, ddEq: the drawdown state of a ranked account
-    fdaily:<acct>  hash  <day> net of the positions closed that day, <day>:c how many
+    fdaily:<acct>  hash  <day> net of the positions closed that day (all a read of the series takes)
+    fdays:<acct>   hash  a:<day> how many parts name the day (trading days = days with one),
+                         c:<day> how many positions closed that day (the day leaves fdaily at 0)
     frank          hash  acct -> "<base equity, minor>:<decimals>" the ranked accounts
     frank:roi|pnl|days|dd  zsets of the ranked accounts (includes/futures/accountRank)
 ]]
@@ -104,7 +106,7 @@ end
 
 -- Writes one account's pending changes; returns the closed days it changed.
 local function fStatsWrite(ctx, acct, s)
-  local key, dailyKey = futuresStatsKey(ctx.P, acct), futuresDailyKey(ctx.P, acct)
+  local key, dailyKey, daysKey = futuresStatsKey(ctx.P, acct), futuresDailyKey(ctx.P, acct), futuresDaysKey(ctx.P, acct)
   for field, v in pairs(s.f) do
     if v ~= 0 then redis.call('HINCRBY', key, field, fmt(v)) end
   end
@@ -112,9 +114,9 @@ local function fStatsWrite(ctx, acct, s)
   for day, v in pairs(s.a) do
     if v ~= 0 then
       local field = 'a:' .. fmt(day)
-      local now = redis.call('HINCRBY', key, field, fmt(v))
+      local now = redis.call('HINCRBY', daysKey, field, fmt(v))
       local before = now - v
-      if now <= 0 then redis.call('HDEL', key, field) end
+      if now <= 0 then redis.call('HDEL', daysKey, field) end
       if before <= 0 and now > 0 then days = days + 1 elseif before > 0 and now <= 0 then days = days - 1 end
     end
   end
@@ -124,8 +126,9 @@ local function fStatsWrite(ctx, acct, s)
     local d = fmt(day)
     local v = s.d[day]
     if v ~= 0 then redis.call('HINCRBY', dailyKey, d, fmt(v)) end
-    if n ~= 0 and redis.call('HINCRBY', dailyKey, d .. ':c', fmt(n)) <= 0 then
-      redis.call('HDEL', dailyKey, d, d .. ':c')
+    if n ~= 0 and redis.call('HINCRBY', daysKey, 'c:' .. d, fmt(n)) <= 0 then
+      redis.call('HDEL', daysKey, 'c:' .. d)
+      redis.call('HDEL', dailyKey, d)
     end
     if v ~= 0 or n ~= 0 then changed[#changed + 1] = { day = day, v = v } end
   end

@@ -143,9 +143,13 @@ export class Keys {
   futuresStats(accountId: string | number): string {
     return `${this.engine}fstats:${accountId}`;
   }
-  /** A futures account's closed positions' net per UTC day number (hash, `<day>` and `<day>:c`). */
+  /** A futures account's closed positions' net per UTC day number (hash). */
   futuresDaily(accountId: string | number): string {
     return `${this.engine}fdaily:${accountId}`;
+  }
+  /** Reference counts of a futures account's days (hash: `a:<day>` trading days, `c:<day>` closed positions). */
+  futuresDays(accountId: string | number): string {
+    return `${this.engine}fdays:${accountId}`;
   }
   /** The ranked futures accounts (hash acct -> "<base>:<decimals>"), or their ranking by `by`. */
   futuresRank(by?: 'roi' | 'pnl' | 'days' | 'dd' | 'all'): string {

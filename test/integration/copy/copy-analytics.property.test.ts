@@ -10,7 +10,7 @@ const DAY = 86_400_000;
 const plain = (s: AccountTradingStats) => ({
   ...s,
   net: s.net.toFixed(), openNet: s.openNet.toFixed(), funding: s.funding.toFixed(),
-  closedDaily: Object.fromEntries([...s.closedDaily].map(([d, v]) => [d, v.toFixed()])),
+  closedDaily: Object.fromEntries([...s.closedDaily].map(([d, v]) => [d, v.toString()])),
   pairs: Object.fromEntries([...s.pairs].map(([c, p]) => [c, { trades: p.trades, net: p.net.toFixed(), volume: p.volume.toFixed() }])),
 });
 const refused = (err: unknown) => {

@@ -6,6 +6,7 @@
 
   Input:
     KEYS[1] the account's opening orders (zset by id)   KEYS[2] its aggregates (hash)   KEYS[3] its daily series (hash)
+    KEYS[4] its days' reference counts (hash)
     ARGV[1] engine key prefix   ARGV[2] account id   ARGV[3] now, ms
   Keys built while running (includes/keys, from ARGV[1]): each order's hash, the rankings.
   Output: {'OK', orders read}
@@ -25,7 +26,7 @@ for _, id in ipairs(ids) do
       fStatsNum(h.funding), fStatsNum(h.ecost), fStatsNum(h.cost), h.side, h.cts or ctx.ts, h.uts or ctx.ts), 1)
   end
 end
-redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 if ctx.stats then fStatsWrite(ctx, acct, ctx.stats[acct]) end
 fRankAfter(P, acct, nil)
 return { 'OK', fmt(#ids) }
