@@ -2,8 +2,26 @@ import type { PageRequest } from '../domain/paging';
 import type { RankBy } from '../futures';
 import { rankPage, rankScores, rankWithin } from '../platform/redis/ranking';
 import type { CopyDeps } from './copy-deps';
-import type { MasterFilter, SortPreset } from './copy-master.service';
 import type { MasterRecord } from './copy-store';
+
+export const SORT_PRESETS = ['roi', 'pnl', 'followers', 'aum', 'drawdown', 'tradingDays', 'newest'] as const;
+export type SortPreset = (typeof SORT_PRESETS)[number];
+
+/** Filters of the master lists (SPEC 4.1); ranges are inclusive. */
+export interface MasterFilter {
+  onlyClosed?: boolean;
+  roiFrom?: number;
+  roiTo?: number;
+  followersFrom?: number;
+  followersTo?: number;
+  daysFrom?: number;
+  daysTo?: number;
+  aumFrom?: number;
+  aumTo?: number;
+  drawdownFrom?: number;
+  drawdownTo?: number;
+  sortPreset: SortPreset;
+}
 
 /** The board backfill's version: a new one reruns it over every master. */
 const BACKFILL_VERSION = '1';
@@ -77,6 +95,16 @@ export class CopyBoard {
   async delist(masterId: string): Promise<void> {
     await this.d.stats.unrank(masterId);
     await this.d.engine.refreshBoard(masterId);
+  }
+
+  /**
+   * The daily job's look at an open master: listed if a crash came between its creation and its
+   * listing, board scores re-read if one came between a transition and its refresh.
+   */
+  async repair(m: MasterRecord): Promise<void> {
+    const [place] = await this.d.stats.places('roi', [m.id]);
+    if (place === 0) await this.list(m, Number(m.dec ?? (await this.d.markets.getCurrency(m.currency))?.decimals ?? 0));
+    else await this.d.engine.refreshBoard(m.id);
   }
 
   /**

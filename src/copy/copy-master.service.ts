@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { minorString, toMinorDown } from '../domain/decimal';
 import { conflict, forbidden, notFound, rejected } from '../domain/errors';
 import { pageOf, type PagedResult, type PageRequest } from '../domain/paging';
-import type { CopyBoard } from './copy-board';
+import type { CopyBoard, MasterFilter, SortPreset } from './copy-board';
 import type { CopyDeps } from './copy-deps';
 import type { CopySettlementService } from './copy-settlement.service';
 import type { MasterRecord } from './copy-store';
@@ -24,24 +24,7 @@ export interface CreateMasterRequest {
   socialDUrl?: string | null;
 }
 
-export const SORT_PRESETS = ['roi', 'pnl', 'followers', 'aum', 'drawdown', 'tradingDays', 'newest'] as const;
-export type SortPreset = (typeof SORT_PRESETS)[number];
-
-/** Filters of the master lists (SPEC 4.1); ranges are inclusive. */
-export interface MasterFilter {
-  onlyClosed?: boolean;
-  roiFrom?: number;
-  roiTo?: number;
-  followersFrom?: number;
-  followersTo?: number;
-  daysFrom?: number;
-  daysTo?: number;
-  aumFrom?: number;
-  aumTo?: number;
-  drawdownFrom?: number;
-  drawdownTo?: number;
-  sortPreset: SortPreset;
-}
+export { SORT_PRESETS, type MasterFilter, type SortPreset } from './copy-board';
 
 type Dto = CopyMasterAccountDto;
 const SORTS: Record<SortPreset, (a: Dto, b: Dto) => number> = {

@@ -119,6 +119,7 @@ export class CopySettlementService {
     let n = 0;
     for (const m of await this.d.store.allMasters()) {
       if (m.status !== 'Active') continue;
+      await this.board.repair(m);
       for (const s of await this.d.store.masterSubscriptions(m.id)) {
         if (s.state !== 'Active') continue;
         try {
