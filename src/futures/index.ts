@@ -25,7 +25,7 @@ export { startFuturesWorkers } from './workers/futures-workers';
 export { futuresRoutes } from './http/futures.routes';
 export { adminIndexPriceRoutes } from './http/admin-index-price.routes';
 export { adminInsuranceFundRoutes } from './http/admin-insurance-fund.routes';
-export { InsuranceFundReader, type InsuranceFundDto } from './insurance-fund';
+export { InsuranceFundReader, type InsuranceFundDto, type InsuranceFundPositionDto } from './insurance-fund';
 export { futuresOrderDtoSchema, futuresUserDealDtoSchema } from './http/futures-dto.schema';
 
 /** The futures market: engine wrapper, prices, accounts, orders, public data and risk sweeps. */

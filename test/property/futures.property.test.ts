@@ -17,7 +17,7 @@ it('keeps the futures book, positions and money consistent under random sequence
         }
       },
     ),
-    { numRuns: 50 },
+    { numRuns: 100 },
   );
   // 100 random runs take about a minute on the shared 2-core machine: a bound, not a timed assertion
 }, 180_000);
