@@ -171,8 +171,8 @@ describe('live market page', () => {
     const shown = (ticks: string) => (Number(ticks) / 10 ** pair.digitsPrice).toFixed(pair.digitsPrice);
     for (const [field, ticks] of [['mark', stored.p], ['index', stored.index]]) {
       await page.waitForFunction(
-        ([f, want]) => document.querySelector(`#futures-line [data-field="${f}"]`)?.textContent === want,
-        [field, shown(ticks)],
+        `document.querySelector('#futures-line [data-field="${field}"]')?.textContent === '${shown(ticks)}'`,
+        undefined,
         { timeout: 30_000 },
       );
     }
