@@ -99,7 +99,8 @@ export class FuturesEngine {
 
   /**
    * `order`: the caller's order as read before (its pair and account name the script's keys);
-   * `amountLots`: how much of the position to close, null for all of it.
+   * `amountLots`: how much of the position to close, null for all of it; `clientOrderId`: a repeat
+   * of it does nothing (answers the record as it stands).
    */
   async close(
     userId: string,
@@ -107,6 +108,7 @@ export class FuturesEngine {
     limitTicks: string | null,
     timestamp: number,
     amountLots: string | null = null,
+    clientOrderId = '',
   ): Promise<Record<string, string>> {
     const reply = unwrap(
       await this.scripts.runOnce<ScriptReply>(
@@ -114,7 +116,7 @@ export class FuturesEngine {
         this.scriptKeys.close(order.pair, userId, order.id, order.acct),
         [
           this.keys.engine, userId, limitTicks === null ? '1' : '0', limitTicks ?? '', timestamp, this.streamMaxLen,
-          order.pair, order.acct, amountLots ?? '',
+          order.pair, order.acct, amountLots ?? '', clientOrderId,
         ],
         newOperation(this.keys),
       ),
@@ -133,7 +135,7 @@ export class FuturesEngine {
       await this.scripts.runOnce<ScriptReply>(
         'updateFuturesTrigger',
         this.scriptKeys.updateTrigger(order.pair, order.id),
-        [this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair],
+        [this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair, this.streamMaxLen],
         newOperation(this.keys),
       ),
     );

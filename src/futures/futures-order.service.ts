@@ -38,6 +38,8 @@ export interface CloseRequest {
   isMarket: boolean;
   limitPrice?: number | null;
   amount?: number | null;
+  /** Not on the HTTP body: copy trading's closes, so a replayed mirror job closes nothing twice. */
+  clientOrderId?: string;
 }
 
 /** The filters of orders-history and positions (SPEC 4.3), names as the query spells them. */
@@ -116,7 +118,7 @@ export class FuturesOrderService {
     const limit = req.isMarket ? null : minorString(this.ticks(pair, req.limitPrice as number, 'limitPrice'));
     const amount = req.amount ? minorString(this.lots(pair, req.amount)) : null;
     const order = { id: String(req.orderId), pair: h.pair, acct: h.acct };
-    return this.dto(await this.engine.close(userId, order, limit, Date.now(), amount));
+    return this.dto(await this.engine.close(userId, order, limit, Date.now(), amount, req.clientOrderId));
   }
 
   async updateTrigger(userId: string, orderId: number, which: 'tp' | 'sl', price: number | null | undefined) {
