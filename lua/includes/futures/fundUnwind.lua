@@ -28,8 +28,10 @@ local FUND_SETTLEMENT = {
   fill = function(ctx, taker, maker, ticks, qty)
     local pnl = fFundTrade(ctx, taker.dir * qty, ticks)
     local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false)
+    local left = fFundPosition(ctx)
     return { tf = '0', mf = fmt(mf), tpnl = fmt(pnl), mpnl = fmt(mpnl), tpos = 'fund', mpos = fmt(mpos.id),
-      tl = taker.side == 'buy' and '1' or '0', ml = mpos.side == 'buy' and '1' or '0', tt = '3' }
+      tl = taker.side == 'buy' and '1' or '0', ml = mpos.side == 'buy' and '1' or '0', tt = '3',
+      to = fmt(left and left.openQty or 0), mo = fmt(mpos.openQty) }
   end,
   finishMaker = fFinishMaker,
 }
