@@ -187,9 +187,23 @@ export class CopyStore {
     };
   }
 
-  /** Records a master order a subscription did not mirror; the first reason recorded stays. */
-  async recordSkip(subId: string, masterOrderId: string, reason: string, at: number): Promise<void> {
-    await this.redis.hsetnx(this.keys.copySkips(subId), masterOrderId, JSON.stringify({ masterOrderId: Number(masterOrderId), reason, timestamp: new Date(at).toISOString() }));
+  /**
+   * The ids of a master's subscriptions opened up to `at`, oldest first: the same list however
+   * often it is read (subscriptions are never removed from the index), so a fan-out cut into
+   * chunks from it cuts the same chunks again.
+   */
+  subscriptionIdsUpTo(master: string, at: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.copyMasterSubscriptions(master), '-inf', at);
+  }
+
+  /** Records master orders subscriptions did not mirror, in one round trip; the first reason recorded stays. */
+  async recordSkips(skips: { sub: string; reason: string }[], masterOrderId: string, at: number): Promise<void> {
+    if (skips.length === 0) return;
+    const p = this.redis.pipeline();
+    for (const { sub, reason } of skips) {
+      p.hsetnx(this.keys.copySkips(sub), masterOrderId, JSON.stringify({ masterOrderId: Number(masterOrderId), reason, timestamp: new Date(at).toISOString() }));
+    }
+    for (const [err] of (await p.exec()) ?? []) if (err) throw err;
   }
 
   async skips(subId: string): Promise<{ masterOrderId: number; reason: string; timestamp: string }[]> {
