@@ -38,10 +38,12 @@ export class CopyMirrorService {
    */
   async plan(entry: Pick<StreamJob, 'kind' | 'pair' | 'entryId' | 'events' | 'ts'>): Promise<FanoutChunk[]> {
     const chunks: FanoutChunk[] = [];
-    for (const [index, ev] of entry.events.entries()) {
-      if (ev.e !== 'done') continue;
-      const closedByFollower = ev.status === 'closed' && (await this.d.store.isFollowerUser(ev.u));
-      if (!closedByFollower && !(await this.d.store.isMasterUser(ev.u))) continue;
+    // one round trip for the copy roles of every user ending an order here (most are neither)
+    const dones = [...entry.events.entries()].filter(([, ev]) => ev.e === 'done');
+    const roles = await this.d.store.copyRoles([...new Set(dones.map(([, ev]) => ev.u))]);
+    for (const [index, ev] of dones) {
+      const closedByFollower = ev.status === 'closed' && roles.followers.has(ev.u);
+      if (!closedByFollower && !roles.masters.has(ev.u)) continue;
       const h = await this.d.reader.order(ev.id);
       if (h.kind !== 'futures' || h.role !== 'open') continue;
       if (closedByFollower) await this.returnLeftover(h.acct);

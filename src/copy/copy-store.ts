@@ -100,10 +100,6 @@ export class CopyStore {
     if (!still) await this.redis.srem(this.keys.copyMasterUsers(), m.user);
   }
 
-  async isMasterUser(userId: string): Promise<boolean> {
-    return (await this.redis.sismember(this.keys.copyMasterUsers(), userId)) === 1;
-  }
-
   async allMasters(): Promise<MasterRecord[]> {
     return this.hashes<MasterRecord>(await this.redis.zrange(this.keys.copyMasters(), '0', '-1'), (id) => this.keys.copyMaster(id));
   }
@@ -148,8 +144,16 @@ export class CopyStore {
     return asRecord<SubscriptionRecord>(await this.redis.hgetall(this.keys.copySubscription(id)));
   }
 
-  async isFollowerUser(userId: string): Promise<boolean> {
-    return (await this.redis.sismember(this.keys.copyFollowerUsers(), userId)) === 1;
+  /** Which of `users` own a master strategy and which follow one, in one round trip. */
+  async copyRoles(users: string[]): Promise<{ masters: Set<string>; followers: Set<string> }> {
+    if (users.length === 0) return { masters: new Set(), followers: new Set() };
+    const [[e1, m], [e2, f]] = ((await this.redis
+      .pipeline()
+      .smismember(this.keys.copyMasterUsers(), ...users)
+      .smismember(this.keys.copyFollowerUsers(), ...users)
+      .exec()) ?? []) as [Error | null, number[]][];
+    if (e1 || e2) throw e1 ?? e2;
+    return { masters: new Set(users.filter((_, i) => m[i] === 1)), followers: new Set(users.filter((_, i) => f[i] === 1)) };
   }
 
   /** The subscription whose futures account this is, or null. */
