@@ -51,9 +51,12 @@ export class CopyMirrorService {
       if (!master || master.status !== 'Active') continue;
       const kind = ev.status === 'closed' ? 'close' : 'open';
       if (kind === 'open' && !(Number(h.filled) > 0)) continue;
-      const subs = await this.d.store.subscriptionIdsUpTo(master.id, entry.ts);
+      const [subs, state] = await Promise.all([
+        this.d.store.subscriptionIdsUpTo(master.id, entry.ts),
+        kind === 'open' ? this.d.reader.state(master.id) : null,
+      ]);
       if (subs.length === 0) continue;
-      const equity = kind === 'open' ? ((await this.d.reader.state(master.id))?.equity.toFixed(0) ?? '0') : '0';
+      const equity = state?.equity.toFixed(0) ?? '0';
       const base = streamJobId(entry.kind, entry.pair, entry.entryId);
       for (let i = 0; i * this.chunkSize < subs.length; i++) {
         chunks.push({
