@@ -50,7 +50,11 @@ async function inChunks<T>(items: T[], fn: (x: T) => Promise<unknown>): Promise<
   for (let i = 0; i < items.length; i += CONCURRENCY) await Promise.all(items.slice(i, i + CONCURRENCY).map(fn));
 }
 
-/** When each follower order's engine call answered, by clientOrderId (the worker runs in this process). */
+/**
+ * When each follower's first order for a master order was answered by the engine call that placed
+ * it, by `copy:<masterOrderId>:<subscriptionId>` (the clientOrderId without its fill id; the worker
+ * runs in this process).
+ */
 function watchPlacements(ctx: AppContext): Map<string, number> {
   const seen = new Map<string, number>();
   const orders = ctx.futures.orders;
@@ -58,7 +62,10 @@ function watchPlacements(ctx: AppContext): Map<string, number> {
   orders.createMany = async (items, asCopy) => {
     const r = await createMany(items, asCopy);
     const at = Date.now();
-    for (const { req } of items) if (req.clientOrderId) seen.set(req.clientOrderId, at);
+    for (const { req } of items) {
+      const key = req.clientOrderId?.split(':').slice(0, 3).join(':');
+      if (key && !seen.has(key)) seen.set(key, at);
+    }
     return r;
   };
   return seen;
@@ -105,11 +112,11 @@ async function run(ctx: AppContext, seen: Map<string, number>, s: Awaited<Return
     await new Promise((r) => setTimeout(r, 5));
   }
   const latencies = clids.map((c) => seen.get(c)! - fillTs);
-  // every follower holds its order (not a skip)
+  // every follower holds an order for the fill (not a skip)
   const p = ctx.redis.pipeline();
-  s.subs.forEach((_, i) => p.hget(ctx.keys.futuresClientOrderIds(`f${i}`), clids[i]));
-  const missing = ((await p.exec()) ?? []).filter(([, id]) => !id).length;
-  if (missing) throw new Error(`${missing} followers have no mirrored order`);
+  s.subs.forEach((_, i) => p.hkeys(ctx.keys.futuresClientOrderIds(`f${i}`)));
+  const held = ((await p.exec()) ?? []).map(([, k], i) => (k as string[]).some((c) => c.startsWith(`${clids[i]}:`)));
+  if (held.includes(false)) throw new Error(`${held.filter((x) => !x).length} followers have no mirrored order`);
 
   const b0 = Date.now();
   const baseline: number[] = [];

@@ -69,6 +69,14 @@ export interface Ledger {
   owedShare: string;
 }
 
+/** A master fill (or order, tradeId null) a subscription did not mirror (the skips endpoint). */
+export interface CopySkip {
+  masterOrderId: number;
+  tradeId: number | null;
+  reason: string;
+  timestamp: string;
+}
+
 type Hash = Record<string, string>;
 const asRecord = <T>(h: Hash): T | null => (h.id ? (h as unknown as T) : null);
 const ids = (list: string[]) => list.sort((a, b) => Number(a) - Number(b));
@@ -171,6 +179,11 @@ export class CopyStore {
     return { subscriptions, masters };
   }
 
+  /** The subscriptions of these ids that exist, in one round trip. */
+  subscriptions(ids: string[]): Promise<SubscriptionRecord[]> {
+    return this.hashes<SubscriptionRecord>(ids, (id) => this.keys.copySubscription(id));
+  }
+
   /** Newest first. */
   async masterSubscriptions(master: string): Promise<SubscriptionRecord[]> {
     const list = await this.redis.zrevrange(this.keys.copyMasterSubscriptions(master), 0, -1);
@@ -200,19 +213,25 @@ export class CopyStore {
     return this.redis.zrangebyscore(this.keys.copyMasterSubscriptions(master), '-inf', at);
   }
 
-  /** Records master orders subscriptions did not mirror, in one round trip; the first reason recorded stays. */
-  async recordSkips(skips: { sub: string; reason: string }[], masterOrderId: string, at: number): Promise<void> {
+  /**
+   * Records, in one round trip, master fills (`tradeId`) or orders subscriptions did not mirror;
+   * the first reason recorded for each stays (a replay records nothing new).
+   */
+  async recordSkips(skips: { sub: string; reason: string }[], masterOrderId: string, at: number, tradeId?: string): Promise<void> {
     if (skips.length === 0) return;
     const p = this.redis.pipeline();
     for (const { sub, reason } of skips) {
-      p.hsetnx(this.keys.copySkips(sub), masterOrderId, JSON.stringify({ masterOrderId: Number(masterOrderId), reason, timestamp: new Date(at).toISOString() }));
+      const skip: CopySkip = { masterOrderId: Number(masterOrderId), tradeId: tradeId ? Number(tradeId) : null, reason, timestamp: new Date(at).toISOString() };
+      p.hsetnx(this.keys.copySkips(sub), tradeId ? `${masterOrderId}:${tradeId}` : masterOrderId, JSON.stringify(skip));
     }
     for (const [err] of (await p.exec()) ?? []) if (err) throw err;
   }
 
-  async skips(subId: string): Promise<{ masterOrderId: number; reason: string; timestamp: string }[]> {
+  async skips(subId: string): Promise<CopySkip[]> {
     const h = await this.redis.hgetall(this.keys.copySkips(subId));
-    return Object.values(h).map((v) => JSON.parse(v)).sort((a, b) => a.masterOrderId - b.masterOrderId);
+    return Object.values(h)
+      .map((v) => ({ tradeId: null, ...JSON.parse(v) }) as CopySkip)
+      .sort((a, b) => a.masterOrderId - b.masterOrderId || (a.tradeId ?? 0) - (b.tradeId ?? 0));
   }
 
   private async hashes<T>(list: string[], key: (id: string) => string): Promise<T[]> {

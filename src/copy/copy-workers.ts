@@ -59,7 +59,7 @@ export function startCopyMirrorWorker(deps: CopyWorkerDeps, connection: Connecti
     queueName(COPY_MIRROR_QUEUE),
     async (job) => {
       const chunks = await deps.copy.mirror.plan(job.data);
-      await fanoutQueue.addBulk(chunks.map((c) => ({ name: c.kind, data: c, opts: { jobId: c.id } })));
+      await fanoutQueue.addBulk(chunks.map((c) => ({ name: c.event.kind, data: c, opts: { jobId: c.id } })));
       return chunks.length;
     },
     workerOpts(deps, connection, o),

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { startCopyWorkers, COPY_FANOUT_QUEUE } from '../../src/copy';
 import { CopyStore } from '../../src/copy/copy-store';
 import { fromMinor } from '../../src/domain/decimal';
+import { parseEntry } from '../../src/platform/market-event';
 import { createRedis } from '../../src/platform/redis/connection';
 import { openQueue } from '../../src/platform/queues';
 import { startWorkerRole } from '../../src/transport/workers/worker-role';
@@ -77,7 +78,10 @@ it('a worker killed midway through a fan-out to 500 followers: every follower en
 
   // the master buys 10 BTC: each follower (margin 100 of 10,000) gets 0.1
   const mOrder = await b.order('max', master, true, null, 10);
-  const clids = subs.map((s) => `copy:${mOrder}:${s.id}`);
+  // its one fill (it takes the single ask): the followers' orders are named after it
+  const entries = await ctx.redis.xrange(ctx.keys.events('futures', 'BTC_USDT'), '-', '+');
+  const fill = entries.flatMap(([id, f]) => parseEntry(id, f).events).find((ev) => ev.e === 'trade' && ev.tk === String(mOrder))!;
+  const clids = subs.map((s) => `copy:${mOrder}:${s.id}:${fill.id}`);
   const mirrored = async () => {
     const p = ctx.redis.pipeline();
     users.forEach((u, i) => p.hget(ctx.keys.futuresClientOrderIds(u), clids[i]));

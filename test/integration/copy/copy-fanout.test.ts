@@ -28,17 +28,19 @@ describe('the copy fan-out in chunks', () => {
     for (const u of users) subs.push(String((await b.subscribe(u, m, await b.slave(u), 1_000)).id));
     const mOrder = await b.order('max', m, true, null, 1);
 
-    // the stream entry holding the master order's done event, as the dispatcher hands it over
+    // the stream entry holding the master order's fill (it takes the ask), as the dispatcher hands it over
     const raw = await b.ctx.redis.xrange(b.ctx.keys.events('futures', 'BTC_USDT'), '-', '+');
-    const entry = raw.map(([id, fields]) => parseEntry(id, fields)).find((e) => e.events.some((ev) => ev.e === 'done' && ev.id === String(mOrder)))!;
+    const isFill = (ev: Record<string, string>) => ev.e === 'trade' && ev.tk === String(mOrder);
+    const entry = raw.map(([id, fields]) => parseEntry(id, fields)).find((e) => e.events.some(isFill))!;
     const job: StreamJob = { kind: 'futures', pair: 'BTC_USDT', entryId: entry.id, ts: entry.ts, events: entry.events };
-    const index = entry.events.findIndex((ev) => ev.e === 'done' && ev.id === String(mOrder));
+    const index = entry.events.findIndex(isFill);
+    const tradeId = entry.events[index].id;
     const chunks = await b.ctx.copy.mirror.plan(job);
-    // oldest subscription first, two per chunk
-    expect(chunks.map((c) => [c.id, c.kind, c.masterOrderId, c.subs])).toEqual([
-      [`futures/BTC_USDT/${entry.id}/${index}/0`, 'open', String(mOrder), subs.slice(0, 2)],
-      [`futures/BTC_USDT/${entry.id}/${index}/1`, 'open', String(mOrder), subs.slice(2, 4)],
-      [`futures/BTC_USDT/${entry.id}/${index}/2`, 'open', String(mOrder), subs.slice(4)],
+    // oldest subscription first, two per chunk; `t`: the master is the trade's taker
+    expect(chunks.map((c) => [c.id, c.event.kind, c.event.masterOrderId, c.subs])).toEqual([
+      [`futures/BTC_USDT/${entry.id}/${index}t/0`, 'fill', String(mOrder), subs.slice(0, 2)],
+      [`futures/BTC_USDT/${entry.id}/${index}t/1`, 'fill', String(mOrder), subs.slice(2, 4)],
+      [`futures/BTC_USDT/${entry.id}/${index}t/2`, 'fill', String(mOrder), subs.slice(4)],
     ]);
     // every chunk sizes its orders from the same master equity
     expect(new Set(chunks.map((c) => c.equity)).size).toBe(1);
@@ -48,7 +50,7 @@ describe('the copy fan-out in chunks', () => {
     const fanout = openQueue<FanoutChunk>(b.ctx.keys, connection, COPY_FANOUT_QUEUE);
     const worker = startCopyMirrorWorker(b.ctx, connection);
     const mirrored = async () => {
-      const clids = await Promise.all(users.map(async (u, i) => (await b.orders(u)).filter((o: { clientOrderId: string | null }) => o.clientOrderId === `copy:${mOrder}:${subs[i]}`)));
+      const clids = await Promise.all(users.map(async (u, i) => (await b.orders(u)).filter((o: { clientOrderId: string | null }) => o.clientOrderId === `copy:${mOrder}:${subs[i]}:${tradeId}`)));
       return clids.map((list) => list.length);
     };
     try {
@@ -74,7 +76,7 @@ describe('the copy fan-out in chunks', () => {
       await connection.quit().catch(() => undefined);
     }
     // a chunk run again (a worker that died after its orders, before the job was marked done) places nothing
-    for (const c of chunks) expect(await b.ctx.copy.mirror.fanout.run(c)).toEqual({ placed: 0, skipped: 0, closed: 0, failed: 0 });
+    for (const c of chunks) expect(await b.ctx.copy.mirror.fanout.run(c)).toEqual({ placed: 0, skipped: 0, closed: 0, updated: 0, failed: 0 });
     expect(await mirrored()).toEqual([1, 1, 1, 1, 1]);
   });
 });
