@@ -34,7 +34,7 @@ export const MAX_CREATE_BATCH = 64;
 export const createBatchOrders = new Histogram({
   name: 'futures_create_batch_orders',
   help: 'Futures orders per createFuturesOrders script call (group commit)',
-  buckets: [1, 2, 4, 8, 16, 32, 64],
+  buckets: [1, 2, 4, 8, 16, 32, 64, 256, 1024],
 });
 
 type Call = { keys: string[]; args: (string | number)[] };
@@ -86,6 +86,18 @@ export class FuturesEngine {
   /** Places one order; orders arriving together on one market share a script call (group commit). */
   async create(o: CreateFuturesInput): Promise<PlaceReply> {
     return decodePlace(await this.commit.submit(o.pairCode, o));
+  }
+
+  /**
+   * Places `orders` (one pair) in one createFuturesOrders call of their own, outside the group
+   * commit: a caller that already holds a batch (copy trading's fan-out of one master fill) pays
+   * one script call for all of it. One reply per order, each exactly as if the order came alone.
+   */
+  async createMany(orders: CreateFuturesInput[]): Promise<ScriptReply[]> {
+    if (orders.length === 0) return [];
+    createBatchOrders.observe(orders.length);
+    const { keys, args } = this.createArgs(orders);
+    return this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, newOperation(this.keys));
   }
 
   /**
