@@ -1,76 +1,77 @@
-import BigNumber from 'bignumber.js';
-import { decimal, fromMinor } from '../domain/decimal';
-import { AppError } from '../domain/errors';
-import { futuresParams } from '../domain/futures';
-import { closedOrClosing, type CopyDeps } from './copy-deps';
-import type { MasterRecord } from './copy-store';
-import { maxSlippage } from './copy-slave.service';
+import type BigNumber from 'bignumber.js';
+import type { CopyDeps } from './copy-deps';
 import type { CopySettlementService } from './copy-settlement.service';
-import type { MarketEntry } from '../platform/market-event';
+import { CopyFanout, DEFAULT_FANOUT_CHUNK, fanoutChunkId, type FanoutChunk } from './copy-fanout';
+import { MirrorActions, newOutcome, type MirrorOutcome } from './mirror-actions';
+import { eventUsers, masterEvents } from './mirror-plan';
+import type { MarketEntry, MarketEvent } from '../platform/market-event';
+import { streamJobId, type StreamJob } from '../platform/queues';
 
-const RESUME_EVERY_MS = 5_000;
-/** Follower orders placed at once for one master fill. */
-const FANOUT_CONCURRENCY = 32;
-
-/** Why a master order was not mirrored into a subscription (recorded per subscription). */
-export const SkipReason = {
-  BelowMinimum: 'BELOW_PAIR_MINIMUM',
-  Slippage: 'SLIPPAGE',
-  NoMargin: 'NO_MARGIN',
-  MasterPositionClosed: 'MASTER_POSITION_CLOSED',
-} as const;
-
-export interface MirrorOutcome {
-  placed: number;
-  skipped: number;
-  closed: number;
-  failed: number;
-}
-
-/** `copy:<masterOrderId>:<subscriptionId>`: the follower order's clientOrderId, so a replay places nothing twice. */
-export const copyClientOrderId = (masterOrderId: string | number, subId: string | number) => `copy:${masterOrderId}:${subId}`;
+export { SkipReason, copyClientOrderId } from './mirror-plan';
+export type { MirrorOutcome } from './mirror-actions';
 
 /**
- * Mirrors masters' trading onto their active subscriptions (DESIGN 4), from the `done` events of
- * the futures streams. A master order is mirrored once it stops working (filled, or its rest
- * expired or cancelled) for the quantity it filled: each subscription gets a market order of
- * filled × margin / master equity, rounded down to the lot. When a master position closes, each
- * active subscription's mirrored position closes at market. Every step is idempotent.
+ * Mirrors masters' trading onto their active subscriptions (DESIGN 4, docs/copy-trading.md), from
+ * the futures streams' `trade`, `done` and `trigger` events: each fill of a master's opening order,
+ * each close fill (a partial close as a fraction), a position's end, a TP/SL change. `plan` cuts each
+ * master event into chunks of subscriptions (the worker queues them as BullMQ jobs); `CopyFanout`
+ * carries a chunk out with what mirror-plan.ts decides per subscription. Every step is idempotent.
  */
 export class CopyMirrorService {
+  readonly fanout: CopyFanout;
+  private readonly actions: MirrorActions;
+
   constructor(
     private readonly d: CopyDeps,
     private readonly settlement: CopySettlementService,
-  ) {}
+    private readonly chunkSize = DEFAULT_FANOUT_CHUNK,
+  ) {
+    this.actions = new MirrorActions(d);
+    this.fanout = new CopyFanout(d, this.actions, settlement);
+  }
 
-  /** The master orders a subscription did not mirror, with the reason of each. */
+  /** The master fills a subscription did not mirror, with the reason of each. */
   skips(subscriptionId: string | number) {
     return this.d.store.skips(String(subscriptionId));
   }
 
-  private lastResume = 0;
-
-  /** One futures stream entry, as the dispatcher hands it over (or a test reads it). */
-  async handleEntry(entry: Pick<MarketEntry, 'events' | 'ts'>): Promise<MirrorOutcome> {
-    // the worker takes up finishes and master closes a crashed API process left between steps
-    if (Date.now() - this.lastResume > RESUME_EVERY_MS) {
-      this.lastResume = Date.now();
-      await this.settlement.resume();
+  /**
+   * The fan-out chunks of one futures stream entry: per master event, the master's subscriptions
+   * opened up to the entry, `chunkSize` at a time. Reads only, but for one step: a position a
+   * follower closed by hand in a finished subscription returns its leftover to the slave (idempotent).
+   */
+  async plan(entry: Pick<StreamJob, 'kind' | 'pair' | 'entryId' | 'events' | 'ts'>): Promise<FanoutChunk[]> {
+    const closes = entry.events.filter((ev) => ev.e === 'done' && ev.status === 'closed');
+    // one round trip for the copy roles of every user the entry names (most are neither)
+    const roles = await this.d.store.copyRoles([...new Set([...eventUsers(entry.events), ...closes.map((ev) => ev.u)])]);
+    for (const ev of closes) if (roles.followers.has(ev.u)) await this.returnLeftover(ev.id);
+    if (roles.masters.size === 0) return [];
+    const chunks: FanoutChunk[] = [];
+    const equity = new Map<string, BigNumber>();
+    const base = streamJobId(entry.kind, entry.pair, entry.entryId);
+    for (const [i, raw] of entry.events.entries()) {
+      for (const ev of masterEvents({ events: [raw], ts: entry.ts }, roles.masters)) {
+        const view = await this.actions.eventView(ev, equity);
+        if (!view) continue;
+        const subs = await this.d.store.subscriptionIdsUpTo(view.master.id, entry.ts);
+        const index = `${i}${side(raw, ev.masterOrderId)}`;
+        for (let k = 0; k * this.chunkSize < subs.length; k++) {
+          chunks.push({
+            id: fanoutChunkId(base, index, k), event: ev, master: view.master.id, equity: view.equity.toFixed(0),
+            subs: subs.slice(k * this.chunkSize, (k + 1) * this.chunkSize),
+          });
+        }
+      }
     }
-    const out: MirrorOutcome = { placed: 0, skipped: 0, closed: 0, failed: 0 };
-    for (const ev of entry.events) {
-      if (ev.e !== 'done') continue;
-      const closedByFollower = ev.status === 'closed' && (await this.d.store.isFollowerUser(ev.u));
-      if (!closedByFollower && !(await this.d.store.isMasterUser(ev.u))) continue;
-      const h = await this.d.reader.order(ev.id);
-      if (h.kind !== 'futures' || h.role !== 'open') continue;
-      if (closedByFollower) await this.returnLeftover(h.acct);
-      const master = await this.d.store.master(h.acct);
-      if (!master || master.status !== 'Active') continue;
-      if (ev.status === 'closed') await this.mirrorClose(master, h.id, out);
-      else if (Number(h.filled) > 0) await this.mirrorOpen(master, h.id, entry.ts, out);
-      // the followers' stop loss and take profit, looked at whenever their master trades
-      for (const sub of await this.d.store.masterSubscriptions(master.id)) await this.settlement.enforceRiskControls(sub);
+    return chunks;
+  }
+
+  /** One futures stream entry mirrored in this process, chunk after chunk (tests, tools; the worker queues the chunks). */
+  async handleEntry(entry: Pick<MarketEntry, 'id' | 'events' | 'ts'>): Promise<MirrorOutcome> {
+    const out = newOutcome();
+    for (const c of await this.plan({ kind: 'futures', pair: '', entryId: entry.id, events: entry.events, ts: entry.ts })) {
+      const o = await this.fanout.run(c);
+      for (const k of Object.keys(out) as (keyof MirrorOutcome)[]) out[k] += o[k];
     }
     return out;
   }
@@ -79,119 +80,14 @@ export class CopyMirrorService {
    * A position left open by finishMasterCopy (closeOrders false) has closed: the free balance of the
    * finished subscription's account goes back to the slave account, as at the finish itself.
    */
-  private async returnLeftover(accountId: string): Promise<void> {
-    const sub = await this.d.store.subscriptionOfAccount(accountId);
+  private async returnLeftover(orderId: string): Promise<void> {
+    const h = await this.d.reader.order(orderId);
+    if (h.kind !== 'futures' || h.role !== 'open') return;
+    const sub = await this.d.store.subscriptionOfAccount(h.acct);
     if (!sub || sub.state === 'Active') return;
     await this.settlement.completeFinishing(sub.id);
   }
-
-  /** Places the follower orders of one master order (the order must have stopped working). */
-  async mirrorOpen(master: MasterRecord, masterOrderId: string, at: number, out = newOutcome()): Promise<MirrorOutcome> {
-    const subs = (await this.d.store.masterSubscriptions(master.id)).filter((s) => s.active === '1');
-    if (subs.length === 0) return out;
-    const h = await this.d.reader.order(masterOrderId);
-    const pair = await this.d.futures.orders.futuresPair(h.pair);
-    const { lotLots, ns } = futuresParams(pair);
-    const equity = (await this.d.reader.state(master.id))?.equity ?? new BigNumber(0);
-    const entry = new BigNumber(h.ecost || 0).div(h.filled);
-    // fan-out in chunks of FANOUT_CONCURRENCY subscriptions at a time (each step is idempotent)
-    const one = async (sub: (typeof subs)[number]): Promise<void> => {
-      // an entry older than the subscription (a replay) is not the subscription's to copy
-      if (Number(sub.opened) > at) return;
-      const clid = copyClientOrderId(h.id, sub.id);
-      if (await this.d.reader.orderByClientId(sub.user, clid)) return;
-      const skip = async (reason: string) => {
-        await this.d.store.recordSkip(sub.id, h.id, reason, at);
-        out.skipped++;
-      };
-      if (h.status !== '50') {
-        await skip(SkipReason.MasterPositionClosed);
-        return;
-      }
-      const margin = new BigNumber(sub.margin);
-      if (margin.lte(0) || equity.lte(0)) {
-        await skip(SkipReason.NoMargin);
-        return;
-      }
-      const raw = new BigNumber(h.filled).times(margin).div(equity).integerValue(BigNumber.ROUND_FLOOR);
-      const lots = raw.minus(raw.mod(lotLots));
-      const notional = entry.times(lots).times(ns).shiftedBy(-pair.quoteDecimals);
-      if (lots.lte(0) || lots.shiftedBy(-pair.digitsAmount).lt(decimal(pair.minBaseAmount)) || notional.lt(decimal(pair.minQuoteAmount))) {
-        await skip(SkipReason.BelowMinimum);
-        return;
-      }
-      const amount = fromMinor(lots.toFixed(0), pair.digitsAmount);
-      const masterPrice = entry.shiftedBy(-pair.digitsPrice);
-      if (!(await this.withinSlippage(pair.code, h.side === 'buy', amount, masterPrice, maxSlippage(sub)))) {
-        await skip(SkipReason.Slippage);
-        return;
-      }
-      try {
-        const placed = await this.d.futures.orders.create(sub.user, {
-          isMarket: true, isLong: h.side === 'buy', amount, currencyPairCode: pair.code, futuresAccountId: Number(sub.acct),
-          clientOrderId: clid, takeProfit: trigger(h.tp, pair.digitsPrice), stopLoss: trigger(h.sl, pair.digitsPrice),
-        }, true);
-        const f = await this.d.reader.order(placed.id);
-        if (f.status === '40' || f.status === '30') {
-          await skip(f.status === '40' ? 'INSUFFICIENT_MARGIN' : 'NO_LIQUIDITY');
-          return;
-        }
-        out.placed++;
-        // the master may have closed while this order was placed: its close found nothing to mirror
-        if ((await this.d.reader.order(h.id)).status !== '50') await this.closeFollower(sub.user, f, out);
-      } catch (err) {
-        if (err instanceof AppError && err.status === 422) await skip(err.code);
-        else {
-          out.failed++;
-          this.d.log.error({ err, subscription: sub.id, masterOrderId: h.id }, 'copy: follower order failed');
-        }
-      }
-    };
-    for (let i = 0; i < subs.length; i += FANOUT_CONCURRENCY) await Promise.all(subs.slice(i, i + FANOUT_CONCURRENCY).map(one));
-    return out;
-  }
-
-  /**
-   * The slippage guard (DESIGN 4): the book holds `amount` within `percent` of the master's fill
-   * price (asks at most that much above it for a long, bids at most that much below for a short).
-   * Read just before the follower's order, so a book that moves in between can still fill it worse.
-   */
-  private async withinSlippage(pair: string, isLong: boolean, amount: number, masterPrice: BigNumber, percent: number) {
-    const limit = masterPrice.times(isLong ? 100 + percent : 100 - percent).div(100);
-    const book = await this.d.futures.market.orderBook(pair, 100);
-    let left = new BigNumber(amount);
-    for (const level of isLong ? book.asks : book.bids) {
-      if (isLong ? limit.lt(level.price) : limit.gt(level.price)) return false;
-      left = left.minus(level.quantity);
-      if (left.lte(0)) return true;
-    }
-    return false;
-  }
-
-  /** Closes the positions mirrored from one master position in every active subscription. */
-  async mirrorClose(master: MasterRecord, masterOrderId: string, out = newOutcome()): Promise<MirrorOutcome> {
-    for (const sub of await this.d.store.masterSubscriptions(master.id)) {
-      if (sub.active !== '1') continue;
-      const f = await this.d.reader.orderByClientId(sub.user, copyClientOrderId(masterOrderId, sub.id));
-      if (f) await this.closeFollower(sub.user, f, out);
-    }
-    return out;
-  }
-
-  private async closeFollower(userId: string, f: Record<string, string>, out: MirrorOutcome): Promise<void> {
-    if (f.status !== '50' && f.status !== '10') return;
-    try {
-      if (await closedOrClosing(() => this.d.futures.orders.close(userId, { orderId: Number(f.id), isMarket: true }))) {
-        out.closed++;
-      }
-    } catch (err) {
-      out.failed++;
-      this.d.log.error({ err, orderId: f.id }, 'copy: closing a mirrored position failed');
-    }
-  }
 }
 
-/** The master's TP or SL as a price for the follower's order (null when none). */
-const trigger = (ticks: string | undefined, digits: number) => (ticks && ticks !== '0' ? fromMinor(ticks, digits) : null);
-
-const newOutcome = (): MirrorOutcome => ({ placed: 0, skipped: 0, closed: 0, failed: 0 });
+/** Which side of a trade a master event came from (`t` taker, `m` maker; '' for other events): part of its chunk ids. */
+const side = (raw: MarketEvent, masterOrderId: string) => (raw.e !== 'trade' ? '' : raw.tpos === masterOrderId ? 't' : 'm');

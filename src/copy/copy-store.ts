@@ -71,6 +71,14 @@ export interface Ledger {
   owedShare: string;
 }
 
+/** A master fill (or order, tradeId null) a subscription did not mirror (the skips endpoint). */
+export interface CopySkip {
+  masterOrderId: number;
+  tradeId: number | null;
+  reason: string;
+  timestamp: string;
+}
+
 type Hash = Record<string, string>;
 const asRecord = <T>(h: Hash): T | null => (h.id ? (h as unknown as T) : null);
 const ids = (list: string[]) => list.sort((a, b) => Number(a) - Number(b));
@@ -100,10 +108,6 @@ export class CopyStore {
   async forgetClosedMaster(m: MasterRecord): Promise<void> {
     const still = (await this.userMasters(m.user)).some((x) => x.status === 'Active' && x.id !== m.id);
     if (!still) await this.redis.srem(this.keys.copyMasterUsers(), m.user);
-  }
-
-  async isMasterUser(userId: string): Promise<boolean> {
-    return (await this.redis.sismember(this.keys.copyMasterUsers(), userId)) === 1;
   }
 
   async allMasters(): Promise<MasterRecord[]> {
@@ -159,8 +163,16 @@ export class CopyStore {
     return asRecord<SubscriptionRecord>(await this.redis.hgetall(this.keys.copySubscription(id)));
   }
 
-  async isFollowerUser(userId: string): Promise<boolean> {
-    return (await this.redis.sismember(this.keys.copyFollowerUsers(), userId)) === 1;
+  /** Which of `users` own a master strategy and which follow one, in one round trip. */
+  async copyRoles(users: string[]): Promise<{ masters: Set<string>; followers: Set<string> }> {
+    if (users.length === 0) return { masters: new Set(), followers: new Set() };
+    const [[e1, m], [e2, f]] = ((await this.redis
+      .pipeline()
+      .smismember(this.keys.copyMasterUsers(), ...users)
+      .smismember(this.keys.copyFollowerUsers(), ...users)
+      .exec()) ?? []) as [Error | null, number[]][];
+    if (e1 || e2) throw e1 ?? e2;
+    return { masters: new Set(users.filter((_, i) => m[i] === 1)), followers: new Set(users.filter((_, i) => f[i] === 1)) };
   }
 
   /** The subscription whose futures account this is, or null. */
@@ -176,6 +188,11 @@ export class CopyStore {
       this.redis.smembers(this.keys.copyMastersClosing()),
     ]);
     return { subscriptions, masters };
+  }
+
+  /** The subscriptions of these ids that exist, in one round trip. */
+  subscriptions(ids: string[]): Promise<SubscriptionRecord[]> {
+    return this.hashes<SubscriptionRecord>(ids, (id) => this.keys.copySubscription(id));
   }
 
   /** Newest first. */
@@ -198,14 +215,34 @@ export class CopyStore {
     };
   }
 
-  /** Records a master order a subscription did not mirror; the first reason recorded stays. */
-  async recordSkip(subId: string, masterOrderId: string, reason: string, at: number): Promise<void> {
-    await this.redis.hsetnx(this.keys.copySkips(subId), masterOrderId, JSON.stringify({ masterOrderId: Number(masterOrderId), reason, timestamp: new Date(at).toISOString() }));
+  /**
+   * The ids of a master's subscriptions opened up to `at`, oldest first: the same list however
+   * often it is read (subscriptions are never removed from the index), so a fan-out cut into
+   * chunks from it cuts the same chunks again.
+   */
+  subscriptionIdsUpTo(master: string, at: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.copyMasterSubscriptions(master), '-inf', at);
   }
 
-  async skips(subId: string): Promise<{ masterOrderId: number; reason: string; timestamp: string }[]> {
+  /**
+   * Records, in one round trip, master fills (`tradeId`) or orders subscriptions did not mirror;
+   * the first reason recorded for each stays (a replay records nothing new).
+   */
+  async recordSkips(skips: { sub: string; reason: string }[], masterOrderId: string, at: number, tradeId?: string): Promise<void> {
+    if (skips.length === 0) return;
+    const p = this.redis.pipeline();
+    for (const { sub, reason } of skips) {
+      const skip: CopySkip = { masterOrderId: Number(masterOrderId), tradeId: tradeId ? Number(tradeId) : null, reason, timestamp: new Date(at).toISOString() };
+      p.hsetnx(this.keys.copySkips(sub), tradeId ? `${masterOrderId}:${tradeId}` : masterOrderId, JSON.stringify(skip));
+    }
+    for (const [err] of (await p.exec()) ?? []) if (err) throw err;
+  }
+
+  async skips(subId: string): Promise<CopySkip[]> {
     const h = await this.redis.hgetall(this.keys.copySkips(subId));
-    return Object.values(h).map((v) => JSON.parse(v)).sort((a, b) => a.masterOrderId - b.masterOrderId);
+    return Object.values(h)
+      .map((v) => ({ tradeId: null, ...JSON.parse(v) }) as CopySkip)
+      .sort((a, b) => a.masterOrderId - b.masterOrderId || (a.tradeId ?? 0) - (b.tradeId ?? 0));
   }
 
   private async hashes<T>(list: string[], key: (id: string) => string): Promise<T[]> {

@@ -58,6 +58,38 @@ export class FuturesAccountReader {
     return id ? this.order(id) : null;
   }
 
+  /** The account's opening orders that are Created or InPosition, hashes. */
+  openOrders(accountId: string | number): Promise<Record<string, string>[]> {
+    return this.orderIndex.accountOrders(accountId, { status: 'open' });
+  }
+
+  /** `orderByClientId` of many at once (copy trading's fan-out), in two round trips whatever their number. */
+  async ordersByClientIds(wanted: { userId: string; clientOrderId: string }[]): Promise<(Record<string, string> | null)[]> {
+    const ids = await this.each(wanted, (p, w) => p.hget(this.keys.futuresClientOrderIds(w.userId), w.clientOrderId));
+    const found = await this.each(ids.filter((id): id is string => !!id), (p, id) => p.hgetall(this.keys.order(id)));
+    let next = 0;
+    return ids.map((id) => (id ? (found[next++] as Record<string, string>) : null));
+  }
+
+  /** `openOrders` of many accounts at once, in two round trips whatever their number. */
+  async openOrdersOf(accountIds: string[]): Promise<Record<string, string>[][]> {
+    const lists = (await this.each(accountIds, (p, a) => p.zrange(this.keys.futuresAccountOpenOrders(a), '0', '-1'))) as string[][];
+    const hashes = (await this.each(lists.flat(), (p, id) => p.hgetall(this.keys.order(id)))) as Record<string, string>[];
+    let next = 0;
+    return lists.map((ids) => ids.map(() => hashes[next++]));
+  }
+
+  /** One pipeline of one command per item; the replies in order (a failed command throws). */
+  private async each<T>(items: T[], queue: (p: ReturnType<RedisClient['pipeline']>, item: T) => void): Promise<unknown[]> {
+    if (items.length === 0) return [];
+    const p = this.redis.pipeline();
+    for (const item of items) queue(p, item);
+    return ((await p.exec()) ?? []).map(([err, v]) => {
+      if (err) throw err;
+      return v;
+    });
+  }
+
   /**
    * The account's money and its orders: all of them, or with `status` 'open' only those Created or
    * InPosition (O(open orders): enough for its equity, which counts open positions only).

@@ -20,6 +20,8 @@ export interface CreateFuturesInput {
   tpTicks?: string;
   slTicks?: string;
   postOnly: boolean;
+  /** Immediate or cancel: a limit order that fills what it can at once and never rests. */
+  ioc?: boolean;
   stp: StpMode;
   clientOrderId?: string | null;
   timestamp: number;
@@ -32,7 +34,7 @@ export const MAX_CREATE_BATCH = 64;
 export const createBatchOrders = new Histogram({
   name: 'futures_create_batch_orders',
   help: 'Futures orders per createFuturesOrders script call (group commit)',
-  buckets: [1, 2, 4, 8, 16, 32, 64],
+  buckets: [1, 2, 4, 8, 16, 32, 64, 256, 1024],
 });
 
 type Call = { keys: string[]; args: (string | number)[] };
@@ -75,7 +77,7 @@ export class FuturesEngine {
       keys.push(...this.scriptKeys.createOrderItem(pair, o.userId, o.accountId));
       args.push(
         o.userId, o.side, o.isMarket ? '1' : '0', o.priceTicks ?? '', o.amountLots, o.tpTicks ?? '', o.slTicks ?? '',
-        o.accountId, o.postOnly ? '1' : '0', STP_FLAGS[o.stp], o.clientOrderId ?? '', o.timestamp,
+        o.accountId, o.ioc ? 'IOC' : o.postOnly ? '1' : '0', STP_FLAGS[o.stp], o.clientOrderId ?? '', o.timestamp,
       );
     }
     return { keys, args };
@@ -87,6 +89,18 @@ export class FuturesEngine {
   }
 
   /**
+   * Places `orders` (one pair) in one createFuturesOrders call of their own, outside the group
+   * commit: a caller that already holds a batch (copy trading's fan-out of one master fill) pays
+   * one script call for all of it. One reply per order, each exactly as if the order came alone.
+   */
+  async createMany(orders: CreateFuturesInput[]): Promise<ScriptReply[]> {
+    if (orders.length === 0) return [];
+    createBatchOrders.observe(orders.length);
+    const { keys, args } = this.createArgs(orders);
+    return this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, newOperation(this.keys));
+  }
+
+  /**
    * Adds one createFuturesOrders call for `orders` (one pair) to a pipeline, in the exactly-once form
    * `create` sends; its reply is one per order.
    */
@@ -95,12 +109,18 @@ export class FuturesEngine {
     this.scripts.queueOnce(pipeline, 'createFuturesOrders', keys, args, newOperation(this.keys));
   }
 
-  /** `order`: the caller's order as read before (its pair and account name the script's keys). */
+  /**
+   * `order`: the caller's order as read before (its pair and account name the script's keys);
+   * `amountLots`: how much of the position to close, null for all of it; `clientOrderId`: a repeat
+   * of it does nothing (answers the record as it stands).
+   */
   async close(
     userId: string,
     order: FuturesOrderRef,
     limitTicks: string | null,
     timestamp: number,
+    amountLots: string | null = null,
+    clientOrderId = '',
   ): Promise<Record<string, string>> {
     const reply = unwrap(
       await this.scripts.runOnce<ScriptReply>(
@@ -108,7 +128,7 @@ export class FuturesEngine {
         this.scriptKeys.close(order.pair, userId, order.id, order.acct),
         [
           this.keys.engine, userId, limitTicks === null ? '1' : '0', limitTicks ?? '', timestamp, this.streamMaxLen,
-          order.pair, order.acct,
+          order.pair, order.acct, amountLots ?? '', clientOrderId,
         ],
         newOperation(this.keys),
       ),
@@ -127,7 +147,7 @@ export class FuturesEngine {
       await this.scripts.runOnce<ScriptReply>(
         'updateFuturesTrigger',
         this.scriptKeys.updateTrigger(order.pair, order.id),
-        [this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair],
+        [this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair, this.streamMaxLen],
         newOperation(this.keys),
       ),
     );
