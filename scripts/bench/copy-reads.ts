@@ -1,7 +1,7 @@
 /**
  * npm run bench:copy-reads — the public copy-trading reads (issue 11): BENCH_MASTERS (1,000) masters
  * of BENCH_POSITIONS (1,000) closed positions each, then over HTTP (the app listening on a local
- * port, requests from this process with fetch, BENCH_CONCURRENCY at a time) pages of
+ * port, requests from this process with fetch: one at a time, then BENCH_CONCURRENCY at a time) pages of
  * GET /api/copy-master/public-masters (random page and sort preset; and with a roi filter) and
  * GET /api/copy-master/{id}/analytics of random masters: p50/p99/max of each beside the same run's
  * baseline, GET /health.
@@ -12,7 +12,7 @@
  * the aggregates and rankings are those real trading would leave. Positions close one every 8.76
  * hours: 1,000 span a year, so each master's daily series has ~365 days.
  *
- * Env: BENCH_MASTERS (1000), BENCH_POSITIONS (1000), BENCH_REQUESTS (2000 per route),
+ * Env: BENCH_MASTERS (1000), BENCH_POSITIONS (1000), BENCH_REQUESTS (1000 per route, half that concurrent),
  * BENCH_CONCURRENCY (8), BENCH_MAX_SECONDS (900), REDIS_URL (else a private redis-server).
  */
 import { randomBytes } from 'node:crypto';
@@ -35,7 +35,7 @@ import { readFileSync } from 'node:fs';
 
 const MASTERS = envInt('BENCH_MASTERS', 1_000);
 const POSITIONS = envInt('BENCH_POSITIONS', 1_000);
-const REQUESTS = envInt('BENCH_REQUESTS', 2_000);
+const REQUESTS = envInt('BENCH_REQUESTS', 1_000);
 const CONCURRENCY = envInt('BENCH_CONCURRENCY', 8);
 const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 900);
 const PAIR = 'BTC_USDT';
@@ -91,12 +91,12 @@ async function seed(ctx: AppContext): Promise<number[]> {
   return ids;
 }
 
-/** `REQUESTS` GETs of `path()` over HTTP, CONCURRENCY at a time; latency of each, ms. */
-async function measure(base: string, path: () => string): Promise<Summary> {
+/** `requests` GETs of `path()` over HTTP, `concurrency` at a time; latency of each, ms. */
+async function measure(base: string, path: () => string, concurrency: number, requests: number): Promise<Summary> {
   const lat: number[] = [];
   let next = 0;
   const client = async () => {
-    while (next < REQUESTS) {
+    while (next < requests) {
       next++;
       const t = performance.now();
       const r = await fetch(base + path());
@@ -105,7 +105,7 @@ async function measure(base: string, path: () => string): Promise<Summary> {
       lat.push(performance.now() - t);
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, client));
+  await Promise.all(Array.from({ length: concurrency }, client));
   return summarize(lat);
 }
 
@@ -127,17 +127,23 @@ async function main(): Promise<void> {
     const random = rng(7);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
     const pages = Math.ceil(MASTERS / 10);
-    await measure(base, () => '/health'); // warm-up: JIT, connections
-    const rows: [string, Summary][] = [
-      ['GET /health (baseline)', await measure(base, () => '/health')],
-      ['public-masters, random page and sortPreset', await measure(base, () => `/api/copy-master/public-masters?page=${1 + Math.floor(random() * pages)}&sortPreset=${pick(SORT_PRESETS)}`)],
-      ['public-masters, roiFrom=0 (filtered), random page', await measure(base, () => `/api/copy-master/public-masters?roiFrom=0&page=${1 + Math.floor(random() * pages / 2)}`)],
-      ['analytics of a random master', await measure(base, () => `/api/copy-master/${pick(ids)}/analytics`)],
+    const routes: [string, () => string][] = [
+      ['GET /health (baseline)', () => '/health'],
+      ['public-masters, random page and sortPreset', () => `/api/copy-master/public-masters?page=${1 + Math.floor(random() * pages)}&sortPreset=${pick(SORT_PRESETS)}`],
+      ['public-masters, roiFrom=0 (filtered), random page', () => `/api/copy-master/public-masters?roiFrom=0&page=${1 + Math.floor(random() * pages / 2)}`],
+      ['analytics of a random master', () => `/api/copy-master/${pick(ids)}/analytics`],
     ];
-    printTable(`bench:copy-reads — ${MASTERS} masters x ${POSITIONS} closed positions, ${REQUESTS} requests per row, ${CONCURRENCY} at a time (ms)`,
-      ['route', 'p50', 'p99', 'max', 'p99 / baseline p99'],
-      rows.map(([name, s]) => [name, s.p50, s.p99, s.max, fmtNum(s.p99 / rows[0][1].p99, 1)]));
-    console.log(`results: ${writeResults('copy-reads', { machine: machineInfo(), masters: MASTERS, positions: POSITIONS, requests: REQUESTS, concurrency: CONCURRENCY, rows: Object.fromEntries(rows) })}`);
+    await measure(base, routes[0][1], 1, 200); // warm-up: JIT, connections
+    const results: Record<string, Record<string, Summary>> = {};
+    for (const [concurrency, requests] of [[1, REQUESTS], [CONCURRENCY, Math.ceil(REQUESTS / 2)]]) {
+      const rows: [string, Summary][] = [];
+      for (const [name, path] of routes) rows.push([name, await measure(base, path, concurrency, requests)]);
+      printTable(`bench:copy-reads — ${MASTERS} masters x ${POSITIONS} closed positions, ${requests} requests per row, ${concurrency} at a time (ms)`,
+        ['route', 'p50', 'p99', 'max', 'p99 / baseline p99'],
+        rows.map(([name, r]) => [name, r.p50, r.p99, r.max, fmtNum(r.p99 / rows[0][1].p99, 1)]));
+      results[`concurrency${concurrency}`] = Object.fromEntries(rows);
+    }
+    console.log(`results: ${writeResults('copy-reads', { machine: machineInfo(), masters: MASTERS, positions: POSITIONS, results })}`);
   } finally {
     http.close();
     if (server.privateServer) await (ctx.redis as Redis).flushall();
