@@ -7,6 +7,7 @@ import type { Keys } from '../platform/redis/keys';
 import { unrealizedMinor } from './futures-order-dto';
 import { FuturesOrderIndex } from './futures-order-index';
 import type { FuturesPriceService } from './prices/futures-price.service';
+import { futuresOrderOf } from './futures-order-record';
 
 /** One opening futures order of an account (an order that is or was a position), with what reads it. */
 export interface AccountOrder {
@@ -49,7 +50,7 @@ export class FuturesAccountReader {
   }
 
   async order(id: string | number): Promise<Record<string, string>> {
-    return this.redis.hgetall(this.keys.order(id));
+    return futuresOrderOf(await this.redis.hgetall(this.keys.order(id)));
   }
 
   /** The user's futures order placed with `clientOrderId`, or null. */

@@ -7,6 +7,7 @@ import { STP_FLAGS, type Side, type StpMode } from '../domain/order';
 import { newOperation } from '../platform/redis/operation';
 import { FuturesScriptKeys } from './futures-script-keys';
 import { GroupCommit } from '../platform/group-commit';
+import { futuresOrderOf } from './futures-order-record';
 
 /** A futures order in engine units: prices in ticks, amounts in lots (decimal strings). */
 export interface CreateFuturesInput {
@@ -113,7 +114,7 @@ export class FuturesEngine {
         newOperation(this.keys),
       ),
     );
-    return hashOf(reply[1]);
+    return futuresOrderOf(hashOf(reply[1]));
   }
 
   async updateTrigger(
@@ -131,7 +132,7 @@ export class FuturesEngine {
         newOperation(this.keys),
       ),
     );
-    return hashOf(reply[1]);
+    return futuresOrderOf(hashOf(reply[1]));
   }
 
   /** `copy`: the account belongs to a copy subscription from birth (createFuturesAccount ARGV[7]). */

@@ -41,6 +41,7 @@ local function fNewCloseOrder(ctx, pos, limit, reason)
   local c = { id = id, role = 'close', user = pos.user, acct = pos.acct, side = side, price = limit, limit = limit,
     amount = pos.openQty, filled = 0, remaining = pos.openQty, stp = 0, pos = fmt(pos.id), posObj = pos,
     pair = ctx.pair, kind = 'futures', isMarket = limit == nil, resting = '0', closeReason = reason }
+  c.fixed = fFixedText(c)
   ctx.objs[id] = c
   fDirty(ctx, c)
   return c

@@ -11,6 +11,7 @@
   Account hash fields: `balance` (free), `locked` (margins and reservations).
 ]]
 --- @include "includes/futures/commandKeys"
+--- @include "includes/futures/orderRecord"
 --- @include "includes/publishEvents"
 
 local FST = { CREATED = '10', CLOSED = '20', CANCELLED = '30', ERROR = '40', IN_POSITION = '50' }
@@ -55,17 +56,17 @@ local function numOr(v, d)
   return tonumber(v)
 end
 
--- An order hash as a table (cached per command); a close order carries its position as posObj.
-local function fLoad(ctx, id)
+-- An order record as a table (cached per command); a close order carries its position as posObj.
+-- `t`: the record as fReadRecord gave it, when the caller has already read it.
+local function fLoad(ctx, id, t)
   id = tonumber(id)
   local hit = ctx.objs[id]
   if hit then return hit end
-  local h = redis.call('HGETALL', fOrderKey(ctx, id))
-  if #h == 0 then return nil end
-  local t = {}
-  for i = 1, #h, 2 do t[h[i]] = h[i + 1] end
+  t = t or fReadRecord(fOrderKey(ctx, id))
+  if not t then return nil end
+  if t.pos == '' then t.pos = nil end
   local o = {
-    id = id, user = t.user, acct = t.acct, side = t.side, role = t.role, pair = t.pair, kind = t.kind,
+    id = id, user = t.user, acct = t.acct, side = t.side, role = t.role, pair = t.pair, kind = 'futures',
     price = numOr(t.price, nil), amount = numOr(t.amount, 0), filled = numOr(t.filled, 0),
     rsv = numOr(t.rsv, 0), lev = numOr(t.lev, 1), cost = numOr(t.cost, 0), ecost = numOr(t.ecost, 0), openQty = numOr(t.openQty, 0),
     margin = numOr(t.margin, 0), imargin = numOr(t.imargin, 0), fee = numOr(t.fee, 0), rpnl = numOr(t.rpnl, 0),

@@ -1,0 +1,62 @@
+--[[
+  The futures order record, a hash of two fields (as spot's, includes/spot/spotOrder), so a command
+  writes one small listpack per order instead of a 45-field hash and reads one back with two values:
+    futures  what never changes: id|role|user|acct|pair|side|isMarket|price|amount|lev|stp|postOnly|cts|pos|clid
+             (clientOrderId last: the one free-text field, it may itself hold '|'; a close order
+             leaves isMarket..cts and clid empty, an opening order leaves pos empty)
+    state    what commands change: an opening order's
+               filled|rsv|cost|ecost|openQty|margin|imargin|fee|rpnl|funding|status|tp|sl|liq|closeOrd|closeReason|resting|uts
+             a close order's filled|resting|uts
+  Empty optional values stay empty between the bars. src/futures/futures-order-record.ts decodes
+  the same layout into the flat record every reader uses; the key is orderKey(P, id).
+]]
+--- @include "includes/fmt"
+
+-- literals: a library's top level cannot reach `string` (Redis Functions load it without globals)
+local F_FIXED = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$'
+local F_OPEN_STATE = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$'
+local F_CLOSE_STATE = '^([^|]*)|([^|]*)|([^|]*)$'
+
+local function optText(v)
+  if v == nil then return '' end
+  return fmt(v)
+end
+
+-- The `futures` field of a new order (`o` as includes/futures/createOrder and close build it).
+local function fFixedText(o, postOnly, cts, clid)
+  if o.role == 'close' then
+    return fmt(o.id) .. '|close|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '||'
+      .. optText(o.price) .. '|' .. fmt(o.amount) .. '|||||' .. o.pos .. '|'
+  end
+  return fmt(o.id) .. '|open|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '|'
+    .. (o.isMarket and '1' or '0') .. '|' .. optText(o.price) .. '|' .. fmt(o.amount) .. '|' .. fmt(o.lev) .. '|'
+    .. fmt(o.stp) .. '|' .. postOnly .. '|' .. cts .. '||' .. clid
+end
+
+-- The `state` field of an order as it now stands; `ts` the command's time.
+local function fStateText(o, ts)
+  if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts end
+  local liq = ''
+  if o.status == '50' and o.liq then liq = fmt(o.liq) end
+  return fmt(o.filled) .. '|' .. fmt(o.rsv) .. '|' .. fmt(o.cost) .. '|' .. fmt(o.ecost) .. '|' .. fmt(o.openQty) .. '|'
+    .. fmt(o.margin) .. '|' .. fmt(o.imargin) .. '|' .. fmt(o.fee) .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
+    .. o.status .. '|' .. optText(o.tp) .. '|' .. optText(o.sl) .. '|' .. liq .. '|' .. o.closeOrd .. '|'
+    .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
+end
+
+-- The record at `key` as text fields by name (empty optional values ''), or nil when it holds no
+-- futures order.
+local function fReadRecord(key)
+  local h = redis.call('HMGET', key, 'futures', 'state')
+  if not h[1] or not h[2] then return nil end
+  local t = {}
+  t.id, t.role, t.user, t.acct, t.pair, t.side, t.isMarket, t.price, t.amount, t.lev, t.stp, t.postOnly, t.cts,
+    t.pos, t.clid = string.match(h[1], F_FIXED)
+  if t.role == 'close' then
+    t.filled, t.resting, t.uts = string.match(h[2], F_CLOSE_STATE)
+  else
+    t.filled, t.rsv, t.cost, t.ecost, t.openQty, t.margin, t.imargin, t.fee, t.rpnl, t.funding, t.status, t.tp, t.sl,
+      t.liq, t.closeOrd, t.closeReason, t.resting, t.uts = string.match(h[2], F_OPEN_STATE)
+  end
+  return t
+end
