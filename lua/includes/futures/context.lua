@@ -20,21 +20,30 @@ local function ppmOf(v)
   return math.floor(tonumber(v) * 1000000 + 0.5)
 end
 
--- A context for one futures market: its keys from KEYS[1..22] (includes/futures/commandKeys), its
--- parameters from the pair hash; nil when there is no such pair.
-local function futuresContextFor(KEYS, P, pair, ts, maxlen)
+-- The market's keys (includes/futures/commandKeys) and parameters (from the pair hash), which no
+-- command changes: read once per call and shared by its orders; nil when there is no such pair.
+local function futuresMarketFor(KEYS)
   local f = redis.call('HMGET', KEYS[1], 'digitsPrice', 'digitsAmount', 'quoteDecimals',
     'contractValue', 'makerFee', 'takerFee', 'maintenanceMarginRate', 'maxLeverage', 'quoteCurrencyCode')
   if not f[1] then return nil end
   local keys, fkeys = futuresMarketKeys(KEYS)
-  local ctx = newContext(P, keys, ts, maxlen)
-  ctx.pair = pair
-  ctx.fkeys = fkeys
   local exp = tonumber(f[3]) - tonumber(f[1]) - tonumber(f[2])
-  ctx.fut = {
+  local fut = {
     ns = math.floor(tonumber(f[4]) * 10 ^ exp + 0.5),
     maker = ppmOf(f[5]), taker = ppmOf(f[6]), mmr = ppmOf(f[7]), maxLev = tonumber(f[8]), cur = f[9],
   }
+  return { keys = keys, fkeys = fkeys, fut = fut }
+end
+
+-- A context for one futures command on a market: KEYS[1..22] as futuresMarketFor reads them (or
+-- `market`, what it answered earlier in the same call); nil when there is no such pair.
+local function futuresContextFor(KEYS, P, pair, ts, maxlen, market)
+  market = market or futuresMarketFor(KEYS)
+  if not market then return nil end
+  local ctx = newContext(P, market.keys, ts, maxlen)
+  ctx.pair = pair
+  ctx.fkeys = market.fkeys
+  ctx.fut = market.fut
   ctx.objs = {}
   ctx.dirty = {}
   ctx.dirtyOrder = {}

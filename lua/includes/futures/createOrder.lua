@@ -62,8 +62,10 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     if existing then return fOrderReply(P, 'DUP', existing) end
   end
 
-  local ctx = futuresContextFor(KEYS, P, pair, ts, b.maxlen)
-  if not ctx then return { 'ERR', 'PAIR_NOT_FOUND', pair } end
+  -- the market as this call's first order read it (no order changes the pair hash)
+  if b.market == nil then b.market = futuresMarketFor(KEYS) or false end
+  if not b.market then return { 'ERR', 'PAIR_NOT_FOUND', pair } end
+  local ctx = futuresContextFor(KEYS, P, pair, ts, b.maxlen, b.market)
   -- the batch's event entry: this order's events and book levels go into it
   ctx.events, ctx.changed = b.events, b.changed
   fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
