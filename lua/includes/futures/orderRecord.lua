@@ -45,18 +45,23 @@ local function fStateText(o, ts)
 end
 
 -- The record at `key` as text fields by name (empty optional values ''), or nil when it holds no
--- futures order.
+-- futures order. Built by one constructor each: a table filled field by field rehashes as it grows.
 local function fReadRecord(key)
   local h = redis.call('HMGET', key, 'futures', 'state')
   if not h[1] or not h[2] then return nil end
-  local t = {}
-  t.id, t.role, t.user, t.acct, t.pair, t.side, t.isMarket, t.price, t.amount, t.lev, t.stp, t.postOnly, t.cts,
-    t.pos, t.clid = string.match(h[1], F_FIXED)
-  if t.role == 'close' then
-    t.filled, t.resting, t.uts = string.match(h[2], F_CLOSE_STATE)
-  else
-    t.filled, t.rsv, t.cost, t.ecost, t.openQty, t.margin, t.imargin, t.fee, t.rpnl, t.funding, t.status, t.tp, t.sl,
-      t.liq, t.closeOrd, t.closeReason, t.resting, t.uts = string.match(h[2], F_OPEN_STATE)
+  local id, role, user, acct, pair, side, isMarket, price, amount, lev, stp, postOnly, cts, pos, clid =
+    string.match(h[1], F_FIXED)
+  if role == 'close' then
+    local filled, resting, uts = string.match(h[2], F_CLOSE_STATE)
+    return { id = id, role = role, user = user, acct = acct, pair = pair, side = side, isMarket = isMarket,
+      price = price, amount = amount, lev = lev, stp = stp, postOnly = postOnly, cts = cts, pos = pos, clid = clid,
+      filled = filled, resting = resting, uts = uts }
   end
-  return t
+  local filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd,
+    closeReason, resting, uts = string.match(h[2], F_OPEN_STATE)
+  return { id = id, role = role, user = user, acct = acct, pair = pair, side = side, isMarket = isMarket,
+    price = price, amount = amount, lev = lev, stp = stp, postOnly = postOnly, cts = cts, pos = pos, clid = clid,
+    filled = filled, rsv = rsv, cost = cost, ecost = ecost, openQty = openQty, margin = margin, imargin = imargin,
+    fee = fee, rpnl = rpnl, funding = funding, status = status, tp = tp, sl = sl, liq = liq, closeOrd = closeOrd,
+    closeReason = closeReason, resting = resting, uts = uts }
 end
