@@ -17,7 +17,7 @@ local F_FIXED = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*
 local F_OPEN_STATE = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$'
 local F_CLOSE_STATE = '^([^|]*)|([^|]*)|([^|]*)$'
 
-local function optText(v)
+local function optTicks(v)
   if v == nil then return '' end
   return fmt(v)
 end
@@ -26,10 +26,10 @@ end
 local function fFixedText(o, postOnly, cts, clid)
   if o.role == 'close' then
     return fmt(o.id) .. '|close|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '||'
-      .. optText(o.price) .. '|' .. fmt(o.amount) .. '|||||' .. o.pos .. '|'
+      .. optTicks(o.price) .. '|' .. fmt(o.amount) .. '|||||' .. o.pos .. '|'
   end
   return fmt(o.id) .. '|open|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '|'
-    .. (o.isMarket and '1' or '0') .. '|' .. optText(o.price) .. '|' .. fmt(o.amount) .. '|' .. fmt(o.lev) .. '|'
+    .. (o.isMarket and '1' or '0') .. '|' .. optTicks(o.price) .. '|' .. fmt(o.amount) .. '|' .. fmt(o.lev) .. '|'
     .. fmt(o.stp) .. '|' .. postOnly .. '|' .. cts .. '||' .. clid
 end
 
@@ -40,7 +40,7 @@ local function fStateText(o, ts)
   if o.status == '50' and o.liq then liq = fmt(o.liq) end
   return fmt(o.filled) .. '|' .. fmt(o.rsv) .. '|' .. fmt(o.cost) .. '|' .. fmt(o.ecost) .. '|' .. fmt(o.openQty) .. '|'
     .. fmt(o.margin) .. '|' .. fmt(o.imargin) .. '|' .. fmt(o.fee) .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
-    .. o.status .. '|' .. optText(o.tp) .. '|' .. optText(o.sl) .. '|' .. liq .. '|' .. o.closeOrd .. '|'
+    .. o.status .. '|' .. optTicks(o.tp) .. '|' .. optTicks(o.sl) .. '|' .. liq .. '|' .. o.closeOrd .. '|'
     .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
 end
 
