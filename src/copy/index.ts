@@ -13,7 +13,8 @@ import { CopyViews } from './copy-views';
 
 export { CopyMirrorService } from './copy-mirror.service';
 export { CopySettlementService } from './copy-settlement.service';
-export { startCopyWorkers, startCopyMirrorWorker, COPY_MIRROR_QUEUE, COPY_SETTLEMENT_QUEUE } from './copy-workers';
+export { startCopyWorkers, startCopyMirrorWorker, COPY_MIRROR_QUEUE, COPY_FANOUT_QUEUE, COPY_SETTLEMENT_QUEUE, COPY_RESUME_QUEUE } from './copy-workers';
+export { fanoutChunkId, type FanoutChunk } from './copy-fanout';
 export { copyRoutes } from './http/copy.routes';
 
 /** Copy trading: masters, followers, the mirror of master orders and the daily settlement. */
@@ -26,12 +27,12 @@ export interface Copy {
 }
 
 export function createCopy(
-  deps: Pick<PlatformDeps, 'log' | 'redis' | 'keys' | 'scripts'> & {
+  deps: Pick<PlatformDeps, 'config' | 'log' | 'redis' | 'keys' | 'scripts'> & {
     markets: MarketStore;
     futures: Pick<Futures, 'accounts' | 'engine' | 'orders' | 'market' | 'accountReader'>;
   },
 ): Copy {
-  const { log, redis, keys, scripts, markets, futures } = deps;
+  const { config, log, redis, keys, scripts, markets, futures } = deps;
   const d: CopyDeps = {
     redis, keys, log, futures, markets,
     store: new CopyStore(redis, keys),
@@ -44,7 +45,7 @@ export function createCopy(
     masters: new CopyMasterService(d, views, settlement),
     slaves: new CopySlaveService(d, views, settlement),
     history: new CopyHistoryService(d),
-    mirror: new CopyMirrorService(d, settlement),
+    mirror: new CopyMirrorService(d, settlement, config.copyFanoutChunk),
     settlement,
   };
 }

@@ -64,6 +64,34 @@ export class FuturesAccountReader {
     return this.orderIndex.accountOrders(accountId, { status: 'open' });
   }
 
+  /** `orderByClientId` of many at once (copy trading's fan-out), in two round trips whatever their number. */
+  async ordersByClientIds(wanted: { userId: string; clientOrderId: string }[]): Promise<(Record<string, string> | null)[]> {
+    const ids = await this.each(wanted, (p, w) => p.hget(this.keys.futuresClientOrderIds(w.userId), w.clientOrderId));
+    const found = await this.each(ids.filter((id): id is string => !!id), (p, id) => p.hgetall(this.keys.order(id)));
+    let next = 0;
+    return ids.map((id) => (id ? futuresOrderOf(found[next++] as Record<string, string>) : null));
+  }
+
+  /** `openOrders` of many accounts at once, in two round trips whatever their number. */
+  async openOrdersOf(accountIds: string[]): Promise<Record<string, string>[][]> {
+    const lists = (await this.each(accountIds, (p, a) => p.zrange(this.keys.futuresAccountOpenOrders(a), '0', '-1'))) as string[][];
+    const hashes = ((await this.each(lists.flat(), (p, id) => p.hgetall(this.keys.order(id)))) as Record<string, string>[])
+      .map(futuresOrderOf);
+    let next = 0;
+    return lists.map((ids) => ids.map(() => hashes[next++]));
+  }
+
+  /** One pipeline of one command per item; the replies in order (a failed command throws). */
+  private async each<T>(items: T[], queue: (p: ReturnType<RedisClient['pipeline']>, item: T) => void): Promise<unknown[]> {
+    if (items.length === 0) return [];
+    const p = this.redis.pipeline();
+    for (const item of items) queue(p, item);
+    return ((await p.exec()) ?? []).map(([err, v]) => {
+      if (err) throw err;
+      return v;
+    });
+  }
+
   async state(accountId: string | number, marks = new Map<string, string | null>()): Promise<AccountState | null> {
     const a = await this.redis.hgetall(this.keys.futuresAccount(accountId));
     if (!a.id) return null;

@@ -18,14 +18,14 @@ export { FuturesContractStats, type ContractStats } from './futures-contract-sta
 export { FuturesEngine } from './futures-engine';
 export { FuturesMarketService, type FuturesDealDto, type FuturesUserDealDto } from './futures-market.service';
 export { futuresOrderDto, unrealizedMinor, type FuturesOrderDto } from './futures-order-dto';
-export { FuturesOrderService, type CreateFuturesRequest, type CloseRequest } from './futures-order.service';
+export { FuturesOrderService, type CreateFuturesRequest, type CloseRequest, type CreateManyResult } from './futures-order.service';
 export { FuturesPriceService } from './prices/futures-price.service';
 export { FuturesRiskService } from './futures-risk.service';
 export { startFuturesWorkers } from './workers/futures-workers';
 export { futuresRoutes } from './http/futures.routes';
 export { adminIndexPriceRoutes } from './http/admin-index-price.routes';
 export { adminInsuranceFundRoutes } from './http/admin-insurance-fund.routes';
-export { InsuranceFundReader, type InsuranceFundDto } from './insurance-fund';
+export { InsuranceFundReader, type InsuranceFundDto, type InsuranceFundPositionDto } from './insurance-fund';
 export { futuresOrderDtoSchema, futuresUserDealDtoSchema } from './http/futures-dto.schema';
 
 /** The futures market: engine wrapper, prices, accounts, orders, public data and risk sweeps. */
