@@ -13,15 +13,14 @@
 ]]
 --- @include "includes/keys"
 --- @include "includes/futures/accountStats"
+--- @include "includes/futures/orderRecord"
 
 local P, acct = ARGV[1], ARGV[2]
 local ctx = { P = P, ts = ARGV[3] }
 local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
 for _, id in ipairs(ids) do
-  local raw = redis.call('HGETALL', orderKey(P, id))
-  local h = {}
-  for i = 1, #raw, 2 do h[raw[i]] = raw[i + 1] end
-  if h.role == 'open' then
+  local h = fReadRecord(orderKey(P, id))
+  if h and h.role == 'open' then
     fStatsApply(ctx, acct, h.pair, fStatsPart(h.status, fStatsNum(h.filled), fStatsNum(h.rpnl), fStatsNum(h.fee),
       fStatsNum(h.funding), fStatsNum(h.ecost), fStatsNum(h.cost), h.side, h.cts or ctx.ts, h.uts or ctx.ts), 1)
   end

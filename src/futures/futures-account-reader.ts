@@ -7,6 +7,7 @@ import type { Keys } from '../platform/redis/keys';
 import { unrealizedMinor } from './futures-order-dto';
 import { FuturesOrderIndex, type AccountOrderStatus } from './futures-order-index';
 import type { FuturesPriceService } from './prices/futures-price.service';
+import { futuresOrderOf } from './futures-order-record';
 
 /** One opening futures order of an account (an order that is or was a position), with what reads it. */
 export interface AccountOrder {
@@ -49,7 +50,7 @@ export class FuturesAccountReader {
   }
 
   async order(id: string | number): Promise<Record<string, string>> {
-    return this.redis.hgetall(this.keys.order(id));
+    return futuresOrderOf(await this.redis.hgetall(this.keys.order(id)));
   }
 
   /** The user's futures order placed with `clientOrderId`, or null. */
@@ -68,13 +69,14 @@ export class FuturesAccountReader {
     const ids = await this.each(wanted, (p, w) => p.hget(this.keys.futuresClientOrderIds(w.userId), w.clientOrderId));
     const found = await this.each(ids.filter((id): id is string => !!id), (p, id) => p.hgetall(this.keys.order(id)));
     let next = 0;
-    return ids.map((id) => (id ? (found[next++] as Record<string, string>) : null));
+    return ids.map((id) => (id ? futuresOrderOf(found[next++] as Record<string, string>) : null));
   }
 
   /** `openOrders` of many accounts at once, in two round trips whatever their number. */
   async openOrdersOf(accountIds: string[]): Promise<Record<string, string>[][]> {
     const lists = (await this.each(accountIds, (p, a) => p.zrange(this.keys.futuresAccountOpenOrders(a), '0', '-1'))) as string[][];
-    const hashes = (await this.each(lists.flat(), (p, id) => p.hgetall(this.keys.order(id)))) as Record<string, string>[];
+    const hashes = ((await this.each(lists.flat(), (p, id) => p.hgetall(this.keys.order(id)))) as Record<string, string>[])
+      .map(futuresOrderOf);
     let next = 0;
     return lists.map((ids) => ids.map(() => hashes[next++]));
   }

@@ -15,6 +15,7 @@ import { AdlRanking } from './adl-ranking';
 import { FuturesOrderIndex } from './futures-order-index';
 import type { FuturesPriceService } from './prices/futures-price.service';
 import { copyAccount } from './futures-account.service';
+import { futuresOrderOf } from './futures-order-record';
 
 /** SPEC 4.3 create-order body; postOnly, selfTradePrevention (DESIGN 4) and timeInForce are extensions. */
 export interface CreateFuturesRequest {
@@ -222,11 +223,11 @@ export class FuturesOrderService {
     const ids = await this.redis.zrevrange(this.keys.userOrders(userId, 'futures'), 0, -1);
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hgetall(this.keys.order(id));
-    return ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
+    return ((await pipeline.exec()) ?? []).map(([, h]) => futuresOrderOf(h as Record<string, string>));
   }
 
   private async ownedHash(userId: string, orderId: number): Promise<Record<string, string>> {
-    const h = await this.redis.hgetall(this.keys.order(orderId));
+    const h = futuresOrderOf(await this.redis.hgetall(this.keys.order(orderId)));
     if (h.user !== userId || h.kind !== 'futures' || h.role !== 'open') {
       throw notFound('ORDER_NOT_FOUND', 'Order not found');
     }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { AppError } from '../../src/domain/errors';
 import type { testContext } from '../support/harness';
+import { futuresOrderOf } from '../../src/futures/futures-order-record';
 
 /**
  * The futures property test's steps and invariants (futures.property.test.ts), shared with the replays
@@ -102,9 +103,9 @@ async function fundingZeroSum(ctx: Ctx, now: number): Promise<void> {
   const sum = async () => {
     const top = Number((await ctx.redis.get(ctx.keys.orderIds())) ?? 0);
     const reads = ctx.redis.pipeline();
-    for (let id = 1; id <= top; id++) reads.hget(ctx.keys.order(id), 'funding');
+    for (let id = 1; id <= top; id++) reads.hgetall(ctx.keys.order(id));
     let t = 0n;
-    for (const [, v] of (await reads.exec()) ?? []) t += BigInt((v as string | null) ?? '0');
+    for (const [, h] of (await reads.exec()) ?? []) t += BigInt(futuresOrderOf(h as Record<string, string>).funding || '0');
     return t;
   };
   const before = await sum();
@@ -160,7 +161,7 @@ async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step
   const indexed = new Map(accounts.map((a) => [a, { all: [] as string[], open: [] as string[] }]));
   for (const u of USERS) {
     for (const id of await ctx.redis.zrange(k.userOrders(u, 'futures'), '0', '-1')) {
-      const h = await ctx.redis.hgetall(k.order(id));
+      const h = futuresOrderOf(await ctx.redis.hgetall(k.order(id)));
       indexed.get(h.acct)?.all.push(id);
       if (h.status === '10' || h.status === '50') indexed.get(h.acct)?.open.push(id);
       for (const f of ['rsv', 'margin', 'openQty', 'cost']) expect([where, id, f, Number(h[f]) >= 0]).toEqual([where, id, f, true]);

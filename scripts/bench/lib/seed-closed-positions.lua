@@ -1,6 +1,6 @@
 --[[
   Bench seeding (npm run bench:copy-reads), not part of the engine library: writes n closed
-  positions of one futures account as the engine leaves them (order hash with status 20, the
+  positions of one futures account as the engine leaves them (order record with status 20, the
   account's order index) and passes each through the engine's own aggregate code
   (includes/futures/accountStats: fStatsOrder per order, fStatsCommit once), so the aggregates and
   rankings are exactly those trading would leave, at a fraction of matching's cost.
@@ -15,6 +15,7 @@
 --- @include "includes/keys"
 --- @include "includes/fmt"
 --- @include "includes/futures/accountStats"
+--- @include "includes/futures/orderRecord"
 
 local P, acct, user, pair = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local id, t0, step, ns = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -25,12 +26,10 @@ for i = 9, #ARGV, 4 do
   local ts = t0 + n * step
   ctx.ts = fmt(ts)
   local fee = math.floor(ecost * ns / 2000)
-  local o = { id = id + n, acct = acct, pair = pair, side = side, status = '20', filled = amount, rpnl = rpnl,
-    fee = fee, funding = 0, ecost = ecost, cost = 0 }
-  redis.call('HSET', orderKey(P, o.id), 'id', fmt(o.id), 'kind', 'futures', 'role', 'open', 'user', user, 'acct', acct,
-    'pair', pair, 'side', side, 'isMarket', '1', 'price', '', 'amount', fmt(amount), 'filled', fmt(amount),
-    'lev', '10', 'cost', '0', 'ecost', fmt(ecost), 'openQty', '0', 'margin', '0', 'imargin', '0', 'fee', fmt(fee),
-    'rpnl', fmt(rpnl), 'funding', '0', 'status', '20', 'closeReason', 'close', 'cts', ctx.ts, 'uts', ctx.ts)
+  local o = { id = id + n, role = 'open', user = user, acct = acct, pair = pair, side = side, status = '20',
+    isMarket = true, amount = amount, lev = 10, stp = 0, filled = amount, rsv = 0, rpnl = rpnl, fee = fee, funding = 0,
+    ecost = ecost, cost = 0, openQty = 0, margin = 0, imargin = 0, closeOrd = '', closeReason = 'close' }
+  redis.call('HSET', orderKey(P, o.id), 'futures', fFixedText(o, '0', ctx.ts, ''), 'state', fStateText(o, ctx.ts))
   redis.call('ZADD', P .. 'facctorders:' .. acct, o.id, fmt(o.id))
   fStatsOrder(ctx, o)
   n = n + 1
