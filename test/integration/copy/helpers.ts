@@ -6,8 +6,8 @@ import { admin, futuresBed } from '../futures/helpers';
 export type CopyBed = Awaited<ReturnType<typeof copyBed>>;
 
 /** The futures test bed plus copy-trading helpers; `pump` plays the dispatcher for the mirror. */
-export async function copyBed() {
-  const b = await futuresBed();
+export async function copyBed(overrides: Record<string, string> = {}) {
+  const b = await futuresBed(overrides);
   let lastId = '0-0';
 
   const post = (user: string, path: string, body: Record<string, unknown>) =>
