@@ -2,7 +2,7 @@
   Places a batch of futures orders on one market (SPEC 4.3), in the order given, each exactly as
   if it came alone (includes/futures/createOrder: idempotency, account and leverage checks, TP/SL
   side check, post-only, margin check at the worst price the order can fill at, reservation,
-  matching, resting the rest of a limit order, trigger indices). Each order's writes are made
+  matching, resting the rest of a limit order unless IOC, trigger indices). Each order's writes are made
   before the next starts, so a later order's margin check counts what the earlier ones reserved,
   filled or released. A rejected order changes nothing and does not stop the others. One atomic
   step with one event entry: group commit (docs/performance.md), the API sends together what
@@ -24,7 +24,7 @@
     per order i, from a = 3 + 12 (i - 1):
     ARGV[a+1] user id                      ARGV[a+7]  stop loss, ticks ('' none)
     ARGV[a+2] side: buy (long) | sell      ARGV[a+8]  futures account id
-    ARGV[a+3] isMarket 0 | 1               ARGV[a+9]  postOnly 0 | 1
+    ARGV[a+3] isMarket 0 | 1               ARGV[a+9]  0 | 1 postOnly | IOC immediate or cancel
     ARGV[a+4] price, ticks ('' market)     ARGV[a+10] self-trade prevention 0-3
     ARGV[a+5] amount, lots                 ARGV[a+11] clientOrderId ('' for none)
     ARGV[a+6] take profit, ticks ('' none) ARGV[a+12] timestamp, ms

@@ -10,11 +10,13 @@
     ARGV[1] engine key prefix   ARGV[4] trigger price, ticks ('' clears it)
     ARGV[2] user id             ARGV[5] timestamp, ms
     ARGV[3] which: tp | sl      ARGV[6] the order's pair code (the caller reads it: it never changes)
+                                ARGV[7] stream MAXLEN
   Keys built while running: none.
   Output:
     {'OK', order hash as a flat list}
     {'ERR', 'ORDER_NOT_FOUND' | 'ORDER_NOT_ACTIVE' | 'INVALID_TRIGGER', detail}   nothing changed
-  Events: none.
+  Events: one entry on the futures market stream: `trigger` {id, u, tp, sl} (ticks, '' none), the
+    order's triggers as they now stand (copy trading copies them to the followers).
 ]]
 local rcall = redis.call
 --- @include "includes/futures/context"
@@ -22,13 +24,13 @@ local rcall = redis.call
 --- @include "includes/futures/flush"
 
 local orderHash = KEYS[23]
-local P, user, which, ticks, ts, pair = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
+local P, user, which, ticks, ts, pair, maxlen = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7]
 
 local f = rcall('HMGET', orderHash, 'pair', 'kind', 'role', 'user', 'id')
 if not f[1] or f[2] ~= 'futures' or f[3] ~= 'open' or f[4] ~= user or f[1] ~= pair then
   return { 'ERR', 'ORDER_NOT_FOUND', '' }
 end
-local ctx = futuresContextFor(KEYS, P, pair, ts, '1000')
+local ctx = futuresContextFor(KEYS, P, pair, ts, maxlen)
 fKnowOrder(ctx, f[5], orderHash)
 local pos = fLoad(ctx, f[5])
 if pos.status ~= FST.CREATED and pos.status ~= FST.IN_POSITION then return { 'ERR', 'ORDER_NOT_ACTIVE', pos.status } end
@@ -45,5 +47,6 @@ if ticks then
 end
 pos[which] = ticks
 fDirty(ctx, pos)
+ctx.events[#ctx.events + 1] = { e = 'trigger', id = fmt(pos.id), u = user, tp = optTicks(pos.tp), sl = optTicks(pos.sl) }
 fCommit(ctx)
 return { 'OK', rcall('HGETALL', orderHash) }

@@ -72,10 +72,11 @@ async function run(ctx: AppContext) {
   const latencies: number[] = [];
   for (const [i, u] of followers.entries()) {
     const subs = await ctx.copy.slaves.following(u, false, { page: 1, pageSize: 1 });
-    const clid = `copy:${mOrder.id}:${subs.items[0].id}`;
-    const h = await ctx.futures.accountReader.orderByClientId(u, clid);
-    if (!h) throw new Error(`follower ${i} has no mirrored order`);
-    latencies.push(Number(h.uts || h.cts) - fillTs);
+    // one follower order per master fill (copy:<masterOrderId>:<subId>:<tradeId>): the first one counts
+    const prefix = `copy:${mOrder.id}:${subs.items[0].id}:`;
+    const mine = (await ctx.futures.orders.ordersHistory(u, { Page: 1, PageSize: 100 })).filter((o) => o.clientOrderId?.startsWith(prefix));
+    if (!mine.length) throw new Error(`follower ${i} has no mirrored order`);
+    latencies.push(Math.min(...mine.map((o) => Date.parse(o.updateTimestamp))) - fillTs);
   }
 
   // baseline: the same number of plain create-orders, same size, same concurrency

@@ -69,6 +69,14 @@ export interface Ledger {
   owedShare: string;
 }
 
+/** A master fill (or order, tradeId null) a subscription did not mirror (the skips endpoint). */
+export interface CopySkip {
+  masterOrderId: number;
+  tradeId: number | null;
+  reason: string;
+  timestamp: string;
+}
+
 type Hash = Record<string, string>;
 const asRecord = <T>(h: Hash): T | null => (h.id ? (h as unknown as T) : null);
 const ids = (list: string[]) => list.sort((a, b) => Number(a) - Number(b));
@@ -187,14 +195,20 @@ export class CopyStore {
     };
   }
 
-  /** Records a master order a subscription did not mirror; the first reason recorded stays. */
-  async recordSkip(subId: string, masterOrderId: string, reason: string, at: number): Promise<void> {
-    await this.redis.hsetnx(this.keys.copySkips(subId), masterOrderId, JSON.stringify({ masterOrderId: Number(masterOrderId), reason, timestamp: new Date(at).toISOString() }));
+  /**
+   * Records a master fill (`tradeId`) or order a subscription did not mirror; the first reason
+   * recorded for it stays (a replay records nothing new).
+   */
+  async recordSkip(subId: string, masterOrderId: string, reason: string, at: number, tradeId?: string): Promise<void> {
+    const skip: CopySkip = { masterOrderId: Number(masterOrderId), tradeId: tradeId ? Number(tradeId) : null, reason, timestamp: new Date(at).toISOString() };
+    await this.redis.hsetnx(this.keys.copySkips(subId), tradeId ? `${masterOrderId}:${tradeId}` : masterOrderId, JSON.stringify(skip));
   }
 
-  async skips(subId: string): Promise<{ masterOrderId: number; reason: string; timestamp: string }[]> {
+  async skips(subId: string): Promise<CopySkip[]> {
     const h = await this.redis.hgetall(this.keys.copySkips(subId));
-    return Object.values(h).map((v) => JSON.parse(v)).sort((a, b) => a.masterOrderId - b.masterOrderId);
+    return Object.values(h)
+      .map((v) => ({ tradeId: null, ...JSON.parse(v) }) as CopySkip)
+      .sort((a, b) => a.masterOrderId - b.masterOrderId || (a.tradeId ?? 0) - (b.tradeId ?? 0));
   }
 
   private async hashes<T>(list: string[], key: (id: string) => string): Promise<T[]> {

@@ -58,6 +58,11 @@ export class FuturesAccountReader {
     return id ? this.order(id) : null;
   }
 
+  /** The account's opening orders that are Created or InPosition, hashes. */
+  openOrders(accountId: string | number): Promise<Record<string, string>[]> {
+    return this.orderIndex.accountOrders(accountId, { status: 'open' });
+  }
+
   async state(accountId: string | number, marks = new Map<string, string | null>()): Promise<AccountState | null> {
     const a = await this.redis.hgetall(this.keys.futuresAccount(accountId));
     if (!a.id) return null;

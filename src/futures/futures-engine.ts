@@ -20,6 +20,8 @@ export interface CreateFuturesInput {
   tpTicks?: string;
   slTicks?: string;
   postOnly: boolean;
+  /** Immediate or cancel: a limit order that fills what it can at once and never rests. */
+  ioc?: boolean;
   stp: StpMode;
   clientOrderId?: string | null;
   timestamp: number;
@@ -75,7 +77,7 @@ export class FuturesEngine {
       keys.push(...this.scriptKeys.createOrderItem(pair, o.userId, o.accountId));
       args.push(
         o.userId, o.side, o.isMarket ? '1' : '0', o.priceTicks ?? '', o.amountLots, o.tpTicks ?? '', o.slTicks ?? '',
-        o.accountId, o.postOnly ? '1' : '0', STP_FLAGS[o.stp], o.clientOrderId ?? '', o.timestamp,
+        o.accountId, o.ioc ? 'IOC' : o.postOnly ? '1' : '0', STP_FLAGS[o.stp], o.clientOrderId ?? '', o.timestamp,
       );
     }
     return { keys, args };
@@ -95,12 +97,18 @@ export class FuturesEngine {
     this.scripts.queueOnce(pipeline, 'createFuturesOrders', keys, args, newOperation(this.keys));
   }
 
-  /** `order`: the caller's order as read before (its pair and account name the script's keys). */
+  /**
+   * `order`: the caller's order as read before (its pair and account name the script's keys);
+   * `amountLots`: how much of the position to close, null for all of it; `clientOrderId`: a repeat
+   * of it does nothing (answers the record as it stands).
+   */
   async close(
     userId: string,
     order: FuturesOrderRef,
     limitTicks: string | null,
     timestamp: number,
+    amountLots: string | null = null,
+    clientOrderId = '',
   ): Promise<Record<string, string>> {
     const reply = unwrap(
       await this.scripts.runOnce<ScriptReply>(
@@ -108,7 +116,7 @@ export class FuturesEngine {
         this.scriptKeys.close(order.pair, userId, order.id, order.acct),
         [
           this.keys.engine, userId, limitTicks === null ? '1' : '0', limitTicks ?? '', timestamp, this.streamMaxLen,
-          order.pair, order.acct,
+          order.pair, order.acct, amountLots ?? '', clientOrderId,
         ],
         newOperation(this.keys),
       ),
@@ -127,7 +135,7 @@ export class FuturesEngine {
       await this.scripts.runOnce<ScriptReply>(
         'updateFuturesTrigger',
         this.scriptKeys.updateTrigger(order.pair, order.id),
-        [this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair],
+        [this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair, this.streamMaxLen],
         newOperation(this.keys),
       ),
     );

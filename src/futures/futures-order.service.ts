@@ -15,7 +15,7 @@ import { FuturesOrderIndex } from './futures-order-index';
 import type { FuturesPriceService } from './prices/futures-price.service';
 import { copyAccount } from './futures-account.service';
 
-/** SPEC 4.3 create-order body; postOnly and selfTradePrevention are DESIGN 4 extensions. */
+/** SPEC 4.3 create-order body; postOnly, selfTradePrevention (DESIGN 4) and timeInForce are extensions. */
 export interface CreateFuturesRequest {
   isMarket: boolean;
   isLong: boolean;
@@ -28,12 +28,18 @@ export interface CreateFuturesRequest {
   clientOrderId?: string | null;
   postOnly?: boolean;
   selfTradePrevention?: StpMode;
+  /** GTC (default): the unfilled rest of a limit order rests; IOC: it is cancelled at once. */
+  timeInForce?: 'GTC' | 'IOC';
 }
 
+/** SPEC 4.3 close body; `amount` (a partial close, default the whole position) is an extension. */
 export interface CloseRequest {
   orderId: number;
   isMarket: boolean;
   limitPrice?: number | null;
+  amount?: number | null;
+  /** Not on the HTTP body: copy trading's closes, so a replayed mirror job closes nothing twice. */
+  clientOrderId?: string;
 }
 
 /** The filters of orders-history and positions (SPEC 4.3), names as the query spells them. */
@@ -75,16 +81,12 @@ export class FuturesOrderService {
   async toEngineInput(userId: string, req: CreateFuturesRequest, timestamp: number): Promise<CreateFuturesInput> {
     const pair = await this.futuresPair(req.currencyPairCode);
     if (!pair.isActive) throw rejected('PAIR_INACTIVE', `Pair ${pair.code} is not trading`);
-    const { lotLots, ns } = futuresParams(pair);
-    const raw = toMinorDown(req.amount, pair.digitsAmount);
-    const lots = raw.minus(raw.mod(lotLots));
-    assertSafe(lots);
-    if (lots.lte(0) || lots.shiftedBy(-pair.digitsAmount).lt(decimal(pair.minBaseAmount))) {
-      throw rejected('BELOW_MIN_BASE_AMOUNT', `amount is below the pair minimum ${pair.minBaseAmount} (lot ${pair.lotSize})`);
-    }
+    const { ns } = futuresParams(pair);
+    const lots = this.lots(pair, req.amount);
     const input: CreateFuturesInput = {
       userId, pairCode: pair.code, accountId: String(req.futuresAccountId), side: req.isLong ? 'buy' : 'sell',
       isMarket: req.isMarket, amountLots: minorString(lots), postOnly: !req.isMarket && !!req.postOnly,
+      ioc: !req.isMarket && req.timeInForce === 'IOC',
       stp: req.selfTradePrevention ?? 'NONE', clientOrderId: req.clientOrderId ?? null, timestamp,
       tpTicks: this.optionalTicks(pair, req.takeProfit, 'takeProfit'),
       slTicks: this.optionalTicks(pair, req.stopLoss, 'stopLoss'),
@@ -112,12 +114,11 @@ export class FuturesOrderService {
   /** The order is read first: its pair and account name the keys the close script is passed. */
   async close(userId: string, req: CloseRequest): Promise<FuturesOrderDto> {
     const h = await this.ownedHash(userId, req.orderId);
-    let limit: string | null = null;
-    if (!req.isMarket) {
-      limit = minorString(this.ticks(await this.futuresPair(h.pair), req.limitPrice as number, 'limitPrice'));
-    }
+    const pair = await this.futuresPair(h.pair);
+    const limit = req.isMarket ? null : minorString(this.ticks(pair, req.limitPrice as number, 'limitPrice'));
+    const amount = req.amount ? minorString(this.lots(pair, req.amount)) : null;
     const order = { id: String(req.orderId), pair: h.pair, acct: h.acct };
-    return this.dto(await this.engine.close(userId, order, limit, Date.now()));
+    return this.dto(await this.engine.close(userId, order, limit, Date.now(), amount, req.clientOrderId));
   }
 
   async updateTrigger(userId: string, orderId: number, which: 'tp' | 'sl', price: number | null | undefined) {
@@ -189,6 +190,17 @@ export class FuturesOrderService {
     const params = futuresParams(pair);
     const mark = await this.prices.markTicks(pair);
     return futuresOrderDto(h, pair, params, mark, await this.adl.quantile(h, params, mark));
+  }
+
+  /** An amount in lots, rounded down to the lot (SPEC 4.7 rule 9); below the pair minimum is a 422. */
+  private lots(pair: Pair, amount: number): BigNumber {
+    const raw = toMinorDown(amount, pair.digitsAmount);
+    const lots = raw.minus(raw.mod(futuresParams(pair).lotLots));
+    assertSafe(lots);
+    if (lots.lte(0) || lots.shiftedBy(-pair.digitsAmount).lt(decimal(pair.minBaseAmount))) {
+      throw rejected('BELOW_MIN_BASE_AMOUNT', `amount is below the pair minimum ${pair.minBaseAmount} (lot ${pair.lotSize})`);
+    }
+    return lots;
   }
 
   private ticks(pair: Pair, price: number, path: string): BigNumber {

@@ -45,13 +45,13 @@ export class FuturesScriptKeys {
     ];
   }
 
-  /** lua/futures/closeFuturesPosition-26.lua: the market's keys, then the order's, its account's, its owner's. */
+  /** lua/futures/closeFuturesPosition-27.lua: the market's keys, then the order's, its account's, its owner's. */
   close(pair: string, userId: string, orderId: string, accountId: string): string[] {
     const k = this.keys;
     return [
       ...this.market(pair),
       k.order(orderId), k.futuresAccount(accountId), k.futuresAccountOpenOrders(accountId),
-      k.userOpenOrders(userId, 'futures', pair),
+      k.userOpenOrders(userId, 'futures', pair), k.futuresClientOrderIds(userId),
     ];
   }
 

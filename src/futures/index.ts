@@ -18,7 +18,7 @@ export { FuturesContractStats, type ContractStats } from './futures-contract-sta
 export { FuturesEngine } from './futures-engine';
 export { FuturesMarketService, type FuturesDealDto, type FuturesUserDealDto } from './futures-market.service';
 export { futuresOrderDto, unrealizedMinor, type FuturesOrderDto } from './futures-order-dto';
-export { FuturesOrderService, type CreateFuturesRequest } from './futures-order.service';
+export { FuturesOrderService, type CreateFuturesRequest, type CloseRequest } from './futures-order.service';
 export { FuturesPriceService } from './prices/futures-price.service';
 export { FuturesRiskService } from './futures-risk.service';
 export { startFuturesWorkers } from './workers/futures-workers';

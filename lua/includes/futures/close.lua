@@ -33,24 +33,28 @@ local function fCancelWorking(ctx, pos)
   end
 end
 
--- A new close order (reduce-only, the position's opposite side) for its whole open quantity.
-local function fNewCloseOrder(ctx, pos, limit, reason)
+-- A new close order (reduce-only, the position's opposite side) for `lots` of it (nil or more than
+-- it holds: its whole open quantity).
+local function fNewCloseOrder(ctx, pos, limit, reason, lots)
   local id = redis.call('INCR', ctx.keys.orderIds)
   local side = 'sell'
   if pos.side == 'sell' then side = 'buy' end
+  local q = pos.openQty
+  if lots and lots > 0 and lots < q then q = lots end
   local c = { id = id, role = 'close', user = pos.user, acct = pos.acct, side = side, price = limit, limit = limit,
-    amount = pos.openQty, filled = 0, remaining = pos.openQty, stp = 0, pos = fmt(pos.id), posObj = pos,
+    amount = q, filled = 0, remaining = q, stp = 0, pos = fmt(pos.id), posObj = pos,
     pair = ctx.pair, kind = 'futures', isMarket = limit == nil, resting = '0', closeReason = reason }
   ctx.objs[id] = c
   fDirty(ctx, c)
   return c
 end
 
--- Closes (part of) a position against the book: a close order as taker, market when limit is nil.
--- A limit close that does not fill at once rests, unless ioc (immediate or cancel: a liquidation).
+-- Closes (part of) a position against the book: a close order as taker, market when limit is nil,
+-- for `lots` (nil: all of it; a partial close leaves the rest open with its TP/SL). A limit close
+-- that does not fill at once rests, unless ioc (immediate or cancel: a liquidation).
 -- Returns the close order.
-local function fClose(ctx, pos, limit, reason, ioc)
-  local c = fNewCloseOrder(ctx, pos, limit, reason)
+local function fClose(ctx, pos, limit, reason, ioc, lots)
+  local c = fNewCloseOrder(ctx, pos, limit, reason, lots)
   ctx.closeReason = reason
   local outcome = matchOrder(ctx, c, FUTURES_SETTLEMENT)
   if limit and not ioc and outcome == 'stopped' and c.remaining > 0 and pos.openQty > 0 then

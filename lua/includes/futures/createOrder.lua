@@ -54,6 +54,8 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   local price, amount = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
   local tp, sl, acctId = tonumber(ARGV[a + 6]), tonumber(ARGV[a + 7]), ARGV[a + 8]
   local postOnly, stp, clid, ts = ARGV[a + 9] == '1', tonumber(ARGV[a + 10]), ARGV[a + 11], ARGV[a + 12]
+  -- immediate or cancel: a limit order that never rests (post-only and IOC exclude each other)
+  local ioc = ARGV[a + 9] == 'IOC'
   if isMarket then price = nil end
 
   if clid ~= '' then
@@ -127,7 +129,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
 
   local outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT)
 
-  if not isMarket and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then
+  if not isMarket and not ioc and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then
     restOrder(ctx, ownSide(side), id, price, o.remaining)
     o.resting = '1'
     redis.call('SADD', userOpenKeyArg, id)

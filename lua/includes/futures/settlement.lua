@@ -44,8 +44,10 @@ local function fFill(ctx, taker, maker, ticks, qty, tradeId)
   local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false)
   local tt = '2'
   if ctx.liquidating and ctx.liquidating == tpos.id then tt = '3' end
+  -- to/mo: each position's open quantity after the fill (copy trading mirrors a partial close as a fraction)
   return { tf = fmt(tf), mf = fmt(mf), tpnl = fmt(tpnl), mpnl = fmt(mpnl), tpos = fmt(tpos.id), mpos = fmt(mpos.id),
-    tl = tpos.side == 'buy' and '1' or '0', ml = mpos.side == 'buy' and '1' or '0', tt = tt }
+    tl = tpos.side == 'buy' and '1' or '0', ml = mpos.side == 'buy' and '1' or '0', tt = tt,
+    to = fmt(tpos.openQty), mo = fmt(mpos.openQty) }
 end
 
 -- An opening order stops resting: its reservation goes back; unfilled it is cancelled.

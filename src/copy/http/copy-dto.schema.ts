@@ -155,7 +155,8 @@ export const copySkipDtoSchema = dtoSchema(
   'CopySkip',
   Joi.object({
     masterOrderId: integer(),
-    reason: Joi.string().description('BELOW_PAIR_MINIMUM, NO_MARGIN, SLIPPAGE, MASTER_POSITION_CLOSED, or the engine\'s code'),
+    tradeId: integer().allow(null).description('The master fill (trade id of the pair); null for a skip about the whole order (a close)'),
+    reason: Joi.string().description('BELOW_PAIR_MINIMUM, NO_MARGIN, SLIPPAGE (the immediate-or-cancel order found nothing within maxSlippagePercent), MASTER_POSITION_CLOSED, or the engine\'s code'),
     timestamp: isoTimestamp(),
   }),
 );

@@ -25,7 +25,7 @@ export function futuresTradeRoutes(
   const createDoc = doc({
     summary: 'Create a futures order; once filled it is its own isolated position',
     description:
-      'price is ignored for a market order; takeProfit and stopLoss omitted, null or 0 mean none. Margin = price × amount × contractValue / leverage, plus fees. Repeating a clientOrderId answers the original order; nothing is placed and no margin reserved twice (SPEC 4.3). Not enough margin, post-only that would take or below the pair minimum is a 422.',
+      'price is ignored for a market order; takeProfit and stopLoss omitted, null or 0 mean none. Margin = price × amount × contractValue / leverage, plus fees. Repeating a clientOrderId answers the original order; nothing is placed and no margin reserved twice (SPEC 4.3). Not enough margin, post-only that would take or below the pair minimum is a 422. Extension: timeInForce GTC (default) or IOC, a limit order that fills what it can at once and cancels the rest (never rests, its reservation released); postOnly with IOC is a 400.',
     response: createdFuturesOrderDtoSchema,
     errors: [404, 422],
   });
@@ -50,7 +50,7 @@ export function futuresTradeRoutes(
   const closeDoc = doc({
     summary: 'Close a position, or cancel an order that is not filled; answers the record',
     description:
-      'At market, or with a limit order at limitPrice. A record that is not open, or a position with a close already working, is a 409; a market close with nothing to fill against a 422 NO_LIQUIDITY.',
+      'At market, or with a limit order at limitPrice. Extension: amount closes that much of the position (rounded down to the lot; omitted, null or more than it holds: all of it), releasing its share of the margin with its realized pnl; the rest stays open with its TP/SL. A record that is not open, or a position with a close already working, is a 409; a market close with nothing to fill against a 422 NO_LIQUIDITY.',
     response: futuresOrderDtoSchema,
     errors: [404, 409, 422],
   });

@@ -18,8 +18,10 @@ export const createFuturesOrderSchema = Joi.object({
   currencyPairCode: Joi.string().max(80).required(),
   futuresAccountId: id.required(),
   clientOrderId: Joi.string().min(1).max(64).allow(null),
-  postOnly: Joi.boolean(),
+  // post-only never takes and IOC never rests: together they could do nothing
+  postOnly: Joi.boolean().when('timeInForce', { is: 'IOC', then: Joi.valid(false) }),
   selfTradePrevention: Joi.string().valid(...STP_MODES),
+  timeInForce: Joi.string().valid('GTC', 'IOC').default('GTC'),
 }).example({
   isMarket: false, isLong: true, price: 30000, amount: 0.01, currencyPairCode: 'BTC_USDT', futuresAccountId: 1,
   clientOrderId: 'my-order-1',
@@ -32,6 +34,8 @@ export const closeSchema = Joi.object({
   orderId: id.required(),
   isMarket: Joi.boolean().required(),
   limitPrice: Joi.when('isMarket', { is: false, then: positive().required(), otherwise: optionalPrice }),
+  // extension: close this much of the position (rounded down to the lot); omitted or null: all of it
+  amount: positive().allow(null),
 });
 
 /** Futures lists: Page 1 and PageSize 100 by default (SPEC 8's history lists), PageSize at most 500. */

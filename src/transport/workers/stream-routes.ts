@@ -14,5 +14,5 @@ export interface StreamRoute {
 export const STREAM_ROUTES: StreamRoute[] = [
   { queue: 'candles', kinds: ['spot', 'futures'], events: ['trade'] },
   { queue: 'futures-triggers', kinds: ['spot', 'futures'], events: ['trade', 'index'] },
-  { queue: 'copy-mirror', kinds: ['futures'], events: ['done'] },
+  { queue: 'copy-mirror', kinds: ['futures'], events: ['trade', 'done', 'trigger'] },
 ];

@@ -1,6 +1,6 @@
 import { copyBed, type CopyBed } from './helpers';
 
-/** Issue 9, finding 9 (the parts built): the slippage guard, TP/SL copied, skips readable by the follower. */
+/** Issue 9, finding 9: the slippage guard (IOC limit orders), TP/SL copied, skips readable by the follower. */
 let b: CopyBed;
 let m: number;
 beforeEach(async () => {
@@ -18,7 +18,7 @@ const copyOrders = async (user: string) =>
   (await b.orders(user)).filter((o: { clientOrderId: string | null }) => o.clientOrderId?.startsWith('copy:'));
 
 describe('mirroring guards', () => {
-  it('skips a follower whose order would fill past maxSlippagePercent of the master\'s price; a wider guard fills', async () => {
+  it('an IOC follower order finds nothing within maxSlippagePercent: skip SLIPPAGE; a wider guard fills', async () => {
     const sam = await b.slave('sam', 1_000);
     const sue = await b.slave('sue', 1_000);
     await b.subscribe('sam', m, sam, 500); // default guard 0.5 %: 101.505 at most
@@ -28,10 +28,12 @@ describe('mirroring guards', () => {
     expect(r.status).toBe(200);
     const mOrder = await b.order('max', m, true, null, 10, { takeProfit: 130, stopLoss: 80 }); // takes all of 101
     await b.pump();
-    expect(await copyOrders('sam')).toEqual([]);
+    // 101 × 1.005 = 101.505, down to the tick: nothing there (the asks left start at 103), cancelled unfilled
+    expect(await copyOrders('sam')).toEqual([expect.objectContaining({ isMarket: false, price: 101.5, filled: 0, futuresOrderStatus: 30 })]);
     const skips = await b.get('sam', `/api/copy-slave/${sam}/${m}/skips`);
     expect(skips.status).toBe(200);
-    expect(skips.body).toEqual([{ masterOrderId: mOrder, reason: 'SLIPPAGE', timestamp: expect.any(String) }]);
+    expect(skips.body).toEqual([{ masterOrderId: mOrder, tradeId: expect.any(Number), reason: 'SLIPPAGE', timestamp: expect.any(String) }]);
+    // 101 × 1.03 = 104.03: fills at 103, never worse than its limit
     const [f] = await copyOrders('sue');
     expect(f).toMatchObject({ futuresOrderStatus: 50, takeProfit: 130, stopLoss: 80, price: 103 });
     expect((await b.get('sue', `/api/copy-slave/${sue}/${m}/skips`)).body).toEqual([]);

@@ -28,7 +28,7 @@ async function followerOrders(user: string) {
 }
 
 describe('mirroring a master onto its subscriptions', () => {
-  it('places scaled market orders, records a below-minimum skip, and a replay places nothing twice', async () => {
+  it('places scaled IOC limit orders per master fill, records a below-minimum skip, and a replay places nothing twice', async () => {
     const sam = await b.slave('sam', 5_000);
     const sue = await b.slave('sue', 100);
     const samSub = await b.subscribe('sam', masterId, sam, 1_000);
@@ -41,12 +41,13 @@ describe('mirroring a master onto its subscriptions', () => {
     expect(expected).toBeGreaterThan(0);
     const [f] = await followerOrders('sam');
     expect(f).toMatchObject({
-      clientOrderId: `copy:${mOrder}:${samSub.id}`, isLong: true, isMarket: true, amount: expected, futuresOrderStatus: 50,
+      clientOrderId: expect.stringMatching(new RegExp(`^copy:${mOrder}:${samSub.id}:\\d+$`)), isLong: true, isMarket: false,
+      price: 101, amount: expected, futuresOrderStatus: 50,
       filled: expected, leverage: 10, currencyPairCode: 'BTC_USDT',
     });
     expect(await followerOrders('sue')).toEqual([]);
     const skips = await b.ctx.copy.mirror.skips(sueSub.id);
-    expect(skips).toEqual([{ masterOrderId: mOrder, reason: 'BELOW_PAIR_MINIMUM', timestamp: expect.any(String) }]);
+    expect(skips).toEqual([{ masterOrderId: mOrder, tradeId: expect.any(Number), reason: 'BELOW_PAIR_MINIMUM', timestamp: expect.any(String) }]);
 
     const before = await b.orders('sam');
     await b.replayAll();
@@ -95,7 +96,7 @@ describe('mirroring a master onto its subscriptions', () => {
     const mOrder = await b.order('max', masterId, true, null, 150);
     await b.pump();
     expect(await b.ctx.copy.mirror.skips(sub.id)).toEqual([
-      { masterOrderId: mOrder, reason: 'INSUFFICIENT_MARGIN', timestamp: expect.any(String) },
+      { masterOrderId: mOrder, tradeId: expect.any(Number), reason: 'INSUFFICIENT_MARGIN', timestamp: expect.any(String) },
     ]);
   });
 
@@ -105,7 +106,7 @@ describe('mirroring a master onto its subscriptions', () => {
     const mOrder = await b.order('max', masterId, false, null, 1);
     await b.pump();
     const [f] = await followerOrders('sam');
-    expect(f).toMatchObject({ clientOrderId: `copy:${mOrder}:${sub.id}`, isLong: false, futuresOrderStatus: 50 });
+    expect(f).toMatchObject({ clientOrderId: expect.stringMatching(new RegExp(`^copy:${mOrder}:${sub.id}:`)), isLong: false, futuresOrderStatus: 50 });
     expect((await b.put('max', `${TRADE}/close`, { orderId: mOrder, isMarket: true })).status).toBe(200);
     await b.pump();
     expect((await b.record('sam', f.id)).futuresOrderStatus).toBe(20);

@@ -23,7 +23,7 @@ describe('the copy-mirror route and worker', () => {
   it('mirrors a master fill dispatched from the futures stream through BullMQ', async () => {
     b = await copyBed();
     const route = STREAM_ROUTES.filter((r) => r.queue === 'copy-mirror');
-    expect(route).toEqual([{ queue: 'copy-mirror', kinds: ['futures'], events: ['done'] }]);
+    expect(route).toEqual([{ queue: 'copy-mirror', kinds: ['futures'], events: ['trade', 'done', 'trigger'] }]);
     const connection = createRedis({ url: b.ctx.config.redisUrl, blocking: true, name: 'copy-test' });
     const queues = new Map<string, Queue<StreamJob>>([['copy-mirror', openQueue(b.ctx.keys, connection, 'copy-mirror')]]);
     const worker = startCopyMirrorWorker(b.ctx, connection);
@@ -38,7 +38,7 @@ describe('the copy-mirror route and worker', () => {
       const sub = await b.subscribe('sam', m, sam, 1_000);
       const mOrder = await b.order('max', m, true, null, 1);
       const f = await until(async () =>
-        (await b.orders('sam')).find((o: { clientOrderId: string | null }) => o.clientOrderId === `copy:${mOrder}:${sub.id}`),
+        (await b.orders('sam')).find((o: { clientOrderId: string | null }) => o.clientOrderId?.startsWith(`copy:${mOrder}:${sub.id}:`)),
       );
       expect(f).toMatchObject({ futuresOrderStatus: 50, isLong: true });
       await b.put('max', '/api/futures/trade/close', { orderId: mOrder, isMarket: true });

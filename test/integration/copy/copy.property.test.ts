@@ -6,7 +6,8 @@ import { copyBed, type CopyBed } from './helpers';
 
 /**
  * Random interleavings of copy-trading transitions over 3 masters and 20 followers (issue 9):
- * start, margin change, finish (both closeOrders), master orders, partial and full closes, master
+ * start, margin change, finish (both closeOrders), master orders (market, and resting limits filled
+ * in parts), partial and full closes, master
  * delete, daily settlement, and the mirror run twice over the same entries; two steps at a time run
  * concurrently. After every step: the margin currency is conserved over wallets, accounts, fees,
  * insurance and the pnl pool (profit-share and fee payments land in wallets); each active
@@ -26,7 +27,9 @@ type Step =
   | { kind: 'update'; f: number; m: number; margin: number }
   | { kind: 'finish'; f: number; m: number; closeOrders: boolean }
   | { kind: 'order'; m: number; isLong: boolean; amount: number }
-  | { kind: 'close'; m: number; pick: number }
+  | { kind: 'limit'; m: number; isLong: boolean; amount: number }
+  | { kind: 'hit'; isLong: boolean; amount: number }
+  | { kind: 'close'; m: number; pick: number; part: number | null }
   | { kind: 'followerClose'; f: number; pick: number }
   | { kind: 'delete'; m: number }
   | { kind: 'settle' }
@@ -39,7 +42,9 @@ const single: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('update' as const), f, m, margin: fc.integer({ min: 10, max: 400 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('finish' as const), f, m, closeOrders: fc.boolean() }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('order' as const), m, isLong: fc.boolean(), amount: fc.integer({ min: 1, max: 30 }).map((x) => x / 10) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('close' as const), m, pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('limit' as const), m, isLong: fc.boolean(), amount: fc.integer({ min: 5, max: 30 }).map((x) => x / 10) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('hit' as const), isLong: fc.boolean(), amount: fc.integer({ min: 1, max: 15 }).map((x) => x / 10) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('close' as const), m, pick: fc.nat(), part: fc.option(fc.integer({ min: 1, max: 9 }).map((x) => x / 10)) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('followerClose' as const), f, pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), m }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('settle' as const) }) },
@@ -53,6 +58,7 @@ const slaves: number[] = [];
 const user = (i: number) => `f${i}`;
 const owner = (i: number) => `max${i}`;
 let now = Date.now();
+let taker: number;
 
 /** How many steps of each kind went through, and mirrored orders seen: the run must have done something. */
 const done: Record<string, number> = {};
@@ -104,9 +110,20 @@ async function apply(s: Step): Promise<void> {
       return tolerate(b.ctx.futures.orders.create(owner(s.m), {
         isMarket: true, isLong: s.isLong, amount: s.amount, currencyPairCode: 'BTC_USDT', futuresAccountId: masters[s.m],
       }));
+    case 'limit':
+      // rests inside the market maker's spread (99 / 101): 'hit' fills it in parts
+      return tolerate(b.ctx.futures.orders.create(owner(s.m), {
+        isMarket: false, isLong: s.isLong, price: 100, amount: s.amount, currencyPairCode: 'BTC_USDT', futuresAccountId: masters[s.m],
+      }));
+    case 'hit':
+      return tolerate(b.ctx.futures.orders.create('taker', {
+        isMarket: true, isLong: s.isLong, amount: s.amount, currencyPairCode: 'BTC_USDT', futuresAccountId: taker,
+      }));
     case 'close': {
+      // part: a partial close of that many BTC (more than the position closes it all)
       const open = await openPositions(owner(s.m), masters[s.m]);
-      if (open.length) await tolerate(b.ctx.futures.orders.close(owner(s.m), { orderId: open[s.pick % open.length], isMarket: true }));
+      const req = { orderId: open[s.pick % open.length], isMarket: true, amount: s.part };
+      if (open.length) await tolerate(b.ctx.futures.orders.close(owner(s.m), req), s.part ? 'partialClose' : 'close');
       return;
     }
     case 'followerClose': {
@@ -135,6 +152,7 @@ async function checkInvariants(total: bigint): Promise<void> {
   expect(await b.usdtTotal()).toBe(total);
   for (const [i] of slaves.entries()) {
     const subs = await b.ctx.copy.slaves.subscriptionsTo(user(i), slaves[i]);
+    // copy:<masterOrderId>:<subscriptionId>:<tradeId>: a second order for one master fill repeats one
     const clids = new Set<string>();
     for (const sub of subs) {
       const ledger = await store.ledger(sub.id);
@@ -158,6 +176,7 @@ it('conserves money, keeps margins, shares by the high-water mark and mirrors ea
   b = await copyBed();
   try {
     await b.liquidity(100, 20_000);
+    taker = await b.fundedAccount('taker', 1_000_000, 10);
     for (let i = 0; i < FOLLOWERS; i++) slaves.push(await b.slave(user(i), 1_000));
     await fc.assert(
       fc.asyncProperty(fc.array(stepArb, { minLength: 10, maxLength: 25 }), async (steps) => {
@@ -167,7 +186,10 @@ it('conserves money, keeps margins, shares by the high-water mark and mirrors ea
         }
         const total = await b.usdtTotal();
         // a fixed start, so every run mirrors something before the random part
-        const prefix: Step[][] = [[{ kind: 'start', f: 0, m: 0, margin: 300 }], [{ kind: 'order', m: 0, isLong: true, amount: 2 }], [{ kind: 'mirror' }]];
+        const prefix: Step[][] = [
+          [{ kind: 'start', f: 0, m: 0, margin: 300 }], [{ kind: 'order', m: 0, isLong: true, amount: 2 }], [{ kind: 'mirror' }],
+          [{ kind: 'close', m: 0, pick: 0, part: 0.5 }], [{ kind: 'mirror' }],
+        ];
         for (const group of [...prefix, ...steps]) {
           await Promise.all(group.map(apply));
           await checkInvariants(total);
@@ -175,7 +197,7 @@ it('conserves money, keeps margins, shares by the high-water mark and mirrors ea
       }),
       { numRuns: 4, endOnFailure: true },
     );
-    expect([done, mirrored, refused]).toEqual([expect.objectContaining({ start: expect.any(Number), update: expect.any(Number), finish: expect.any(Number), delete: expect.any(Number) }), expect.any(Number), expect.anything()]);
+    expect([done, mirrored, refused]).toEqual([expect.objectContaining({ start: expect.any(Number), update: expect.any(Number), finish: expect.any(Number), delete: expect.any(Number), partialClose: expect.any(Number) }), expect.any(Number), expect.anything()]);
     expect(mirrored).toBeGreaterThan(0);
   } finally {
     await b.ctx.cleanup();

@@ -3,15 +3,20 @@
   cancelled and its reservation released (status 30). A position (status 50) first loses whatever
   it still has working (the unfilled rest of its order, an earlier resting close order), then is
   closed against the book: at market (the unfilled rest is killed, so a thin book closes it in
-  part), or at `limit` (what does not fill at once rests as the position's close order).
+  part), or at `limit` (what does not fill at once rests as the position's close order). With an
+  amount below the open quantity only that much is closed (a partial close): each fill releases
+  its share of the margin with its realized pnl (includes/futures/fill) and the rest stays open
+  with its TP/SL.
 
   Input:
     KEYS[1..22] the market's keys (includes/futures/commandKeys lists them)
     KEYS[23] the order hash                 KEYS[25] the account's Created/InPosition orders (zset)
     KEYS[24] the order's futures account    KEYS[26] the user's open futures orders on this pair (set)
+    KEYS[27] the user's futures clientOrderId -> order id (hash)
     ARGV[1] engine key prefix   ARGV[4] limit price, ticks ('' for market)   ARGV[7] the order's pair code
     ARGV[2] user id             ARGV[5] timestamp, ms                        ARGV[8] the order's account id
-    ARGV[3] isMarket 0 | 1      ARGV[6] stream MAXLEN
+    ARGV[3] isMarket 0 | 1      ARGV[6] stream MAXLEN                        ARGV[9] lots to close ('' all)
+    ARGV[10] the close's clientOrderId ('' none): a repeat does nothing (copy trading's closes)
     The caller reads the order's pair and account (fields that never change) to name these keys;
     an order that is not on that pair and account is not found.
   Keys built while running (includes/keys, from ARGV[1]): the close order's hash (its id comes from
@@ -21,6 +26,7 @@
     includes/tradeHistory builds them, in the market's slot (why they are not in KEYS: its header).
   Output:
     {'OK', order hash as a flat list}
+    {'DUP', order hash as a flat list}    the clientOrderId was used: nothing done
     {'ERR', 'ORDER_NOT_FOUND' | 'ORDER_NOT_ACTIVE' | 'NO_LIQUIDITY', ''}   nothing changed
   Events: one entry on the futures market stream: done, trade*, book*.
 ]]
@@ -32,12 +38,13 @@ local rcall = redis.call
 
 local orderHash = KEYS[23]
 local P, user, isMarket, limit, ts, maxlen = ARGV[1], ARGV[2], ARGV[3] == '1', tonumber(ARGV[4]), ARGV[5], ARGV[6]
-local pair, acct = ARGV[7], ARGV[8]
+local pair, acct, lots, clid = ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10]
 
 local f = rcall('HMGET', orderHash, 'pair', 'kind', 'role', 'user', 'id', 'acct')
 if not f[1] or f[2] ~= 'futures' or f[3] ~= 'open' or f[4] ~= user or f[1] ~= pair or f[6] ~= acct then
   return { 'ERR', 'ORDER_NOT_FOUND', '' }
 end
+if clid ~= '' and rcall('HEXISTS', KEYS[27], clid) == 1 then return { 'DUP', rcall('HGETALL', orderHash) } end
 local ctx = futuresContextFor(KEYS, P, pair, ts, maxlen)
 fKnowOrder(ctx, f[5], orderHash)
 fKnowAccount(ctx, acct, KEYS[24], KEYS[25])
@@ -63,6 +70,7 @@ if isMarket then
 end
 
 fCancelWorking(ctx, pos)
-fClose(ctx, pos, limit, 'close')
+local c = fClose(ctx, pos, limit, 'close', false, lots)
+if clid ~= '' then rcall('HSET', KEYS[27], clid, c.id) end
 fCommit(ctx)
 return { 'OK', rcall('HGETALL', orderHash) }
