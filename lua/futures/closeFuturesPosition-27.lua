@@ -25,8 +25,8 @@
     The market's trade history (records, time index, retention) and each trader's index in it:
     includes/tradeHistory builds them, in the market's slot (why they are not in KEYS: its header).
   Output:
-    {'OK', order hash as a flat list}
-    {'DUP', order hash as a flat list}    the clientOrderId was used: nothing done
+    {'OK', the order record as a flat list (includes/futures/orderRecord)}
+    {'DUP', the order record as a flat list}    the clientOrderId was used: nothing done
     {'ERR', 'ORDER_NOT_FOUND' | 'ORDER_NOT_ACTIVE' | 'NO_LIQUIDITY', ''}   nothing changed
   Events: one entry on the futures market stream: done, trade*, book*.
 ]]
@@ -40,16 +40,16 @@ local orderHash = KEYS[23]
 local P, user, isMarket, limit, ts, maxlen = ARGV[1], ARGV[2], ARGV[3] == '1', tonumber(ARGV[4]), ARGV[5], ARGV[6]
 local pair, acct, lots, clid = ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10]
 
-local f = rcall('HMGET', orderHash, 'pair', 'kind', 'role', 'user', 'id', 'acct')
-if not f[1] or f[2] ~= 'futures' or f[3] ~= 'open' or f[4] ~= user or f[1] ~= pair or f[6] ~= acct then
+local f = fReadRecord(orderHash)
+if not f or f.role ~= 'open' or f.user ~= user or f.pair ~= pair or f.acct ~= acct then
   return { 'ERR', 'ORDER_NOT_FOUND', '' }
 end
 if clid ~= '' and rcall('HEXISTS', KEYS[27], clid) == 1 then return { 'DUP', rcall('HGETALL', orderHash) } end
 local ctx = futuresContextFor(KEYS, P, pair, ts, maxlen)
-fKnowOrder(ctx, f[5], orderHash)
+fKnowOrder(ctx, f.id, orderHash)
 fKnowAccount(ctx, acct, KEYS[24], KEYS[25])
 fKnowUserOpen(ctx, user, KEYS[26])
-local pos = fLoad(ctx, f[5])
+local pos = fLoad(ctx, f.id, f)
 
 if pos.status == FST.CREATED then
   fCancelWorking(ctx, pos)

@@ -72,7 +72,7 @@ end
 local bookChanged = next(b.changed.bids) ~= nil or next(b.changed.asks) ~= nil
 if #b.events > 0 or bookChanged then
   -- only an order past the pair check has events or moved the book, so the pair is there
-  local ctx = futuresContextFor(KEYS, b.P, b.pair, b.ts or ARGV[15], b.maxlen)
+  local ctx = futuresContextFor(KEYS, b.P, b.pair, b.ts or ARGV[15], b.maxlen, b.market)
   ctx.events, ctx.changed, ctx.lastTicks, ctx.bookChanged = b.events, b.changed, b.lastTicks, bookChanged
   publishEvents(ctx)
 end

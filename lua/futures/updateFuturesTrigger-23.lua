@@ -13,7 +13,7 @@
                                 ARGV[7] stream MAXLEN
   Keys built while running: none.
   Output:
-    {'OK', order hash as a flat list}
+    {'OK', the order record as a flat list (includes/futures/orderRecord)}
     {'ERR', 'ORDER_NOT_FOUND' | 'ORDER_NOT_ACTIVE' | 'INVALID_TRIGGER', detail}   nothing changed
   Events: one entry on the futures market stream: `trigger` {id, u, tp, sl} (ticks, '' none), the
     order's triggers as they now stand (copy trading copies them to the followers).
@@ -26,13 +26,13 @@ local rcall = redis.call
 local orderHash = KEYS[23]
 local P, user, which, ticks, ts, pair, maxlen = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7]
 
-local f = rcall('HMGET', orderHash, 'pair', 'kind', 'role', 'user', 'id')
-if not f[1] or f[2] ~= 'futures' or f[3] ~= 'open' or f[4] ~= user or f[1] ~= pair then
+local f = fReadRecord(orderHash)
+if not f or f.role ~= 'open' or f.user ~= user or f.pair ~= pair then
   return { 'ERR', 'ORDER_NOT_FOUND', '' }
 end
 local ctx = futuresContextFor(KEYS, P, pair, ts, maxlen)
-fKnowOrder(ctx, f[5], orderHash)
-local pos = fLoad(ctx, f[5])
+fKnowOrder(ctx, f.id, orderHash)
+local pos = fLoad(ctx, f.id, f)
 if pos.status ~= FST.CREATED and pos.status ~= FST.IN_POSITION then return { 'ERR', 'ORDER_NOT_ACTIVE', pos.status } end
 
 if ticks then

@@ -32,35 +32,23 @@ function showError(text) {
   el.textContent = text ?? '';
 }
 
-function spotTwinOf(market) {
-  return market.kind === 'futures' ? page.markets.find((m) => m.kind === 'spot' && m.code === market.code) : undefined;
-}
-
 function subscriptionsFor(market) {
   const base = { market: market.code, kind: market.kind };
-  const subs = [
+  return [
     { channel: 'orderbook', ...base },
     { channel: 'deals', ...base },
     { channel: 'ticker', ...base },
     { channel: 'candles', ...base, period: page.period },
   ];
-  const twin = spotTwinOf(market);
-  if (twin) subs.push({ channel: 'ticker', market: twin.code, kind: 'spot' });
-  return subs;
 }
 
-/** REST history of the current market: trades, candles, and for futures the index line's. */
+/** REST history of the current market: trades and candles (a futures index line starts empty: no index history is published). */
 async function loadHistory() {
   const { market, period, generation } = page;
-  const twin = spotTwinOf(market);
-  const [trades, bars, indexBars] = await Promise.all([
-    recentTrades(market),
-    candles(market.kind, market.code, period),
-    twin ? candles('spot', twin.code, period) : Promise.resolve([]),
-  ]);
+  const [trades, bars] = await Promise.all([recentTrades(market), candles(market.kind, market.code, period)]);
   if (generation !== page.generation) return;
   page.tape.load(trades);
-  chart.load(bars, indexBars);
+  chart.load(bars);
   $('trades').dataset.loaded = marketKey(market); // history in: what comes next arrives over the websocket
 }
 
@@ -75,8 +63,7 @@ async function selectMarket(market) {
   page.book = new OrderBook(market, () => socket.resubscribe(orderbookSub));
   page.tape = new TradeTape(market, $('trades'));
   chart.setMarket(market);
-  const twin = spotTwinOf(market);
-  if (market.kind === 'futures') futuresLine.show(market, twin);
+  if (market.kind === 'futures') futuresLine.show(market);
   else futuresLine.hide();
   page.subs = subscriptionsFor(market);
   for (const s of page.subs) socket.subscribe(s);
@@ -85,16 +72,12 @@ async function selectMarket(market) {
 
 function onTicker(msg) {
   const m = page.market;
-  const twin = spotTwinOf(m);
-  if (twin && msg.kind === 'spot' && msg.market === twin.code) {
-    if (msg.last !== null) {
-      futuresLine.setIndex(msg.last);
-      chart.updateIndex(msg.last, page.period);
-    }
-    return;
-  }
   if (msg.kind !== m.kind || msg.market !== m.code) return;
-  if (m.kind === 'futures') futuresLine.setLast(msg.last);
+  if (m.kind === 'futures') {
+    // the engine's mark and index (DESIGN 4) ride on the futures ticker
+    futuresLine.setPrices(msg);
+    if (msg.indexPrice !== null && msg.indexPrice !== undefined) chart.updateIndex(msg.indexPrice, page.period);
+  }
   const px = (p) => (p === null || p === undefined ? '—' : p.toFixed(m.digitsPrice));
   $('ticker').innerHTML = '';
   const last = document.createElement('b');

@@ -40,12 +40,12 @@ export class CandleChart {
     this.index.applyOptions({ visible: market.kind === 'futures', priceFormat: { type: 'price', precision, minMove: 10 ** -precision } });
   }
 
-  /** Replaces everything: candles oldest first, and the index line's history (or none). */
-  load(candles, indexCandles = []) {
+  /** Replaces everything: candles oldest first; the index line starts again from the next ticker. */
+  load(candles) {
     const bars = candles.map(bar);
     this.candles.setData(bars);
     this.volume.setData(candles.map((c) => ({ time: bar(c).time, value: c.volumeBase, color: volumeColor(c) })));
-    this.index.setData(indexCandles.map((c) => ({ time: bar(c).time, value: c.closePrice })));
+    this.index.setData([]);
     this.lastTime = bars.length ? bars[bars.length - 1].time : 0;
     this.chart.timeScale().scrollToRealTime();
   }

@@ -1,11 +1,9 @@
 // The futures line: mark, index, funding rate and the time to the next funding round.
 //
-// Index and mark come from where the engine takes them (DESIGN 4, docs/futures.md): the index is
-// the last trade of the spot market with the same code, and mark = index. The page reads that
-// spot market's ticker channel. A futures pair without a spot twin has its index set by an
-// operator (POST /api/admin/index-price), which no public endpoint publishes: then the index shows
-// a dash and the mark falls back to the futures last price, as the engine's does when it has no
-// index. Funding comes from the futures pair listing.
+// Mark and index are the engine's (DESIGN 4, docs/futures.md: index = median of the fresh sources,
+// mark = median of three), as the futures ticker channel carries them (`markPrice`, `indexPrice`,
+// null until the mark tick has run); last is the ticker's last futures trade. Funding comes from the
+// futures pair listing.
 
 import { futuresFunding } from './api.js';
 
@@ -13,17 +11,17 @@ export class FuturesLine {
   constructor(element) {
     this.el = element;
     this.market = null;
+    this.mark = null;
     this.index = null;
     this.last = null;
     this.funding = null;
     this.timer = null;
   }
 
-  /** Shows the line for a futures market (spotTwin: the spot market of the same code, if listed). */
-  show(market, spotTwin) {
+  /** Shows the line for a futures market. */
+  show(market) {
     this.hide();
     this.market = market;
-    this.spotTwin = spotTwin;
     this.el.hidden = false;
     const refresh = () =>
       futuresFunding(market.code)
@@ -41,17 +39,15 @@ export class FuturesLine {
     clearInterval(this.timer);
     clearInterval(this.ticker);
     this.market = null;
-    this.index = this.last = this.funding = null;
+    this.mark = this.index = this.last = this.funding = null;
     this.el.hidden = true;
   }
 
-  setIndex(price) {
-    this.index = price;
-    this.render();
-  }
-
-  setLast(price) {
-    this.last = price;
+  /** From a futures ticker message: markPrice, indexPrice, last (each null when unknown). */
+  setPrices(ticker) {
+    this.mark = ticker.markPrice ?? null;
+    this.index = ticker.indexPrice ?? null;
+    this.last = ticker.last ?? null;
     this.render();
   }
 
@@ -60,8 +56,8 @@ export class FuturesLine {
     if (!m) return;
     const px = (p) => (p === null || p === undefined ? '—' : p.toFixed(m.digitsPrice));
     const parts = [
-      ['Mark', px(this.index ?? this.last)],
-      ['Index', `${px(this.index)}${this.spotTwin ? ` (spot ${this.spotTwin.code} last)` : ' (operator-set, not published)'}`],
+      ['Mark', px(this.mark)],
+      ['Index', px(this.index)],
       ['Last', px(this.last)],
     ];
     if (this.funding) {

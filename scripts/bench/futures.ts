@@ -5,7 +5,10 @@
  *      CROSSING ones that each fill one maker, against a no-op FCALL with the same KEYS/ARGV and
  *      the same flow through nodejs-order-book in memory; three times per run: one order per
  *      createFuturesOrders call, the orders per call the HTTP load of that run produced (group
- *      commit, read from the app's /metrics), and the engine's largest batch (64).
+ *      commit: the mean of the app's futures_create_batch_orders histogram on /metrics, printed
+ *      with its medians over calls and over orders), and the
+ *      engine's largest batch (64). Beside wall-clock orders/s, orders per second of Redis CPU
+ *      (INFO cpu, main thread user + sys): what the engine costs, whatever else the box runs.
  *   2. create-order over HTTP (auth, rate limit, joi, service, Lua, reply) against a trivial
  *      Express route that parses the same JSON body; each server in a child process, autocannon.
  *   3. a liquidation sweep of LIQUIDATIONS positions: that many longs, then the index drops below
@@ -37,7 +40,7 @@ import { envInt, exitAfter } from './lib/deadline';
 import { fundingRound, type FundingRoundSample } from './lib/futures-funding-round';
 import { runPipelined } from './lib/pipeline';
 import { postLoad, type PostLoadSample } from './lib/post-load';
-import { loadNoopFunction } from './lib/redis-info';
+import { loadNoopFunction, serverCpuSeconds } from './lib/redis-info';
 import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
 import { fmtNum, machineInfo, printTable, writeResults } from './lib/report';
 import { median, nowMs } from './lib/stats';
@@ -96,6 +99,9 @@ interface LuaSample {
   noopCrossing: number;
   memResting: number;
   memCrossing: number;
+  /** Orders per second of Redis CPU (user + sys of its main thread): the engine's own cost on a shared box. */
+  cpuResting: number;
+  cpuCrossing: number;
   errors: number;
 }
 
@@ -149,12 +155,14 @@ async function luaRun(ctx: AppContext, group: number): Promise<LuaSample> {
   // BATCH orders per pipeline, whatever the orders per call
   const callsPerPipeline = Math.max(1, Math.round(BATCH / group));
   const engine = async (items: CreateFuturesInput[]) => {
+    const cpu0 = await serverCpuSeconds(redis);
     const run = await runPipelined(redis, {
       items: chunk(items, group), batchSize: callsPerPipeline, inFlight: IN_FLIGHT, isOk: ok,
       queue: (p, orders) => ctx.futures.engine.queueCreate(p, orders),
     });
+    const cpu = (await serverCpuSeconds(redis)) - cpu0;
     if (run.firstError) console.log(`  first engine error: ${run.firstError}`);
-    return { perSec: (items.length / run.elapsedMs) * 1000, errors: run.errors };
+    return { perSec: (items.length / run.elapsedMs) * 1000, perCpuSec: items.length / cpu, errors: run.errors };
   };
   const noopFn = await loadNoopFunction(redis);
   const noop = async (items: CreateFuturesInput[]) => {
@@ -174,7 +182,8 @@ async function luaRun(ctx: AppContext, group: number): Promise<LuaSample> {
   const mem = inMemory(resting, crossing);
   return {
     group, engineResting: r.perSec, engineCrossing: c.perSec, noopResting, noopCrossing,
-    memResting: mem.resting, memCrossing: mem.crossing, errors: r.errors + c.errors,
+    memResting: mem.resting, memCrossing: mem.crossing, cpuResting: r.perCpuSec, cpuCrossing: c.perCpuSec,
+    errors: r.errors + c.errors,
   };
 }
 
@@ -225,6 +234,31 @@ interface HttpRun {
   app: HttpSample;
   /** Mean orders per createFuturesOrders call under this load, from the app's /metrics. */
   ordersPerCall: number;
+  /** Median orders per call over the calls, and over the orders (the batch the median order went in). */
+  medianPerCall: number;
+  medianPerOrder: number;
+}
+
+/**
+ * Medians of the batch-size histogram (a bucket per size up to 8, so exact there): over the calls,
+ * and weighted by orders. The bench runs the mean instead, orders / calls: a call's fixed cost is
+ * shared by its orders, so that is the one batch size with the same cost per order as the mix.
+ */
+function batchMedians(metrics: string, name: string): { perCall: number; perOrder: number } {
+  const cumulative = [...metrics.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\S+)$`, 'gm'))]
+    .map((m) => [Number(m[1]), Number(m[2])] as const)
+    .filter(([le]) => Number.isFinite(le));
+  const counts = cumulative.map(([le, n], i) => [le, n - (i > 0 ? cumulative[i - 1][1] : 0)] as const);
+  const median = (weight: (le: number, n: number) => number) => {
+    const total = counts.reduce((t, [le, n]) => t + weight(le, n), 0);
+    let run = 0;
+    for (const [le, n] of counts) {
+      run += weight(le, n);
+      if (run >= total / 2) return le;
+    }
+    return NaN;
+  };
+  return { perCall: median((_, n) => n), perOrder: median((le, n) => le * n) };
 }
 
 async function httpRun(ctx: AppContext, redisUrl: string): Promise<HttpRun> {
@@ -234,15 +268,17 @@ async function httpRun(ctx: AppContext, redisUrl: string): Promise<HttpRun> {
   const env = { ...process.env, BENCH_REDIS_URL: redisUrl, BENCH_PREFIX: ctx.config.keyPrefix };
   const baseline = await withChildServer(__filename, 'baseline', env, (port) => load(port, users));
   let ordersPerCall = NaN;
+  let medians = { perCall: NaN, perOrder: NaN };
   const app = await withChildServer(__filename, 'app', env, async (port) => {
     const sample = await load(port, users);
     // how much the engine's group commit batched under this load (src/futures/futures-engine.ts)
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
     ordersPerCall = metric('futures_create_batch_orders_sum') / metric('futures_create_batch_orders_count');
+    medians = batchMedians(metrics, 'futures_create_batch_orders');
     return sample;
   });
-  return { baseline, app, ordersPerCall };
+  return { baseline, app, ordersPerCall, medianPerCall: medians.perCall, medianPerOrder: medians.perOrder };
 }
 
 // ---- 3. liquidation sweep ----
@@ -314,6 +350,8 @@ function luaSummary(xs: LuaSample[]) {
     noopCrossingPerSec: m((x) => x.noopCrossing),
     inMemoryRestingPerSec: m((x) => x.memResting),
     inMemoryCrossingPerSec: m((x) => x.memCrossing),
+    engineRestingPerCpuSec: m((x) => x.cpuResting),
+    engineCrossingPerCpuSec: m((x) => x.cpuCrossing),
     restingVsNoop: m((x) => x.engineResting / x.noopResting),
     crossingVsNoop: m((x) => x.engineCrossing / x.noopCrossing),
     restingVsInMemory: m((x) => x.engineResting / x.memResting),
@@ -339,7 +377,8 @@ async function main(): Promise<void> {
       progress.increment(1, `run ${i + 1}: HTTP done, ${fmtNum(h.ordersPerCall, 2)} orders per call`);
       console.log(
         `run ${i + 1}/${RUNS}, HTTP: ${fmtNum(h.app.reqPerSec, 0)} req/s (trivial route ${fmtNum(h.baseline.reqPerSec, 0)}), ` +
-          `p50/p99 ${h.app.latencyP50Ms}/${h.app.latencyP99Ms} ms, ${fmtNum(h.ordersPerCall, 2)} orders per call`,
+          `p50/p99 ${h.app.latencyP50Ms}/${h.app.latencyP99Ms} ms, orders per call: mean ${fmtNum(h.ordersPerCall, 2)}, ` +
+          `median over calls ${h.medianPerCall}, over orders ${h.medianPerOrder}`,
       );
       for (const mode of MODES) {
         const group = groupOf(mode, h.ordersPerCall);
@@ -347,8 +386,9 @@ async function main(): Promise<void> {
         lua[mode].push(r);
         progress.increment(1, `run ${i + 1}: Lua ${group}/call done`);
         console.log(
-          `run ${i + 1}/${RUNS}, ${group} per call: resting ${fmtNum(r.engineResting, 0)}/s (no-op ${fmtNum(r.noopResting, 0)}/s), ` +
-            `crossing ${fmtNum(r.engineCrossing, 0)}/s (no-op ${fmtNum(r.noopCrossing, 0)}/s)`,
+          `run ${i + 1}/${RUNS}, ${group} per call: resting ${fmtNum(r.engineResting, 0)}/s (no-op ${fmtNum(r.noopResting, 0)}/s, ` +
+            `${fmtNum(r.cpuResting, 0)} per Redis CPU-s), crossing ${fmtNum(r.engineCrossing, 0)}/s (no-op ${fmtNum(r.noopCrossing, 0)}/s, ` +
+            `${fmtNum(r.cpuCrossing, 0)} per Redis CPU-s)`,
         );
       }
       // a failed sweep is reported and leaves the order figures standing
@@ -377,6 +417,8 @@ async function main(): Promise<void> {
         appP99Ms: m(http.map((x) => x.app.latencyP99Ms)),
         baselineP50Ms: m(http.map((x) => x.baseline.latencyP50Ms)),
         ordersPerCall: m(http.map((x) => x.ordersPerCall)),
+        medianPerCall: m(http.map((x) => x.medianPerCall)),
+        medianPerOrder: m(http.map((x) => x.medianPerOrder)),
         appNon2xx: http.reduce((s, x) => s + x.app.non2xx + x.app.errors, 0),
       },
       liquidation: {
@@ -392,13 +434,14 @@ async function main(): Promise<void> {
       return [
         [`create-order via Lua, resting, ${g} (orders/s)`, fmtNum(l.engineRestingPerSec, 0), fmtNum(l.noopRestingPerSec, 0), fmtNum(l.restingVsNoop, 3), fmtNum(l.inMemoryRestingPerSec, 0)],
         [`create-order via Lua, crossing, ${g} (orders/s)`, fmtNum(l.engineCrossingPerSec, 0), fmtNum(l.noopCrossingPerSec, 0), fmtNum(l.crossingVsNoop, 3), fmtNum(l.inMemoryCrossingPerSec, 0)],
+        [`  the same per Redis CPU-second, resting / crossing`, `${fmtNum(l.engineRestingPerCpuSec, 0)} / ${fmtNum(l.engineCrossingPerCpuSec, 0)}`, '', '', ''],
       ];
     });
     printTable(`bench:futures — medians of ${RUNS} runs`, ['measure', 'engine', 'baseline', 'ratio', 'in-memory'], [
       ...luaRows,
       ['create-order via HTTP (req/s)', fmtNum(summary.http.appReqPerSec, 0), fmtNum(summary.http.baselineReqPerSec, 0), fmtNum(summary.http.ratio, 3), ''],
       ['HTTP latency p50 / p99 (ms)', `${summary.http.appP50Ms} / ${summary.http.appP99Ms}`, String(summary.http.baselineP50Ms), '', ''],
-      ['orders per createFuturesOrders call under HTTP load', fmtNum(summary.http.ordersPerCall, 2), '', '', ''],
+      ['orders per createFuturesOrders call under HTTP load: mean, median over calls, over orders', `${fmtNum(summary.http.ordersPerCall, 2)}, ${summary.http.medianPerCall}, ${summary.http.medianPerOrder}`, '', '', ''],
       [`liquidation sweep of ${LIQUIDATIONS} positions (ms)`, fmtNum(summary.liquidation.sweepMs, 0), '', `${fmtNum(summary.liquidation.perSec, 0)}/s`, ''],
       [`funding round over ${FUNDING_POSITIONS} positions (ms)`, fmtNum(summary.funding.roundMs, 0), '', `${fmtNum(summary.funding.perSec, 0)}/s`, ''],
     ]);
@@ -406,7 +449,8 @@ async function main(): Promise<void> {
     console.log(
       `\nat the HTTP batch size (${fmtNum(h.group, 0)}/call): resting ${fmtNum(h.engineRestingPerSec, 0)}/s ` +
         `(target 30,000: ${h.engineRestingPerSec >= 30_000 ? 'met' : 'missed'}), crossing ${fmtNum(h.engineCrossingPerSec, 0)}/s ` +
-        `(target 15,000: ${h.engineCrossingPerSec >= 15_000 ? 'met' : 'missed'})`,
+        `(target 15,000: ${h.engineCrossingPerSec >= 15_000 ? 'met' : 'missed'}); per Redis CPU-second ` +
+        `${fmtNum(h.engineRestingPerCpuSec, 0)} / ${fmtNum(h.engineCrossingPerCpuSec, 0)}`,
     );
     const file = writeResults('futures', {
       machine: machineInfo(), params: { RUNS, RESTING, CROSSING, BATCH, IN_FLIGHT, DURATION, CONNECTIONS, LIQUIDATIONS, FUNDING_POSITIONS },

@@ -19,6 +19,8 @@ export interface MasterRecord {
   initial: string;
   cts: string;
   closedAt: string;
+  /** Decimals of `currency` (the board's aum score is in currency units). */
+  dec?: string;
   /** Closing: between beginMasterClose and completeMasterClose (takes no followers). */
   status: 'Active' | 'Closing' | 'Closed';
 }
@@ -108,12 +110,17 @@ export class CopyStore {
     if (!still) await this.redis.srem(this.keys.copyMasterUsers(), m.user);
   }
 
-  async isMasterUser(userId: string): Promise<boolean> {
-    return (await this.redis.sismember(this.keys.copyMasterUsers(), userId)) === 1;
-  }
-
   async allMasters(): Promise<MasterRecord[]> {
     return this.hashes<MasterRecord>(await this.redis.zrange(this.keys.copyMasters(), '0', '-1'), (id) => this.keys.copyMaster(id));
+  }
+
+  /** Masters by id, in the order given (one round trip); ids without a record are left out. */
+  async masters(list: string[]): Promise<MasterRecord[]> {
+    return this.hashes<MasterRecord>(list, (id) => this.keys.copyMaster(id));
+  }
+
+  async setMasterDecimals(id: string, decimals: number): Promise<void> {
+    await this.redis.hset(this.keys.copyMaster(id), 'dec', String(decimals));
   }
 
   async userMasters(userId: string): Promise<MasterRecord[]> {
@@ -156,8 +163,16 @@ export class CopyStore {
     return asRecord<SubscriptionRecord>(await this.redis.hgetall(this.keys.copySubscription(id)));
   }
 
-  async isFollowerUser(userId: string): Promise<boolean> {
-    return (await this.redis.sismember(this.keys.copyFollowerUsers(), userId)) === 1;
+  /** Which of `users` own a master strategy and which follow one, in one round trip. */
+  async copyRoles(users: string[]): Promise<{ masters: Set<string>; followers: Set<string> }> {
+    if (users.length === 0) return { masters: new Set(), followers: new Set() };
+    const [[e1, m], [e2, f]] = ((await this.redis
+      .pipeline()
+      .smismember(this.keys.copyMasterUsers(), ...users)
+      .smismember(this.keys.copyFollowerUsers(), ...users)
+      .exec()) ?? []) as [Error | null, number[]][];
+    if (e1 || e2) throw e1 ?? e2;
+    return { masters: new Set(users.filter((_, i) => m[i] === 1)), followers: new Set(users.filter((_, i) => f[i] === 1)) };
   }
 
   /** The subscription whose futures account this is, or null. */
@@ -173,6 +188,11 @@ export class CopyStore {
       this.redis.smembers(this.keys.copyMastersClosing()),
     ]);
     return { subscriptions, masters };
+  }
+
+  /** The subscriptions of these ids that exist, in one round trip. */
+  subscriptions(ids: string[]): Promise<SubscriptionRecord[]> {
+    return this.hashes<SubscriptionRecord>(ids, (id) => this.keys.copySubscription(id));
   }
 
   /** Newest first. */
@@ -196,12 +216,26 @@ export class CopyStore {
   }
 
   /**
-   * Records a master fill (`tradeId`) or order a subscription did not mirror; the first reason
-   * recorded for it stays (a replay records nothing new).
+   * The ids of a master's subscriptions opened up to `at`, oldest first: the same list however
+   * often it is read (subscriptions are never removed from the index), so a fan-out cut into
+   * chunks from it cuts the same chunks again.
    */
-  async recordSkip(subId: string, masterOrderId: string, reason: string, at: number, tradeId?: string): Promise<void> {
-    const skip: CopySkip = { masterOrderId: Number(masterOrderId), tradeId: tradeId ? Number(tradeId) : null, reason, timestamp: new Date(at).toISOString() };
-    await this.redis.hsetnx(this.keys.copySkips(subId), tradeId ? `${masterOrderId}:${tradeId}` : masterOrderId, JSON.stringify(skip));
+  subscriptionIdsUpTo(master: string, at: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.copyMasterSubscriptions(master), '-inf', at);
+  }
+
+  /**
+   * Records, in one round trip, master fills (`tradeId`) or orders subscriptions did not mirror;
+   * the first reason recorded for each stays (a replay records nothing new).
+   */
+  async recordSkips(skips: { sub: string; reason: string }[], masterOrderId: string, at: number, tradeId?: string): Promise<void> {
+    if (skips.length === 0) return;
+    const p = this.redis.pipeline();
+    for (const { sub, reason } of skips) {
+      const skip: CopySkip = { masterOrderId: Number(masterOrderId), tradeId: tradeId ? Number(tradeId) : null, reason, timestamp: new Date(at).toISOString() };
+      p.hsetnx(this.keys.copySkips(sub), tradeId ? `${masterOrderId}:${tradeId}` : masterOrderId, JSON.stringify(skip));
+    }
+    for (const [err] of (await p.exec()) ?? []) if (err) throw err;
   }
 
   async skips(subId: string): Promise<CopySkip[]> {

@@ -2,6 +2,7 @@ import type { Futures } from '../futures';
 import type { MarketStore } from '../markets';
 import type { PlatformDeps } from '../platform/deps';
 import type { CopyDeps } from './copy-deps';
+import { CopyBoard } from './copy-board';
 import { CopyEngine } from './copy-engine';
 import { CopyHistoryService } from './copy-history.service';
 import { CopyMasterService } from './copy-master.service';
@@ -13,7 +14,8 @@ import { CopyViews } from './copy-views';
 
 export { CopyMirrorService } from './copy-mirror.service';
 export { CopySettlementService } from './copy-settlement.service';
-export { startCopyWorkers, startCopyMirrorWorker, COPY_MIRROR_QUEUE, COPY_SETTLEMENT_QUEUE } from './copy-workers';
+export { startCopyWorkers, startCopyMirrorWorker, COPY_MIRROR_QUEUE, COPY_FANOUT_QUEUE, COPY_SETTLEMENT_QUEUE, COPY_RESUME_QUEUE } from './copy-workers';
+export { fanoutChunkId, type FanoutChunk } from './copy-fanout';
 export { copyRoutes } from './http/copy.routes';
 
 /** Copy trading: masters, followers, the mirror of master orders and the daily settlement. */
@@ -23,28 +25,33 @@ export interface Copy {
   history: CopyHistoryService;
   mirror: CopyMirrorService;
   settlement: CopySettlementService;
+  /** The leaderboard's rankings; `backfill` once per deployment (the worker role runs it). */
+  board: CopyBoard;
 }
 
 export function createCopy(
-  deps: Pick<PlatformDeps, 'log' | 'redis' | 'keys' | 'scripts'> & {
+  deps: Pick<PlatformDeps, 'config' | 'log' | 'redis' | 'keys' | 'scripts'> & {
     markets: MarketStore;
-    futures: Pick<Futures, 'accounts' | 'engine' | 'orders' | 'market' | 'accountReader'>;
+    futures: Pick<Futures, 'accounts' | 'engine' | 'orders' | 'market' | 'accountReader' | 'accountStats'>;
   },
 ): Copy {
-  const { log, redis, keys, scripts, markets, futures } = deps;
+  const { config, log, redis, keys, scripts, markets, futures } = deps;
   const d: CopyDeps = {
     redis, keys, log, futures, markets,
     store: new CopyStore(redis, keys),
     reader: futures.accountReader,
+    stats: futures.accountStats,
     engine: new CopyEngine(keys, scripts),
   };
   const views = new CopyViews(d);
-  const settlement = new CopySettlementService(d);
+  const board = new CopyBoard(d);
+  const settlement = new CopySettlementService(d, board);
   return {
-    masters: new CopyMasterService(d, views, settlement),
+    masters: new CopyMasterService(d, views, settlement, board),
     slaves: new CopySlaveService(d, views, settlement),
     history: new CopyHistoryService(d),
-    mirror: new CopyMirrorService(d, settlement),
+    mirror: new CopyMirrorService(d, settlement, config.copyFanoutChunk),
     settlement,
+    board,
   };
 }

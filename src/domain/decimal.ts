@@ -46,6 +46,18 @@ export function fromMinor(minor: string | number | null | undefined, digits: num
   return new D(minor).shiftedBy(-digits).toNumber();
 }
 
+const SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** fromMinor of an integer held as a bigint, without a BigNumber: the same double (Number of the decimal text). */
+export function fromMinorInt(minor: bigint, digits: number): number {
+  // both exact doubles: IEEE division rounds the true quotient correctly, as parsing its decimal text does
+  if (minor < SAFE_BIG && minor > -SAFE_BIG && digits <= 22) return Number(minor) / 10 ** digits;
+  const neg = minor < 0n;
+  const s = (neg ? -minor : minor).toString().padStart(digits + 1, '0');
+  const text = digits > 0 ? `${s.slice(0, -digits)}.${s.slice(-digits)}` : s;
+  return Number(neg ? `-${text}` : text);
+}
+
 export function fitsEngine(v: BigNumber): boolean {
   return v.isFinite() && v.abs().lte(MAX_SAFE);
 }

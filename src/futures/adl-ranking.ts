@@ -1,6 +1,7 @@
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import type { FuturesParams } from '../domain/futures';
+import { futuresOrderOf } from './futures-order-record';
 
 /** How long one pair's ranking stands before it is read again (Binance refreshes every 30 s). */
 const REFRESH_MS = 30_000;
@@ -69,7 +70,7 @@ export class AdlRanking {
     for (const id of ids) pipeline.hgetall(this.keys.order(id));
     const scores: SideScores = { long: [], short: [] };
     for (const [, h] of (await pipeline.exec()) ?? []) {
-      const row = h as Record<string, string>;
+      const row = futuresOrderOf(h as Record<string, string>);
       const s = adlScore(row, ns, mark);
       if (s !== null) scores[row.side === 'buy' ? 'long' : 'short'].push(s);
     }

@@ -5,8 +5,9 @@ import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import { unrealizedMinor } from './futures-order-dto';
-import { FuturesOrderIndex } from './futures-order-index';
+import { FuturesOrderIndex, type AccountOrderStatus } from './futures-order-index';
 import type { FuturesPriceService } from './prices/futures-price.service';
+import { futuresOrderOf } from './futures-order-record';
 
 /** One opening futures order of an account (an order that is or was a position), with what reads it. */
 export interface AccountOrder {
@@ -49,7 +50,7 @@ export class FuturesAccountReader {
   }
 
   async order(id: string | number): Promise<Record<string, string>> {
-    return this.redis.hgetall(this.keys.order(id));
+    return futuresOrderOf(await this.redis.hgetall(this.keys.order(id)));
   }
 
   /** The user's futures order placed with `clientOrderId`, or null. */
@@ -63,12 +64,48 @@ export class FuturesAccountReader {
     return this.orderIndex.accountOrders(accountId, { status: 'open' });
   }
 
-  async state(accountId: string | number, marks = new Map<string, string | null>()): Promise<AccountState | null> {
+  /** `orderByClientId` of many at once (copy trading's fan-out), in two round trips whatever their number. */
+  async ordersByClientIds(wanted: { userId: string; clientOrderId: string }[]): Promise<(Record<string, string> | null)[]> {
+    const ids = await this.each(wanted, (p, w) => p.hget(this.keys.futuresClientOrderIds(w.userId), w.clientOrderId));
+    const found = await this.each(ids.filter((id): id is string => !!id), (p, id) => p.hgetall(this.keys.order(id)));
+    let next = 0;
+    return ids.map((id) => (id ? futuresOrderOf(found[next++] as Record<string, string>) : null));
+  }
+
+  /** `openOrders` of many accounts at once, in two round trips whatever their number. */
+  async openOrdersOf(accountIds: string[]): Promise<Record<string, string>[][]> {
+    const lists = (await this.each(accountIds, (p, a) => p.zrange(this.keys.futuresAccountOpenOrders(a), '0', '-1'))) as string[][];
+    const hashes = ((await this.each(lists.flat(), (p, id) => p.hgetall(this.keys.order(id)))) as Record<string, string>[])
+      .map(futuresOrderOf);
+    let next = 0;
+    return lists.map((ids) => ids.map(() => hashes[next++]));
+  }
+
+  /** One pipeline of one command per item; the replies in order (a failed command throws). */
+  private async each<T>(items: T[], queue: (p: ReturnType<RedisClient['pipeline']>, item: T) => void): Promise<unknown[]> {
+    if (items.length === 0) return [];
+    const p = this.redis.pipeline();
+    for (const item of items) queue(p, item);
+    return ((await p.exec()) ?? []).map(([err, v]) => {
+      if (err) throw err;
+      return v;
+    });
+  }
+
+  /**
+   * The account's money and its orders: all of them, or with `status` 'open' only those Created or
+   * InPosition (O(open orders): enough for its equity, which counts open positions only).
+   */
+  async state(
+    accountId: string | number,
+    marks = new Map<string, string | null>(),
+    status: AccountOrderStatus = 'all',
+  ): Promise<AccountState | null> {
     const a = await this.redis.hgetall(this.keys.futuresAccount(accountId));
     if (!a.id) return null;
     const orders: AccountOrder[] = [];
     let upnl = new BigNumber(0);
-    for (const h of await this.orderIndex.accountOrders(a.id, { status: 'all' })) {
+    for (const h of await this.orderIndex.accountOrders(a.id, { status })) {
       const pair = await this.markets.getPair('futures', h.pair);
       if (!pair) continue;
       if (!marks.has(pair.code)) marks.set(pair.code, await this.prices.markTicks(pair));

@@ -5,6 +5,7 @@ import type { Pair } from '../domain/market';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import type { FuturesPriceService } from './prices/futures-price.service';
+import { futuresOrderOf } from './futures-order-record';
 
 export interface ContractStats {
   /** Open long quantity in contracts (CoinMarketCap's unit); equal to the open short quantity. */
@@ -56,11 +57,11 @@ export class FuturesContractStats {
     const ids = await this.redis.smembers(this.keys.futuresActive(pair.code));
     if (ids.length === 0) return new BigNumber(0);
     const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hmget(this.keys.order(id), 'side', 'status', 'openQty');
+    for (const id of ids) pipe.hgetall(this.keys.order(id));
     let sum = new BigNumber(0);
     for (const [err, row] of (await pipe.exec()) ?? []) {
       if (err) throw err;
-      const [side, status, openQty] = row as (string | null)[];
+      const { side, status, openQty } = futuresOrderOf(row as Record<string, string>);
       if (side === 'buy' && Number(status) === FuturesStatus.InPosition && openQty) sum = sum.plus(openQty);
     }
     return sum;

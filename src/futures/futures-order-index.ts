@@ -1,5 +1,6 @@
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
+import { futuresOrderOf } from './futures-order-record';
 
 /** Which of an account's opening orders to read: all of them, or those Created (10) or InPosition (50). */
 export type AccountOrderStatus = 'open' | 'all';
@@ -26,6 +27,6 @@ export class FuturesOrderIndex {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hgetall(this.keys.order(id));
-    return ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
+    return ((await pipeline.exec()) ?? []).map(([, h]) => futuresOrderOf(h as Record<string, string>));
   }
 }

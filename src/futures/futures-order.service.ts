@@ -2,9 +2,10 @@ import BigNumber from 'bignumber.js';
 import { requirePair } from '../markets';
 import { fitsEngine, MAX_SAFE, minorString, toMinorDown, decimal } from '../domain/decimal';
 import { futuresParams, FuturesStatus } from '../domain/futures';
-import { notFound, rejected } from '../domain/errors';
+import { AppError, engineError, notFound, rejected } from '../domain/errors';
 import type { Pair } from '../domain/market';
 import type { FuturesEngine, CreateFuturesInput } from './futures-engine';
+import { decodePlace } from '../platform/redis/reply';
 import type { StpMode } from '../domain/order';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
@@ -14,6 +15,7 @@ import { AdlRanking } from './adl-ranking';
 import { FuturesOrderIndex } from './futures-order-index';
 import type { FuturesPriceService } from './prices/futures-price.service';
 import { copyAccount } from './futures-account.service';
+import { futuresOrderOf } from './futures-order-record';
 
 /** SPEC 4.3 create-order body; postOnly, selfTradePrevention (DESIGN 4) and timeInForce are extensions. */
 export interface CreateFuturesRequest {
@@ -41,6 +43,11 @@ export interface CloseRequest {
   /** Not on the HTTP body: copy trading's closes, so a replayed mirror job closes nothing twice. */
   clientOrderId?: string;
 }
+
+/** One order of `createMany`: the order placed (or the earlier one its clientOrderId names), or why not. */
+export type CreateManyResult =
+  | { ok: true; id: number; clientOrderId: string | null; status: number; duplicate: boolean }
+  | { ok: false; error: AppError };
 
 /** The filters of orders-history and positions (SPEC 4.3), names as the query spells them. */
 export interface FuturesListQuery {
@@ -111,6 +118,48 @@ export class FuturesOrderService {
     return { id: Number(order.id), clientOrderId: order.clid ? order.clid : null };
   }
 
+  /**
+   * Places many orders in one engine call per pair (copy trading's fan-out of a master fill), each
+   * exactly as if it came alone through `create`: one refused, here or by the engine, answers its
+   * own error and stops none of the others. `asCopy` as in `create`.
+   */
+  async createMany(items: { userId: string; req: CreateFuturesRequest }[], asCopy = false): Promise<CreateManyResult[]> {
+    const out: CreateManyResult[] = new Array(items.length);
+    const copyFlags = asCopy ? [] : await this.copyFlags(items.map((i) => i.req.futuresAccountId));
+    const byPair = new Map<string, { index: number; input: CreateFuturesInput }[]>();
+    const now = Date.now();
+    for (const [index, { userId, req }] of items.entries()) {
+      try {
+        if (copyFlags[index] === '1') throw copyAccount();
+        const input = await this.toEngineInput(userId, req, now);
+        byPair.set(input.pairCode, [...(byPair.get(input.pairCode) ?? []), { index, input }]);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        out[index] = { ok: false, error: err };
+      }
+    }
+    for (const batch of byPair.values()) {
+      const replies = await this.engine.createMany(batch.map((b) => b.input));
+      batch.forEach(({ index }, i) => {
+        const r = replies[i];
+        if (r[0] === 'ERR') {
+          out[index] = { ok: false, error: engineError(String(r[1]), r[2] ? String(r[2]) : undefined) };
+          return;
+        }
+        const { duplicate, order } = decodePlace(r);
+        out[index] = { ok: true, id: Number(order.id), clientOrderId: order.clid || null, status: Number(order.status), duplicate };
+      });
+    }
+    return out;
+  }
+
+  /** Each account's `copy` flag, read in one round trip. */
+  private async copyFlags(accountIds: number[]): Promise<(string | null)[]> {
+    const pipeline = this.redis.pipeline();
+    for (const id of accountIds) pipeline.hget(this.keys.futuresAccount(id), 'copy');
+    return ((await pipeline.exec()) ?? []).map(([, v]) => v as string | null);
+  }
+
   /** The order is read first: its pair and account name the keys the close script is passed. */
   async close(userId: string, req: CloseRequest): Promise<FuturesOrderDto> {
     const h = await this.ownedHash(userId, req.orderId);
@@ -174,11 +223,11 @@ export class FuturesOrderService {
     const ids = await this.redis.zrevrange(this.keys.userOrders(userId, 'futures'), 0, -1);
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hgetall(this.keys.order(id));
-    return ((await pipeline.exec()) ?? []).map(([, h]) => h as Record<string, string>);
+    return ((await pipeline.exec()) ?? []).map(([, h]) => futuresOrderOf(h as Record<string, string>));
   }
 
   private async ownedHash(userId: string, orderId: number): Promise<Record<string, string>> {
-    const h = await this.redis.hgetall(this.keys.order(orderId));
+    const h = futuresOrderOf(await this.redis.hgetall(this.keys.order(orderId)));
     if (h.user !== userId || h.kind !== 'futures' || h.role !== 'open') {
       throw notFound('ORDER_NOT_FOUND', 'Order not found');
     }

@@ -43,7 +43,11 @@ export class FuturesRiskService {
     return { closed, mark };
   }
 
-  /** Liquidates every position whose liquidation price the mark crossed; returns the ids. */
+  /**
+   * Liquidates every position whose liquidation price the mark crossed, and has the insurance fund
+   * unwind what it took over (the same script, lua/futures/liquidateFuturesPositions-22); returns the
+   * ids. Afterwards no open position is at or below maintenance at that mark.
+   */
   async sweepLiquidations(pairCode: string, now = Date.now(), batch = 1000, at?: string): Promise<string[]> {
     const pair = await this.markets.getPair('futures', pairCode);
     if (!pair) return [];

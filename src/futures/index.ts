@@ -2,6 +2,7 @@ import type { MarketDataService } from '../market-data';
 import type { MarketStore } from '../markets';
 import type { PlatformDeps } from '../platform/deps';
 import { FuturesAccountReader } from './futures-account-reader';
+import { FuturesAccountStats } from './futures-account-stats';
 import { FuturesAccountService } from './futures-account.service';
 import { FuturesEngine } from './futures-engine';
 import { FuturesMarketService } from './futures-market.service';
@@ -13,19 +14,20 @@ import { FuturesPremiumSampler } from './prices/futures-premium-sampler';
 import { BookReader, TradeHistory } from '../market-data';
 
 export { FuturesAccountReader, type AccountOrder, type AccountState } from './futures-account-reader';
+export { FuturesAccountStats, type AccountTradingStats, type PairTotals, type RankBy } from './futures-account-stats';
 export { FuturesAccountService, type FuturesAccountDto } from './futures-account.service';
 export { FuturesContractStats, type ContractStats } from './futures-contract-stats';
 export { FuturesEngine } from './futures-engine';
 export { FuturesMarketService, type FuturesDealDto, type FuturesUserDealDto } from './futures-market.service';
 export { futuresOrderDto, unrealizedMinor, type FuturesOrderDto } from './futures-order-dto';
-export { FuturesOrderService, type CreateFuturesRequest, type CloseRequest } from './futures-order.service';
+export { FuturesOrderService, type CreateFuturesRequest, type CloseRequest, type CreateManyResult } from './futures-order.service';
 export { FuturesPriceService } from './prices/futures-price.service';
 export { FuturesRiskService } from './futures-risk.service';
 export { startFuturesWorkers } from './workers/futures-workers';
 export { futuresRoutes } from './http/futures.routes';
 export { adminIndexPriceRoutes } from './http/admin-index-price.routes';
 export { adminInsuranceFundRoutes } from './http/admin-insurance-fund.routes';
-export { InsuranceFundReader, type InsuranceFundDto } from './insurance-fund';
+export { InsuranceFundReader, type InsuranceFundDto, type InsuranceFundPositionDto } from './insurance-fund';
 export { futuresOrderDtoSchema, futuresUserDealDtoSchema } from './http/futures-dto.schema';
 
 /** The futures market: engine wrapper, prices, accounts, orders, public data and risk sweeps. */
@@ -40,6 +42,8 @@ export interface Futures {
   risk: FuturesRiskService;
   /** Accounts read by account id: how copy trading sees futures state. */
   accountReader: FuturesAccountReader;
+  /** Accounts' trading aggregates and rankings, kept by the engine scripts (copy trading's analytics). */
+  accountStats: FuturesAccountStats;
 }
 
 export function createFutures(
@@ -60,5 +64,6 @@ export function createFutures(
     premium,
     risk: new FuturesRiskService(engine, markets, prices, priceEngine, premium, log),
     accountReader: new FuturesAccountReader(redis, keys, markets, prices),
+    accountStats: new FuturesAccountStats(redis, keys, scripts, markets),
   };
 }

@@ -31,8 +31,8 @@ export function bullBase(keys: Keys, connection: ConnectionOptions) {
   return { connection, prefix: keys.bullPrefix() };
 }
 
-export function openQueue(keys: Keys, connection: ConnectionOptions, name: string): Queue<StreamJob> {
-  return new Queue<StreamJob>(queueName(name), {
+export function openQueue<T = StreamJob>(keys: Keys, connection: ConnectionOptions, name: string): Queue<T> {
+  return new Queue<T>(queueName(name), {
     ...bullBase(keys, connection),
     defaultJobOptions: { ...KEEP_JOBS, attempts: 10, backoff: { type: 'exponential', delay: 500 } },
   });

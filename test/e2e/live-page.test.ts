@@ -159,6 +159,28 @@ describe('live market page', () => {
     expect(await shownSide('bids')).not.toContainEqual(['1.00', '1.000000']);
   });
 
+  it("a futures market's line shows the mark and index the futures ticker carries", async () => {
+    await call('POST', '/api/admin/index-price', 'admin', { currencyPairCode: PAIR, price: 65_432.1 });
+    await page.selectOption('#pair', `futures:${PAIR}`);
+    await page.waitForSelector(`#trades[data-loaded="futures:${PAIR}"]`, { state: 'attached', timeout: 30_000 });
+    // the mark tick (the mark worker's job) stores index and mark and announces them on the market stream
+    const pair = await ctx.markets.store.getPair('futures', PAIR);
+    if (!pair) throw new Error('no futures pair');
+    await ctx.futures.prices.refreshMark(pair);
+    const stored = await ctx.redis.hgetall(ctx.keys.markPrice(PAIR));
+    const shown = (ticks: string) => (Number(ticks) / 10 ** pair.digitsPrice).toFixed(pair.digitsPrice);
+    for (const [field, ticks] of [['mark', stored.p], ['index', stored.index]]) {
+      await page.waitForFunction(
+        `document.querySelector('#futures-line [data-field="${field}"]')?.textContent === '${shown(ticks)}'`,
+        undefined,
+        { timeout: 30_000 },
+      );
+    }
+    expect(pageErrors).toEqual([]);
+    await page.selectOption('#pair', `spot:${PAIR}`);
+    await page.waitForSelector(`#trades[data-loaded="spot:${PAIR}"]`, { state: 'attached', timeout: 30_000 });
+  });
+
   it('reconnects when the gateway goes away and resubscribes on the new one', async () => {
     await ws.close();
     await page.waitForSelector('#status[data-state="reconnecting"]', { timeout: 30_000 });

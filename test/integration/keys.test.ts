@@ -42,6 +42,26 @@ return { orderKey(P, '42'), walletAvailKey(P, 'u1'), walletRsvKey(P, 'u1'), user
     }
   });
 
+  it('for the trading aggregates and rankings of futures accounts', async () => {
+    const ctx = await testContext();
+    try {
+      const lua = resolveIncludes(
+        LUA_DIR,
+        `--- @include "includes/keys"
+local P = ARGV[1]
+return { futuresStatsKey(P, '7'), futuresDailyKey(P, '7'), futuresDaysKey(P, '7'), futuresRankKey(P),
+  futuresRankKey(P, 'roi'), futuresRankKey(P, 'all') }`,
+        'stats-keys-probe.lua',
+      );
+      const k: Keys = ctx.keys;
+      expect(await ctx.redis.eval(lua, 0, k.engine)).toEqual([
+        k.futuresStats(7), k.futuresDaily(7), k.futuresDays(7), k.futuresRank(), k.futuresRank('roi'), k.futuresRank('all'),
+      ]);
+    } finally {
+      await ctx.cleanup();
+    }
+  });
+
   it('for the trade history, its time index, the user indices and the retention', async () => {
     const ctx = await testContext();
     try {

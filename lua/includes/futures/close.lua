@@ -44,6 +44,7 @@ local function fNewCloseOrder(ctx, pos, limit, reason, lots)
   local c = { id = id, role = 'close', user = pos.user, acct = pos.acct, side = side, price = limit, limit = limit,
     amount = q, filled = 0, remaining = q, stp = 0, pos = fmt(pos.id), posObj = pos,
     pair = ctx.pair, kind = 'futures', isMarket = limit == nil, resting = '0', closeReason = reason }
+  c.fixed = fFixedText(c)
   ctx.objs[id] = c
   fDirty(ctx, c)
   return c

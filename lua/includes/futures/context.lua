@@ -11,6 +11,7 @@
   Account hash fields: `balance` (free), `locked` (margins and reservations).
 ]]
 --- @include "includes/futures/commandKeys"
+--- @include "includes/futures/orderRecord"
 --- @include "includes/publishEvents"
 
 local FST = { CREATED = '10', CLOSED = '20', CANCELLED = '30', ERROR = '40', IN_POSITION = '50' }
@@ -19,21 +20,30 @@ local function ppmOf(v)
   return math.floor(tonumber(v) * 1000000 + 0.5)
 end
 
--- A context for one futures market: its keys from KEYS[1..22] (includes/futures/commandKeys), its
--- parameters from the pair hash; nil when there is no such pair.
-local function futuresContextFor(KEYS, P, pair, ts, maxlen)
+-- The market's keys (includes/futures/commandKeys) and parameters (from the pair hash), which no
+-- command changes: read once per call and shared by its orders; nil when there is no such pair.
+local function futuresMarketFor(KEYS)
   local f = redis.call('HMGET', KEYS[1], 'digitsPrice', 'digitsAmount', 'quoteDecimals',
     'contractValue', 'makerFee', 'takerFee', 'maintenanceMarginRate', 'maxLeverage', 'quoteCurrencyCode')
   if not f[1] then return nil end
   local keys, fkeys = futuresMarketKeys(KEYS)
-  local ctx = newContext(P, keys, ts, maxlen)
-  ctx.pair = pair
-  ctx.fkeys = fkeys
   local exp = tonumber(f[3]) - tonumber(f[1]) - tonumber(f[2])
-  ctx.fut = {
+  local fut = {
     ns = math.floor(tonumber(f[4]) * 10 ^ exp + 0.5),
     maker = ppmOf(f[5]), taker = ppmOf(f[6]), mmr = ppmOf(f[7]), maxLev = tonumber(f[8]), cur = f[9],
   }
+  return { keys = keys, fkeys = fkeys, fut = fut }
+end
+
+-- A context for one futures command on a market: KEYS[1..22] as futuresMarketFor reads them (or
+-- `market`, what it answered earlier in the same call); nil when there is no such pair.
+local function futuresContextFor(KEYS, P, pair, ts, maxlen, market)
+  market = market or futuresMarketFor(KEYS)
+  if not market then return nil end
+  local ctx = newContext(P, market.keys, ts, maxlen)
+  ctx.pair = pair
+  ctx.fkeys = market.fkeys
+  ctx.fut = market.fut
   ctx.objs = {}
   ctx.dirty = {}
   ctx.dirtyOrder = {}
@@ -55,17 +65,17 @@ local function numOr(v, d)
   return tonumber(v)
 end
 
--- An order hash as a table (cached per command); a close order carries its position as posObj.
-local function fLoad(ctx, id)
+-- An order record as a table (cached per command); a close order carries its position as posObj.
+-- `t`: the record as fReadRecord gave it, when the caller has already read it.
+local function fLoad(ctx, id, t)
   id = tonumber(id)
   local hit = ctx.objs[id]
   if hit then return hit end
-  local h = redis.call('HGETALL', fOrderKey(ctx, id))
-  if #h == 0 then return nil end
-  local t = {}
-  for i = 1, #h, 2 do t[h[i]] = h[i + 1] end
+  t = t or fReadRecord(fOrderKey(ctx, id))
+  if not t then return nil end
+  if t.pos == '' then t.pos = nil end
   local o = {
-    id = id, user = t.user, acct = t.acct, side = t.side, role = t.role, pair = t.pair, kind = t.kind,
+    id = id, user = t.user, acct = t.acct, side = t.side, role = t.role, pair = t.pair, kind = 'futures',
     price = numOr(t.price, nil), amount = numOr(t.amount, 0), filled = numOr(t.filled, 0),
     rsv = numOr(t.rsv, 0), lev = numOr(t.lev, 1), cost = numOr(t.cost, 0), ecost = numOr(t.ecost, 0), openQty = numOr(t.openQty, 0),
     margin = numOr(t.margin, 0), imargin = numOr(t.imargin, 0), fee = numOr(t.fee, 0), rpnl = numOr(t.rpnl, 0),
@@ -73,6 +83,7 @@ local function fLoad(ctx, id)
     sl = numOr(t.sl, nil), liq = numOr(t.liq, nil), closeOrd = t.closeOrd or '', pos = t.pos,
     isMarket = t.isMarket == '1', closeReason = t.closeReason or '', isMaker = true,
     wasActive = t.status == '50', wasOpen = t.status == '10' or t.status == '50', resting = t.resting or '0',
+    orig = t, -- the hash as loaded: includes/futures/accountStats takes its part out
   }
   o.remaining = o.amount - o.filled
   ctx.objs[id] = o

@@ -15,6 +15,7 @@
 --- @include "includes/futures/margin"
 --- @include "includes/futures/settlement"
 --- @include "includes/futures/flush"
+--- @include "includes/futures/orderRecord"
 --- @include "includes/book"
 --- @include "includes/matchOrder"
 --- @include "includes/keys"
@@ -23,9 +24,9 @@
 --- @include "includes/fmt"
 
 -- The caller answers {id, clientOrderId} (SPEC 4.3), so that is all the reply carries.
-local function fOrderReply(P, tag, id, status)
-  local f = redis.call('HMGET', orderKey(P, id), 'clid', 'status')
-  return { tag, { 'id', fmt(tonumber(id)), 'clid', f[1] or '', 'status', status or f[2] } }
+local function fOrderReply(P, tag, id)
+  local t = fReadRecord(orderKey(P, id)) or {}
+  return { tag, { 'id', fmt(tonumber(id)), 'clid', t.clid or '', 'status', t.status } }
 end
 
 -- The walk to the worst price a market order of `amount` lots can reach: that price and the lots there.
@@ -63,8 +64,10 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     if existing then return fOrderReply(P, 'DUP', existing) end
   end
 
-  local ctx = futuresContextFor(KEYS, P, pair, ts, b.maxlen)
-  if not ctx then return { 'ERR', 'PAIR_NOT_FOUND', pair } end
+  -- the market as this call's first order read it (no order changes the pair hash)
+  if b.market == nil then b.market = futuresMarketFor(KEYS) or false end
+  if not b.market then return { 'ERR', 'PAIR_NOT_FOUND', pair } end
+  local ctx = futuresContextFor(KEYS, P, pair, ts, b.maxlen, b.market)
   -- the batch's event entry: this order's events and book levels go into it
   ctx.events, ctx.changed = b.events, b.changed
   fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
@@ -142,9 +145,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   end
 
   -- written with the order's first flush (fFlush), in one HSET
-  o.static = { 'id', fmt(id), 'kind', 'futures', 'role', 'open', 'user', user, 'acct', acctId, 'pair', pair,
-    'side', side, 'isMarket', isMarket and '1' or '0', 'price', price and fmt(price) or '', 'amount', fmt(amount),
-    'lev', fmt(lev), 'stp', fmt(stp), 'postOnly', postOnly and '1' or '0', 'clid', clid, 'cts', ts }
+  o.fixed = fFixedText(o, postOnly and '1' or '0', ts, clid)
   -- fCommit but the event entry, which the batch writes once
   flushDeltas(ctx)
   fFlush(ctx)

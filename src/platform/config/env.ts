@@ -26,6 +26,10 @@ export interface AppConfig {
   rateLimitPoints: number;
   rateLimitBurst: number;
   streamMaxLen: number;
+  /** Subscriptions per copy fan-out job (COPY_FANOUT_CHUNK, docs/copy-trading.md). */
+  copyFanoutChunk: number;
+  /** Copy fan-out jobs one worker process runs at once (COPY_FANOUT_CONCURRENCY). */
+  copyFanoutConcurrency: number;
   /** Days of trade history kept per market (TRADE_HISTORY_DAYS, docs/market-data.md). */
   tradeHistoryDays: number;
   /** Where `npm start` keeps the data of a redis-server it starts itself, and the development secret. */
@@ -58,6 +62,8 @@ const schema = Joi.object({
   RATE_LIMIT_PER_SECOND: Joi.number().integer().min(1).default(50),
   RATE_LIMIT_BURST: Joi.number().integer().min(1).default(100),
   STREAM_MAXLEN: Joi.number().integer().min(1000).default(100000),
+  COPY_FANOUT_CHUNK: Joi.number().integer().min(1).max(1000).default(200),
+  COPY_FANOUT_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
   TRADE_HISTORY_DAYS: Joi.number().positive().max(3650).default(7),
   DATA_DIR: Joi.string().default(resolve(process.cwd(), 'data')),
 }).unknown(true);
@@ -90,6 +96,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitBurst: value.RATE_LIMIT_BURST,
     streamMaxLen: value.STREAM_MAXLEN,
     tradeHistoryDays: value.TRADE_HISTORY_DAYS,
+    copyFanoutChunk: value.COPY_FANOUT_CHUNK,
+    copyFanoutConcurrency: value.COPY_FANOUT_CONCURRENCY,
     dataDir: value.DATA_DIR,
   };
 }

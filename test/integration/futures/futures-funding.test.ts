@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { bearer } from '../../support/harness';
 import { admin, futuresBed } from './helpers';
+import { futuresOrderOf } from '../../../src/futures/futures-order-record';
 
 /**
  * Funding from premium samples, zero-sum to the minor unit (issue 10, finding 1). BTC_USDT futures:
@@ -31,9 +32,9 @@ async function account(user: string, name: string, leverage: number, amount: num
 async function fundingSum(): Promise<bigint> {
   const top = Number(await b.ctx.redis.get(b.ctx.keys.orderIds()));
   const reads = b.ctx.redis.pipeline();
-  for (let id = 1; id <= top; id++) reads.hget(b.ctx.keys.order(id), 'funding');
+  for (let id = 1; id <= top; id++) reads.hgetall(b.ctx.keys.order(id));
   let sum = 0n;
-  for (const [, v] of (await reads.exec()) ?? []) sum += BigInt((v as string | null) ?? '0');
+  for (const [, h] of (await reads.exec()) ?? []) sum += BigInt(futuresOrderOf(h as Record<string, string>).funding || '0');
   return sum;
 }
 

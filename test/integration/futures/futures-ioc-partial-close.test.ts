@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { futuresParams } from '../../../src/domain/futures';
 import { futuresBed } from './helpers';
+import { futuresOrderOf } from '../../../src/futures/futures-order-record';
 
 /** The extensions of SPEC 4.3 copy trading mirrors with: timeInForce IOC and the partial close (docs/futures.md). */
 type Bed = Awaited<ReturnType<typeof futuresBed>>;
@@ -19,7 +20,7 @@ afterEach(async () => b.ctx.cleanup());
 
 const TRADE = '/api/futures/trade';
 const book = async () => (await request(b.app).get(`${TRADE}/orderbook/BTC_USDT`)).body;
-const hash = (id: number) => b.ctx.redis.hgetall(b.ctx.keys.order(id));
+const hash = async (id: number) => futuresOrderOf(await b.ctx.redis.hgetall(b.ctx.keys.order(id)));
 const acctHash = (id: number) => b.ctx.redis.hgetall(b.ctx.keys.futuresAccount(id));
 
 describe('timeInForce IOC', () => {

@@ -68,7 +68,9 @@ describe('liquidation never fills beyond the bankruptcy price (finding 3)', () =
     expect(await fund()).toBe(8000n);
     // operators read it
     const read = await request(b.app).get('/api/admin/insurance-fund').set('Authorization', admin);
-    expect([read.status, read.body]).toEqual([200, [{ currencyCode: 'USDT', balance: 0.00008 }]]);
+    // with what it took over at the mark (it holds them: 89.1 is within its bankruptcy price, no bid within reach)
+    expect([read.status, read.body]).toEqual([200, [{ currencyCode: 'USDT', balance: 0.00008,
+      positions: [{ currencyPairCode: PAIR, isLong: true, amount: 0.0888, entryPrice: 89.1 }] }]]);
     expect((await request(b.app).get('/api/admin/insurance-fund').set('Authorization', bearer('alice'))).status).toBe(403);
     expect(await b.usdtTotal()).toBe(total);
   });
@@ -89,7 +91,7 @@ describe('liquidation never fills beyond the bankruptcy price (finding 3)', () =
     const alice = await b.fundedAccount('alice', 1000);
     const bob = await b.fundedAccount('bob', 1000);
     const carol = await b.fundedAccount('carol', 1000, 20);
-    const dan = await b.fundedAccount('dan', 1000);
+    const dan = await b.fundedAccount('dan', 1000, 1); // at 1x the short his ask opens is safe at a mark of 120
     const total = await b.usdtTotal();
     const short = await b.order('bob', bob, false, 100, 1); // margin 10, bankruptcy 110
     const aliceLong = await b.order('alice', alice, true, null, 0.6); // margin 6 at 10x

@@ -2,6 +2,7 @@ import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../../../src/platform/redis/connection';
 import { FuturesOrderIndex } from '../../../src/futures/futures-order-index';
 import { futuresBed } from './helpers';
+import { futuresOrderOf } from '../../../src/futures/futures-order-record';
 
 type Bed = Awaited<ReturnType<typeof futuresBed>>;
 let b: Bed;
@@ -42,7 +43,7 @@ async function scanned(user: string, acct: number): Promise<{ all: string[]; ope
   const all: string[] = [];
   const open: string[] = [];
   for (const id of await b.ctx.redis.zrange(k.userOrders(user, 'futures'), '0', '-1')) {
-    const h = await b.ctx.redis.hgetall(k.order(id));
+    const h = futuresOrderOf(await b.ctx.redis.hgetall(k.order(id)));
     if (h.acct !== String(acct)) continue;
     all.push(id);
     if (h.status === '10' || h.status === '50') open.push(id);

@@ -1,0 +1,67 @@
+--[[
+  The futures order record, a hash of two fields (as spot's, includes/spot/spotOrder), so a command
+  writes one small listpack per order instead of a 45-field hash and reads one back with two values:
+    futures  what never changes: id|role|user|acct|pair|side|isMarket|price|amount|lev|stp|postOnly|cts|pos|clid
+             (clientOrderId last: the one free-text field, it may itself hold '|'; a close order
+             leaves isMarket..cts and clid empty, an opening order leaves pos empty)
+    state    what commands change: an opening order's
+               filled|rsv|cost|ecost|openQty|margin|imargin|fee|rpnl|funding|status|tp|sl|liq|closeOrd|closeReason|resting|uts
+             a close order's filled|resting|uts
+  Empty optional values stay empty between the bars. src/futures/futures-order-record.ts decodes
+  the same layout into the flat record every reader uses; the key is orderKey(P, id).
+]]
+--- @include "includes/fmt"
+
+-- literals: a library's top level cannot reach `string` (Redis Functions load it without globals)
+local F_FIXED = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$'
+local F_OPEN_STATE = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$'
+local F_CLOSE_STATE = '^([^|]*)|([^|]*)|([^|]*)$'
+
+local function optTicks(v)
+  if v == nil then return '' end
+  return fmt(v)
+end
+
+-- The `futures` field of a new order (`o` as includes/futures/createOrder and close build it).
+local function fFixedText(o, postOnly, cts, clid)
+  if o.role == 'close' then
+    return fmt(o.id) .. '|close|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '||'
+      .. optTicks(o.price) .. '|' .. fmt(o.amount) .. '|||||' .. o.pos .. '|'
+  end
+  return fmt(o.id) .. '|open|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '|'
+    .. (o.isMarket and '1' or '0') .. '|' .. optTicks(o.price) .. '|' .. fmt(o.amount) .. '|' .. fmt(o.lev) .. '|'
+    .. fmt(o.stp) .. '|' .. postOnly .. '|' .. cts .. '||' .. clid
+end
+
+-- The `state` field of an order as it now stands; `ts` the command's time.
+local function fStateText(o, ts)
+  if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts end
+  local liq = ''
+  if o.status == '50' and o.liq then liq = fmt(o.liq) end
+  return fmt(o.filled) .. '|' .. fmt(o.rsv) .. '|' .. fmt(o.cost) .. '|' .. fmt(o.ecost) .. '|' .. fmt(o.openQty) .. '|'
+    .. fmt(o.margin) .. '|' .. fmt(o.imargin) .. '|' .. fmt(o.fee) .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
+    .. o.status .. '|' .. optTicks(o.tp) .. '|' .. optTicks(o.sl) .. '|' .. liq .. '|' .. o.closeOrd .. '|'
+    .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
+end
+
+-- The record at `key` as text fields by name (empty optional values ''), or nil when it holds no
+-- futures order. Built by one constructor each: a table filled field by field rehashes as it grows.
+local function fReadRecord(key)
+  local h = redis.call('HMGET', key, 'futures', 'state')
+  if not h[1] or not h[2] then return nil end
+  local id, role, user, acct, pair, side, isMarket, price, amount, lev, stp, postOnly, cts, pos, clid =
+    string.match(h[1], F_FIXED)
+  if role == 'close' then
+    local filled, resting, uts = string.match(h[2], F_CLOSE_STATE)
+    return { id = id, role = role, user = user, acct = acct, pair = pair, side = side, isMarket = isMarket,
+      price = price, amount = amount, lev = lev, stp = stp, postOnly = postOnly, cts = cts, pos = pos, clid = clid,
+      filled = filled, resting = resting, uts = uts }
+  end
+  local filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd,
+    closeReason, resting, uts = string.match(h[2], F_OPEN_STATE)
+  return { id = id, role = role, user = user, acct = acct, pair = pair, side = side, isMarket = isMarket,
+    price = price, amount = amount, lev = lev, stp = stp, postOnly = postOnly, cts = cts, pos = pos, clid = clid,
+    filled = filled, rsv = rsv, cost = cost, ecost = ecost, openQty = openQty, margin = margin, imargin = imargin,
+    fee = fee, rpnl = rpnl, funding = funding, status = status, tp = tp, sl = sl, liq = liq, closeOrd = closeOrd,
+    closeReason = closeReason, resting = resting, uts = uts }
+end
