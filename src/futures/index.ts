@@ -11,7 +11,7 @@ import { FuturesPriceService } from './prices/futures-price.service';
 import { FuturesRiskService } from './futures-risk.service';
 import { FuturesPriceEngine } from './prices/futures-price-engine';
 import { FuturesPremiumSampler } from './prices/futures-premium-sampler';
-import { BookReader } from '../market-data';
+import { BookReader, TradeHistory } from '../market-data';
 
 export { FuturesAccountReader, type AccountOrder, type AccountState } from './futures-account-reader';
 export { FuturesAccountStats, type AccountTradingStats, type PairTotals, type RankBy } from './futures-account-stats';
@@ -60,7 +60,7 @@ export function createFutures(
     prices,
     accounts: new FuturesAccountService(redis, keys, markets, engine, prices),
     orders: new FuturesOrderService(redis, keys, markets, engine, prices),
-    market: new FuturesMarketService(redis, keys, markets, marketData, prices, engine),
+    market: new FuturesMarketService(new TradeHistory(redis, keys, scripts), markets, marketData, prices, engine),
     premium,
     risk: new FuturesRiskService(engine, markets, prices, priceEngine, premium, log),
     accountReader: new FuturesAccountReader(redis, keys, markets, prices),

@@ -1,3 +1,4 @@
+import type { Pair } from '../../src/domain/market';
 import { Keys } from '../../src/platform/redis/keys';
 import { resolveIncludes, LUA_DIR } from '../../src/platform/redis/lua-loader';
 import { FuturesScriptKeys } from '../../src/futures/futures-script-keys';
@@ -77,6 +78,13 @@ return { records, times, userTradesKey(ARGV[1], ARGV[2], ARGV[3], 'u1'), tradeHi
           k.tradeHistory(kind, 'BTC_USDT'), k.tradeTimes(kind, 'BTC_USDT'), k.userTrades(kind, 'BTC_USDT', 'u1'), k.tradeHistoryRetention(),
         ]);
       }
+      // spot placement passes the market's three in KEYS[13..15], where the futures scripts build them
+      const pair = (await ctx.markets.store.getPair('spot', 'BTC_USDT')) as Pair;
+      const [keys] = ctx.spot.engine.placeArgs([
+        { userId: 'u1', pair, side: 'buy', type: 'limit', priceTicks: '1', amountLots: '1', postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: 0 },
+      ]);
+      const [records, times, , retention] = (await ctx.redis.eval(lua, 0, k.engine, 'spot', 'BTC_USDT')) as string[];
+      expect(keys.slice(12, 15)).toEqual([records, times, retention]);
     } finally {
       await ctx.cleanup();
     }
