@@ -28,7 +28,7 @@ import { createApp } from '../../src/transport/http/app';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { SORT_PRESETS } from '../../src/copy/copy-master.service';
 import { envInt, exitAfter } from './lib/deadline';
-import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
+import { clearBenchData, startBenchRedis } from './lib/redis-server';
 import { fmtNum, machineInfo, printTable, writeResults } from './lib/report';
 import { summarize, type Summary } from './lib/stats';
 import { readFileSync } from 'node:fs';
@@ -146,8 +146,7 @@ async function main(): Promise<void> {
     console.log(`results: ${writeResults('copy-reads', { machine: machineInfo(), masters: MASTERS, positions: POSITIONS, results })}`);
   } finally {
     http.close();
-    if (server.privateServer) await (ctx.redis as Redis).flushall();
-    else await deleteByPrefix(ctx.redis as Redis, config.keyPrefix);
+    await clearBenchData(ctx.redis as Redis, server.privateServer, config.keyPrefix);
     await ctx.close();
     await server.stop();
   }
