@@ -25,7 +25,10 @@ for _, id in ipairs(ids) do
       fStatsNum(h.funding), fStatsNum(h.ecost), fStatsNum(h.cost), h.side, h.cts or ctx.ts, h.uts or ctx.ts), 1)
   end
 end
+local version = tonumber(redis.call('HGET', KEYS[2], 'dver') or '0')
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 if ctx.stats then fStatsWrite(ctx, acct, ctx.stats[acct]) end
+-- past every version a reader may hold: the rebuilt series is never taken for a cached one
+redis.call('HSET', KEYS[2], 'dver', version + 1)
 fRankAfter(P, acct, nil)
 return { 'OK', fmt(#ids) }

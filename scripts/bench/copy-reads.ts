@@ -1,7 +1,8 @@
 /**
  * npm run bench:copy-reads — the public copy-trading reads (issue 11): BENCH_MASTERS (1,000) masters
- * of BENCH_POSITIONS (1,000) closed positions each, then over HTTP (the app listening on a local
- * port, requests from this process with fetch: one at a time, then BENCH_CONCURRENCY at a time) pages of
+ * of BENCH_POSITIONS (1,000) closed positions each, then over HTTP (the app in a child process of its
+ * own, so the client's fetch, gunzip and parse do not share its event loop; requests from this
+ * process: one at a time, then BENCH_CONCURRENCY at a time) pages of
  * GET /api/copy-master/public-masters (random page and sort preset; and with a roi filter) and
  * GET /api/copy-master/{id}/analytics of random masters: p50/p99/max of each beside the same run's
  * baseline, GET /health.
@@ -28,6 +29,7 @@ import { createApp } from '../../src/transport/http/app';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { SORT_PRESETS } from '../../src/copy/copy-master.service';
 import { envInt, exitAfter } from './lib/deadline';
+import { reportFailure, reportPort, withChildServer } from './lib/child-server';
 import { clearBenchData, startBenchRedis } from './lib/redis-server';
 import { fmtNum, machineInfo, printTable, writeResults } from './lib/report';
 import { summarize, type Summary } from './lib/stats';
@@ -112,47 +114,62 @@ async function measure(base: string, path: () => string, concurrency: number, re
 async function main(): Promise<void> {
   exitAfter(MAX_SECONDS, 'bench:copy-reads');
   const server = await startBenchRedis();
-  const config = loadConfig({
+  const env: Record<string, string> = {
     REDIS_URL: server.url, JWT_SECRET: 'bench-secret-0123456789abcdef', KEY_PREFIX: `benchreads${randomBytes(3).toString('hex')}`,
     LOG_LEVEL: 'silent', MARKETS_FILE: resolve(__dirname, '../../config/markets.json'), REDIS_COMMAND_TIMEOUT_MS: '60000',
     RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000',
-  });
+  };
+  const config = loadConfig(env);
   const ctx = await createContext(config, createLogger('silent'));
-  const http = createApp(ctx).listen(0, '127.0.0.1');
   try {
     await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
     const ids = await seed(ctx);
-    await new Promise((r) => (http.listening ? r(null) : http.once('listening', r)));
-    const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-    const random = rng(7);
-    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
-    const pages = Math.ceil(MASTERS / 10);
-    const routes: [string, () => string][] = [
-      ['GET /health (baseline)', () => '/health'],
-      ['public-masters, random page and sortPreset', () => `/api/copy-master/public-masters?page=${1 + Math.floor(random() * pages)}&sortPreset=${pick(SORT_PRESETS)}`],
-      ['public-masters, roiFrom=0 (filtered), random page', () => `/api/copy-master/public-masters?roiFrom=0&page=${1 + Math.floor(random() * pages / 2)}`],
-      ['analytics of a random master', () => `/api/copy-master/${pick(ids)}/analytics`],
-    ];
-    await measure(base, routes[0][1], 1, 200); // warm-up: JIT, connections
-    const results: Record<string, Record<string, Summary>> = {};
-    for (const [concurrency, requests] of [[1, REQUESTS], [CONCURRENCY, Math.ceil(REQUESTS / 2)]]) {
-      const rows: [string, Summary][] = [];
-      for (const [name, path] of routes) rows.push([name, await measure(base, path, concurrency, requests)]);
-      printTable(`bench:copy-reads — ${MASTERS} masters x ${POSITIONS} closed positions, ${requests} requests per row, ${concurrency} at a time (ms)`,
-        ['route', 'p50', 'p99', 'max', 'p99 / baseline p99'],
-        rows.map(([name, r]) => [name, r.p50, r.p99, r.max, fmtNum(r.p99 / rows[0][1].p99, 1)]));
-      results[`concurrency${concurrency}`] = Object.fromEntries(rows);
-    }
-    console.log(`results: ${writeResults('copy-reads', { machine: machineInfo(), masters: MASTERS, positions: POSITIONS, results })}`);
+    await withChildServer(__filename, 'app', { ...process.env, ...env }, (port) => requestRoutes(`http://127.0.0.1:${port}`, ids));
   } finally {
-    http.close();
     await clearBenchData(ctx.redis as Redis, server.privateServer, config.keyPrefix);
     await ctx.close();
     await server.stop();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+/** The requests of the run, against the app at `base`: one at a time, then CONCURRENCY at a time. */
+async function requestRoutes(base: string, ids: number[]): Promise<void> {
+  const random = rng(7);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
+  const pages = Math.ceil(MASTERS / 10);
+  const routes: [string, () => string][] = [
+    ['GET /health (baseline)', () => '/health'],
+    ['public-masters, random page and sortPreset', () => `/api/copy-master/public-masters?page=${1 + Math.floor(random() * pages)}&sortPreset=${pick(SORT_PRESETS)}`],
+    ['public-masters, roiFrom=0 (filtered), random page', () => `/api/copy-master/public-masters?roiFrom=0&page=${1 + Math.floor(random() * pages / 2)}`],
+    ['analytics of a random master', () => `/api/copy-master/${pick(ids)}/analytics`],
+  ];
+  // warm-up (JIT, connections, the child's memoized day names), as a running service would be
+  for (const [, path] of routes) await measure(base, path, 1, 50);
+  const results: Record<string, Record<string, Summary>> = {};
+  for (const [concurrency, requests] of [[1, REQUESTS], [CONCURRENCY, Math.ceil(REQUESTS / 2)]]) {
+    const rows: [string, Summary][] = [];
+    for (const [name, path] of routes) rows.push([name, await measure(base, path, concurrency, requests)]);
+    printTable(`bench:copy-reads — ${MASTERS} masters x ${POSITIONS} closed positions, ${requests} requests per row, ${concurrency} at a time (ms)`,
+      ['route', 'p50', 'p99', 'max', 'p99 / baseline p99'],
+      rows.map(([name, r]) => [name, r.p50, r.p99, r.max, fmtNum(r.p99 / rows[0][1].p99, 1)]));
+    results[`concurrency${concurrency}`] = Object.fromEntries(rows);
+  }
+  console.log(`results: ${writeResults('copy-reads', { machine: machineInfo(), masters: MASTERS, positions: POSITIONS, results })}`);
+}
+
+/** In the child: the app alone, on the parent's Redis and key prefix, until the parent stops it. */
+async function serve(): Promise<void> {
+  const ctx = await createContext(loadConfig(process.env), createLogger('silent'));
+  const http = createApp(ctx).listen(0, '127.0.0.1', () => reportPort((http.address() as AddressInfo).port));
+  // a plain exit on stop, so a --cpu-prof child writes its profile
+  process.once('SIGTERM', () => process.exit(0));
+}
+
+if (process.argv[2] === '--serve') {
+  serve().catch(reportFailure);
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

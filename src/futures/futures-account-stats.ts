@@ -50,6 +50,8 @@ function isoDay(n: string): string {
   return d;
 }
 const big = (v: string | undefined) => new BigNumber(v || 0);
+/** Accounts whose decoded daily series a process keeps (~25 KB each at a year of days). */
+const SERIES_CACHED = 2_000;
 /** The backfill's version: a new one reruns it over every account. */
 const BACKFILL_VERSION = '1';
 
@@ -62,20 +64,43 @@ export class FuturesAccountStats {
     private readonly markets: MarketStore,
   ) {}
 
-  /** Aggregates of many accounts in one round trip (O(days + pairs) each). */
+  /**
+   * The decoded daily series of recently read accounts with the version they were read at (the
+   * aggregates' `dver`, raised by the engine whenever a day changes): a leaderboard page reads ten
+   * series of hundreds of days each, and past days hardly ever change.
+   */
+  private readonly series = new Map<string, { version: string; closedDaily: Map<string, bigint> }>();
+
+  /** Aggregates of many accounts: one round trip, a second for the series not cached at their version. */
   async read(accountIds: (string | number)[]): Promise<AccountTradingStats[]> {
+    const ids = accountIds.map(String);
+    const stats = await this.hashes(ids.map((id) => this.keys.futuresStats(id)));
+    const stale = ids.filter((id, i) => this.series.get(id)?.version !== (stats[i].dver ?? '0'));
+    const daily = await this.hashes(stale.map((id) => this.keys.futuresDaily(id)));
+    stale.forEach((id, i) => this.remember(id, stats[ids.indexOf(id)].dver ?? '0', daily[i]));
+    return Promise.all(ids.map((id, i) => this.decode(stats[i], (this.series.get(id) as { closedDaily: Map<string, bigint> }).closedDaily)));
+  }
+
+  private async hashes(keys: string[]): Promise<Record<string, string>[]> {
+    if (keys.length === 0) return [];
     const p = this.redis.pipeline();
-    for (const id of accountIds) p.hgetall(this.keys.futuresStats(id)).hgetall(this.keys.futuresDaily(id));
-    const res = ((await p.exec()) ?? []).map(([err, v]) => {
+    for (const k of keys) p.hgetall(k);
+    return ((await p.exec()) ?? []).map(([err, v]) => {
       if (err) throw err;
       return v as Record<string, string>;
     });
-    return Promise.all(accountIds.map((_, i) => this.decode(res[2 * i], res[2 * i + 1])));
   }
 
-  private async decode(s: Record<string, string>, daily: Record<string, string>): Promise<AccountTradingStats> {
+  private remember(id: string, version: string, daily: Record<string, string>): void {
     const closedDaily = new Map<string, bigint>();
     for (const [day, v] of Object.entries(daily)) closedDaily.set(isoDay(day), BigInt(v));
+    this.series.delete(id);
+    this.series.set(id, { version, closedDaily });
+    // the oldest read first out (Map keeps insertion order)
+    if (this.series.size > SERIES_CACHED) this.series.delete(this.series.keys().next().value as string);
+  }
+
+  private async decode(s: Record<string, string>, closedDaily: Map<string, bigint>): Promise<AccountTradingStats> {
     const raw = new Map<string, Record<string, string>>();
     for (const [field, v] of Object.entries(s)) {
       if (!field.startsWith('p:')) continue;

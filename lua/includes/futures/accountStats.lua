@@ -16,7 +16,8 @@
   Keys (includes/keys, from the engine prefix):
     fstats:<acct>  hash  net, open (net of orders not closed), on (how many), fund, trades, days,
                          p:<pair>:t|n|vq|vr per pair,
-                         dd, ddDay, ddPeak, ddEq: the drawdown state of a ranked account
+                         dd, ddDay, ddPeak, ddEq: the drawdown state of a ranked account,
+                         dver: the version of fdaily, raised whenever a day of it changes
     fdaily:<acct>  hash  <day> net of the positions closed that day (all a read of the series takes)
     fdays:<acct>   hash  a:<day> how many parts name the day (trading days = days with one),
                          c:<day> how many positions closed that day (the day leaves fdaily at 0)
@@ -132,6 +133,8 @@ local function fStatsWrite(ctx, acct, s)
     end
     if v ~= 0 or n ~= 0 then changed[#changed + 1] = { day = day, v = v } end
   end
+  -- readers keep the decoded series while its version stands (src/futures/futures-account-stats.ts)
+  if #changed > 0 then redis.call('HINCRBY', key, 'dver', 1) end
   return changed
 end
 
