@@ -55,6 +55,9 @@ const FILTERS: [keyof MasterFilter, keyof MasterFilter, Source, boolean][] = [
  * lua/copy/refreshCopyBoard). A page without filters is one range read; a filtered one reads the
  * masters within the first filter's range, then the other scores of those only.
  */
+const sameSource = (a: Source, b: Source) =>
+  'futures' in a ? 'futures' in b && a.futures === b.futures : 'copy' in b && a.copy === b.copy;
+
 export class CopyBoard {
   constructor(private readonly d: CopyDeps) {}
 
@@ -66,12 +69,14 @@ export class CopyBoard {
       const hi = (f[to] as number | undefined) ?? Infinity;
       return { src, min: neg ? -hi : lo, max: neg ? -lo : hi };
     });
-    if (ranges.length === 0) {
-      return 'futures' in sort
-        ? this.d.stats.page(sort.futures, offset, page.pageSize)
-        : rankPage(this.d.redis, this.d.keys.copyBoard(sort.copy), offset, page.pageSize);
-    }
+    // no filter, or one on the sort's own ranking: a range of that ranking, O(log n + page)
     const [first, ...rest] = ranges;
+    if (!first || (rest.length === 0 && sameSource(first.src, sort))) {
+      const [min, max] = first ? [first.min, first.max] : [-Infinity, Infinity];
+      return 'futures' in sort
+        ? this.d.stats.page(sort.futures, offset, page.pageSize, min, max)
+        : rankPage(this.d.redis, this.d.keys.copyBoard(sort.copy), offset, page.pageSize, min, max);
+    }
     let ids = [...(await this.within(first.src, first.min, first.max)).keys()];
     for (const r of rest) {
       const scores = await this.scores(r.src, ids);

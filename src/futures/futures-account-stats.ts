@@ -136,9 +136,9 @@ export class FuturesAccountStats {
     await this.scripts.run('rankFuturesAccount', this.rankKeys(), [this.keys.engine, String(accountId), '', 0]);
   }
 
-  /** A page of ranked accounts by `by`, best first (dd: lowest first), and how many are ranked. */
-  async page(by: RankBy, offset: number, count: number): Promise<{ ids: string[]; total: number }> {
-    return rankPage(this.redis, this.keys.futuresRank(by), offset, count);
+  /** A page of ranked accounts by `by`, best first (dd: lowest first), of those whose stored score is within [min, max]. */
+  async page(by: RankBy, offset: number, count: number, min = -Infinity, max = Infinity): Promise<{ ids: string[]; total: number }> {
+    return rankPage(this.redis, this.keys.futuresRank(by), offset, count, min, max);
   }
 
   /** The ranked accounts whose stored score by `by` is within [min, max] (roi, pnl, days negated). */

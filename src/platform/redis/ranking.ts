@@ -8,15 +8,33 @@ import type { RedisClient } from './connection';
 export const rankMember = (id: string | number) => String(id).padStart(12, '0');
 const idOf = (member: string) => String(Number(member));
 
-/** The ids at ranks [offset, offset + count), and how many are ranked. */
-export async function rankPage(redis: RedisClient, key: string, offset: number, count: number): Promise<{ ids: string[]; total: number }> {
-  const [members, total] = await Promise.all([redis.zrange(key, String(offset), String(offset + count - 1)), redis.zcard(key)]);
+const bound = (v: number) => (v === Infinity ? '+inf' : v === -Infinity ? '-inf' : String(v));
+
+/**
+ * The ids at ranks [offset, offset + count) among those scored within [min, max] (all by default),
+ * and how many those are: O(log n + count), the order that of the whole ranking.
+ */
+export async function rankPage(
+  redis: RedisClient,
+  key: string,
+  offset: number,
+  count: number,
+  min = -Infinity,
+  max = Infinity,
+): Promise<{ ids: string[]; total: number }> {
+  if (min === -Infinity && max === Infinity) {
+    const [members, total] = await Promise.all([redis.zrange(key, String(offset), String(offset + count - 1)), redis.zcard(key)]);
+    return { ids: members.map(idOf), total };
+  }
+  const [members, total] = await Promise.all([
+    redis.zrange(key, bound(min), bound(max), 'BYSCORE', 'LIMIT', offset, count),
+    redis.zcount(key, bound(min), bound(max)),
+  ]);
   return { ids: members.map(idOf), total };
 }
 
 /** The ids whose score is within [min, max] (inclusive), with their scores. */
 export async function rankWithin(redis: RedisClient, key: string, min: number, max: number): Promise<Map<string, number>> {
-  const bound = (v: number) => (v === Infinity ? '+inf' : v === -Infinity ? '-inf' : String(v));
   const flat = await redis.zrangebyscore(key, bound(min), bound(max), 'WITHSCORES');
   const out = new Map<string, number>();
   for (let i = 0; i < flat.length; i += 2) out.set(idOf(flat[i]), Number(flat[i + 1]));

@@ -84,6 +84,13 @@ describe('copy leaderboard from the rankings', () => {
     expect(r.ids.length).toBeGreaterThan(1);
     r = await walk('followersFrom=1&sortPreset=newest');
     expect(r.ids).toEqual([ids[1]]);
+    // a filter on the sort's own ranking pages a range of it
+    r = await walk(`roiFrom=${mid}&roiTo=-0.0001`);
+    const byRoiInRange = inRange(mid, -0.0001).sort((x, y) => ORDERS.roi(x, y) || x.id - y.id).map((m) => m.id);
+    expect(r.ids).toEqual(byRoiInRange);
+    expect(new Set(r.totals)).toEqual(new Set([byRoiInRange.length]));
+    r = await walk('followersFrom=1&sortPreset=followers');
+    expect(r.ids).toEqual([ids[1]]);
     r = await walk(`followersTo=0&roiFrom=${mid}`);
     expect(r.ids).toEqual(inRange(mid, Infinity).filter((m) => m.id !== ids[1]).sort((x, y) => ORDERS.roi(x, y) || x.id - y.id).map((m) => m.id));
   });
