@@ -69,7 +69,7 @@ export class FuturesEngine {
     }, MAX_CREATE_BATCH);
   }
 
-  /** KEYS and ARGV of createFuturesOrders for orders of one pair, in lua/futures/createFuturesOrders-22+5n.lua's order. */
+  /** KEYS and ARGV of createFuturesOrders for orders of one pair, in lua/futures/createFuturesOrders-22+4n.lua's order. */
   createArgs(orders: CreateFuturesInput[]): Call {
     const pair = orders[0].pairCode;
     const keys = [...this.scriptKeys.market(pair)];

@@ -34,13 +34,14 @@ export class FuturesScriptKeys {
   }
 
   /**
-   * lua/futures/createFuturesOrders-22+5n.lua, per order after the market's keys: the user's orders
-   * and clientOrderIds, then the account's hash, orders and open orders.
+   * lua/futures/createFuturesOrders-22+4n.lua, per order after the market's keys: the user's
+   * clientOrderIds, then the account's hash, orders and open orders (a user's orders are the union
+   * of their accounts' indices: FuturesOrderIndex.userOrders).
    */
   createOrderItem(userId: string, accountId: string): string[] {
     const k = this.keys;
     return [
-      k.userOrders(userId, 'futures'), k.futuresClientOrderIds(userId),
+      k.futuresClientOrderIds(userId),
       k.futuresAccount(accountId), k.futuresAccountOrders(accountId), k.futuresAccountOpenOrders(accountId),
     ];
   }

@@ -9,16 +9,15 @@
   arrived while the market's previous call ran; an order on a quiet market is a batch of one.
   An order becomes a position (status 50) with its first fill (docs/futures.md).
 
-  Input: n orders; the file name says 22 keys plus 5 per order.
+  Input: n orders; the file name says 22 keys plus 4 per order.
     KEYS[1..22] the market's keys (includes/futures/commandKeys lists them: pair hash, book, levels,
       book sequence, events, last price, order and trade ids, fees, insurance fund, pnl pool,
       trigger indices, positions in force)
-    per order i, from k = 22 + 5 (i - 1):
-    KEYS[k+1] user's futures orders (zset)
-    KEYS[k+2] user's futures clientOrderId -> order id (hash)
-    KEYS[k+3] the futures account hash
-    KEYS[k+4] the account's opening orders (zset by id)
-    KEYS[k+5] the account's opening orders that are Created or InPosition (zset by id)
+    per order i, from k = 22 + 4 (i - 1):
+    KEYS[k+1] user's futures clientOrderId -> order id (hash)
+    KEYS[k+2] the futures account hash
+    KEYS[k+3] the account's opening orders (zset by id; a user's orders are those of their accounts)
+    KEYS[k+4] the account's opening orders that are Created or InPosition (zset by id)
     ARGV[1]  engine key prefix   ARGV[2]  pair code   ARGV[3]  stream MAXLEN
     per order i, from a = 3 + 12 (i - 1):
     ARGV[a+1] user id                      ARGV[a+7]  stop loss, ticks ('' none)
@@ -48,11 +47,11 @@
 
 local b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], events = {}, changed = { bids = {}, asks = {} } }
 local replies = {}
-local n = (#KEYS - 22) / 5
+local n = (#KEYS - 22) / 4
 for i = 1, n do
   local before = #b.events
   b.allocated = nil
-  local ok, reply = pcall(fCreateOrder, KEYS, ARGV, b, 22 + 5 * (i - 1), 3 + 12 * (i - 1))
+  local ok, reply = pcall(fCreateOrder, KEYS, ARGV, b, 22 + 4 * (i - 1), 3 + 12 * (i - 1))
   if not ok then
     -- A runtime error is a bug, never a business rejection. Its order's changes were still in its
     -- own context, unwritten: they are dropped with its events and its id goes back, so the order
