@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { AppError } from '../../src/domain/errors';
 import type { testContext } from '../support/harness';
 import { futuresOrderOf } from '../../src/futures/futures-order-record';
+import type { FuturesTriggerIndex } from '../../src/platform/redis/keys';
 import { FuturesOrderIndex } from '../../src/futures/futures-order-index';
 
 /**
@@ -187,6 +188,7 @@ async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step
   const fundHeld = Number((await ctx.redis.hget(k.insuranceFund(), `position:${PAIR}`)) ?? '0');
   expect([where, long + Math.max(0, fundHeld)]).toEqual([where, short + Math.max(0, -fundHeld)]);
   await checkRisk(ctx, where, inPosition);
+  await checkTriggerIndices(ctx, where, inPosition);
   // each account's order indices hold exactly its orders, and the open one those Created or InPosition
   const byId = (ids: string[]) => [...ids].sort((x, y) => Number(x) - Number(y));
   // and a user's orders, the union of their accounts' indices, exactly theirs in id order
@@ -227,6 +229,28 @@ function liqTicks(side: string, cost: bigint, lots: bigint, margin: bigint): big
  * Issue 10: the insurance fund is never negative; every position's liquidation price follows from its
  * current margin; after the sweep no open position has margin + pnl at or below maintenance at the mark.
  */
+/**
+ * The trigger indices hold exactly the positions in force, each at its record's liquidation price and
+ * TP/SL (the engine skips writes whose price did not change: the indices must still agree).
+ */
+async function checkTriggerIndices(ctx: Ctx, where: string, inPosition: [string, Record<string, string>][]): Promise<void> {
+  const want: Record<string, string[]> = { liqL: [], liqS: [], tpL: [], tpS: [], slL: [], slS: [] };
+  for (const [id, h] of inPosition) {
+    const s = h.side === 'buy' ? 'L' : 'S';
+    want[`liq${s}`].push(`${id}@${h.liq}`);
+    if (h.tp !== '') want[`tp${s}`].push(`${id}@${h.tp}`);
+    if (h.sl !== '') want[`sl${s}`].push(`${id}@${h.sl}`);
+  }
+  for (const [index, entries] of Object.entries(want)) {
+    const raw = await ctx.redis.zrange(ctx.keys.futuresTrigger(PAIR, index as FuturesTriggerIndex), '0', '-1', 'WITHSCORES');
+    const got: string[] = [];
+    for (let i = 0; i < raw.length; i += 2) got.push(`${raw[i]}@${raw[i + 1]}`);
+    expect([where, index, got.sort()]).toEqual([where, index, [...entries].sort()]);
+  }
+  const active = (await ctx.redis.smembers(ctx.keys.futuresActive(PAIR))).sort();
+  expect([where, 'active', active]).toEqual([where, 'active', inPosition.map(([id]) => id).sort()]);
+}
+
 async function checkRisk(ctx: Ctx, where: string, inPosition: [string, Record<string, string>][]): Promise<void> {
   expect([where, BigInt((await ctx.redis.hget(ctx.keys.insuranceFund(), 'USDT')) ?? '0') >= 0n]).toEqual([where, true]);
   const pair = await ctx.markets.store.getPair('futures', PAIR);
