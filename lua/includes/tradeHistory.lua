@@ -33,15 +33,6 @@ local function tradeHistoryRetentionKey(P)
   return P .. 'config:tradeHistoryMs'
 end
 
--- One ZADD of score/member pairs `args`, in pieces that stay well under Lua's argument limit
--- (a market order sweeping a deep book makes thousands of trades in one command).
-local TRADE_ZADD_CHUNK = 1000
-local function zaddPairs(key, args)
-  for i = 1, #args, TRADE_ZADD_CHUNK do
-    redis.call('ZADD', key, unpack(args, i, math.min(i + TRADE_ZADD_CHUNK - 1, #args)))
-  end
-end
-
 local function recordTrades(ctx)
   local trades = {}
   for _, ev in ipairs(ctx.events) do
@@ -59,18 +50,7 @@ local function recordTrades(ctx)
   local tsText = string.format('%d', ts)
   redis.call('ZADD', timeKey, tsText, string.format('%016d', tonumber(trades[1].id)))
 
-  -- one ZADD per key for the command's trades: the records, and each user's index
-  local records, users, userOrder = {}, {}, {}
-  local function toUser(user, id, member)
-    local args = users[user]
-    if not args then
-      args = {}
-      users[user] = args
-      userOrder[#userOrder + 1] = user
-    end
-    args[#args + 1] = id
-    args[#args + 1] = member
-  end
+  local users = {}
   for _, t in ipairs(trades) do
     t.ts = tsText
     local parts = {}
@@ -78,14 +58,13 @@ local function recordTrades(ctx)
     if kind == 'futures' then
       for _, f in ipairs(TRADE_FIELDS_FUTURES) do parts[#parts + 1] = t[f] or '' end
     end
-    records[#records + 1] = t.id
-    records[#records + 1] = table.concat(parts, '|')
-    toUser(t.tu, t.id, t.id .. ':t')
-    toUser(t.mu, t.id, t.id .. ':m')
+    redis.call('ZADD', recKey, t.id, table.concat(parts, '|'))
+    redis.call('ZADD', userTradesKey(P, kind, pair, t.tu), t.id, t.id .. ':t')
+    redis.call('ZADD', userTradesKey(P, kind, pair, t.mu), t.id, t.id .. ':m')
+    users[t.tu] = true
+    users[t.mu] = true
     t.ts = nil
   end
-  zaddPairs(recKey, records)
-  for _, user in ipairs(userOrder) do zaddPairs(userTradesKey(P, kind, pair, user), users[user]) end
 
   -- trim by time, only when the oldest command is past the retention
   local keepMs = tonumber(redis.call('GET', tradeHistoryRetentionKey(P)) or TRADE_HISTORY_DEFAULT_MS)
@@ -96,7 +75,7 @@ local function recordTrades(ctx)
   local firstKept = '(' .. string.format('%d', tonumber(kept[1]))
   redis.call('ZREMRANGEBYSCORE', timeKey, '-inf', '(' .. string.format('%d', cutoff))
   redis.call('ZREMRANGEBYSCORE', recKey, '-inf', firstKept)
-  for _, user in ipairs(userOrder) do
+  for user in pairs(users) do
     redis.call('ZREMRANGEBYSCORE', userTradesKey(P, kind, pair, user), '-inf', firstKept)
   end
 end

@@ -168,7 +168,7 @@ describe('trade history', () => {
     const everything = (await b.ctx.redis.zrange(b.ctx.keys.tradeHistory('spot', 'BTC_USDT'), '0', '-1')).map((m) => Number(m.split('|')[0]));
     expect(everything).toHaveLength(2300);
     const newest = [...everything].sort((x, y) => y - x);
-    // each side's user index holds every trade once (written in chunked ZADDs per command)
+    // each side's user index holds every trade once
     for (const [u, role] of [['m', 'm'], ['t', 't']]) {
       const members = await b.ctx.redis.zrange(b.ctx.keys.userTrades('spot', 'BTC_USDT', u), '0', '-1');
       expect(members).toEqual([...newest].reverse().map((id) => `${id}:${role}`));

@@ -231,7 +231,7 @@ function liqTicks(side: string, cost: bigint, lots: bigint, margin: bigint): big
  */
 /**
  * The trigger indices hold exactly the positions in force, each at its record's liquidation price and
- * TP/SL (the engine skips writes whose price did not change: the indices must still agree).
+ * TP/SL.
  */
 async function checkTriggerIndices(ctx: Ctx, where: string, inPosition: [string, Record<string, string>][]): Promise<void> {
   const want: Record<string, string[]> = { liqL: [], liqS: [], tpL: [], tpS: [], slL: [], slS: [] };

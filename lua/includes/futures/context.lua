@@ -81,9 +81,7 @@ local function fLoad(ctx, id, t)
     funding = numOr(t.funding, 0), stp = numOr(t.stp, 0), status = t.status, tp = numOr(t.tp, nil),
     sl = numOr(t.sl, nil), liq = numOr(t.liq, nil), closeOrd = t.closeOrd or '', pos = t.pos,
     isMarket = t.isMarket == '1', closeReason = t.closeReason or '', isMaker = true,
-    wasOpen = t.status == '10' or t.status == '50', resting = t.resting or '0',
-    -- a position in force stands in the trigger indices at its record's prices (includes/futures/triggerIndex)
-    wasActive = t.status == '50', liqWas = numOr(t.liq, nil), tpWas = numOr(t.tp, nil), slWas = numOr(t.sl, nil),
+    wasActive = t.status == '50', wasOpen = t.status == '10' or t.status == '50', resting = t.resting or '0',
   }
   o.remaining = o.amount - o.filled
   ctx.objs[id] = o
