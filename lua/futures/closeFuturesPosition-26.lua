@@ -21,6 +21,8 @@
   Keys built while running (includes/keys, from ARGV[1]): the close order's hash (its id comes from
     the counter) and, for each maker met in the book, its order hash, account hash, account's open
     orders.
+    The market's trade history (records, time index, retention) and each trader's index in it:
+    includes/tradeHistory builds them, in the market's slot (why they are not in KEYS: its header).
   Output:
     {'OK', the order record as a flat list (includes/futures/orderRecord)}
     {'DUP', the order record as a flat list}    the clientOrderId was used: nothing done

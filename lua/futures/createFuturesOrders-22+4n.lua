@@ -29,6 +29,8 @@
   Keys built while running (includes/keys, from ARGV[1]): each new order's hash (its id comes from
     the counter) and, for each maker met in the book, its order hash, account hash, account's open
     orders; a DUP reply reads the earlier order's hash.
+    The market's trade history (records, time index, retention) and each trader's index in it:
+    includes/tradeHistory builds them, in the market's slot (why they are not in KEYS: its header).
   Output: one reply per order, in order:
     {'OK', {'id', id, 'clid', clientOrderId, 'status', status}}    placed (matched, rested, or ended)
     {'DUP', {'id', id, 'clid', clientOrderId, 'status', status}}   clientOrderId already used by this

@@ -20,6 +20,8 @@
     account hash and account's open orders, a resting close
     order's hash; the close order's hash (its id comes from the counter); for each maker met in
     the book the same keys as a position's; for ADL, every opposite position's order and account keys; for the fund's unwind, the makers'.
+    The market's trade history (records, time index, retention) and each trader's index in it:
+    includes/tradeHistory builds them, in the market's slot (why they are not in KEYS: its header).
   Output:
     {'OK', liquidated count, {id, ...}}
   Events: one entry on the futures market stream: trade* (tt 3), takeover*, adl*, done*, book*.

@@ -14,6 +14,8 @@
     account hash and account's open orders, a resting close
     order's hash; the close order's hash (its id comes from the counter); and for each maker met in
     the book the same keys as a position's.
+    The market's trade history (records, time index, retention) and each trader's index in it:
+    includes/tradeHistory builds them, in the market's slot (why they are not in KEYS: its header).
   Output:
     {'OK', closed count, {id, reason, ...}}
   Events: one entry on the futures market stream: trade*, done*, book*.

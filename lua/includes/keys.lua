@@ -31,3 +31,23 @@ end
 local function futuresAccountOpenKey(P, id)
   return P .. 'facctopen:' .. id
 end
+
+-- A futures account's trading aggregates and its closed-positions daily series
+-- (includes/futures/accountStats), kept by every command that writes one of its orders.
+local function futuresStatsKey(P, acct)
+  return P .. 'fstats:' .. acct
+end
+
+local function futuresDailyKey(P, acct)
+  return P .. 'fdaily:' .. acct
+end
+
+local function futuresDaysKey(P, acct)
+  return P .. 'fdays:' .. acct
+end
+
+-- The ranked accounts (acct -> "<base>:<decimals>") and their ranking by `by` (roi, pnl, days, dd).
+local function futuresRankKey(P, by)
+  if by then return P .. 'frank:' .. by end
+  return P .. 'frank'
+end

@@ -2,7 +2,11 @@
   Trade history: every trade of a market, kept TRADE_HISTORY_DAYS whatever happens to the event
   stream (docs/market-data.md). Written by publishEvents, so by the very command that made the
   trades, from its `trade` events. Keys, all under the engine tag (src/platform/redis/keys.ts
-  names the same):
+  names the same). A market's three (records, time index, retention) come in KEYS where the script
+  takes them (placeSpotOrders: ctx.keys.history); the futures scripts build them here from the
+  engine prefix and the pair, in the market's slot: their KEYS are the market's 22 that six
+  scripts share (src/futures/futures-script-keys.ts), so adding three would renumber all six. A
+  user's index is always built here: a trade's maker is met in the book.
     P..'trades:'..kind..':'..pair        zset, score = trade id, member = the record (below)
     P..'tradetimes:'..kind..':'..pair    zset, score = command time (ms), member = the command's
                                           first trade id, 16 digits: time -> id in O(log n)
@@ -42,7 +46,14 @@ local function recordTrades(ctx)
   local P, pair = ctx.P, ctx.pair
   local kind = 'spot'
   if ctx.fut then kind = 'futures' end
-  local recKey, timeKey = tradeHistoryKeys(P, kind, pair)
+  local recKey, timeKey, retentionKey
+  local given = ctx.keys and ctx.keys.history
+  if given then
+    recKey, timeKey, retentionKey = given.records, given.times, given.retention
+  else
+    recKey, timeKey = tradeHistoryKeys(P, kind, pair)
+    retentionKey = tradeHistoryRetentionKey(P)
+  end
 
   local ts = tonumber(ctx.ts)
   local last = redis.call('ZRANGE', timeKey, '-1', '-1', 'WITHSCORES')
@@ -67,7 +78,7 @@ local function recordTrades(ctx)
   end
 
   -- trim by time, only when the oldest command is past the retention
-  local keepMs = tonumber(redis.call('GET', tradeHistoryRetentionKey(P)) or TRADE_HISTORY_DEFAULT_MS)
+  local keepMs = tonumber(redis.call('GET', retentionKey) or TRADE_HISTORY_DEFAULT_MS)
   local cutoff = ts - keepMs
   local oldest = redis.call('ZRANGE', timeKey, '0', '0', 'WITHSCORES')
   if tonumber(oldest[2]) >= cutoff then return end

@@ -22,7 +22,7 @@ import { seedMarkets } from '../../src/markets/market-seeder';
 import { startCopyWorkers } from '../../src/copy';
 import { startWorkerRole } from '../../src/transport/workers/worker-role';
 import { envInt, exitAfter } from './lib/deadline';
-import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
+import { clearBenchData, startBenchRedis } from './lib/redis-server';
 import { fmtNum, machineInfo, printTable, writeResults, type Cell } from './lib/report';
 import { median, summarize, type Summary } from './lib/stats';
 
@@ -167,8 +167,7 @@ async function main(): Promise<void> {
     console.log(`results: ${writeResults('copy', { machine: machineInfo(), followers: FOLLOWERS, chunk: config.copyFanoutChunk, concurrency: config.copyFanoutConcurrency, warmup, runs: results, medians })}`);
   } finally {
     for (const w of workers.reverse()) await w.close();
-    if (server.privateServer) await (ctx.redis as Redis).flushall();
-    else await deleteByPrefix(ctx.redis as Redis, config.keyPrefix);
+    await clearBenchData(ctx.redis as Redis, server.privateServer, config.keyPrefix);
     await ctx.close();
     await server.stop();
   }

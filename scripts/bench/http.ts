@@ -25,7 +25,7 @@ import { advanceWhile, startProgress, type Progress } from '../lib/progress';
 import { reportFailure, reportPort, withChildServer } from './lib/child-server';
 import { envInt, exitAfter } from './lib/deadline';
 import { postLoad, type PostLoadSample } from './lib/post-load';
-import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
+import { clearBenchData, startBenchRedis } from './lib/redis-server';
 import { fmtNum, machineInfo, printTable, writeResults } from './lib/report';
 import { median } from './lib/stats';
 
@@ -161,8 +161,7 @@ async function oneRun(
       },
     };
   } finally {
-    if (privateServer) await (ctx.redis as Redis).flushall('ASYNC');
-    else await deleteByPrefix(ctx.redis as Redis, prefix);
+    await clearBenchData(ctx.redis as Redis, privateServer, prefix);
     await ctx.close();
   }
 }

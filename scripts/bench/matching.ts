@@ -33,7 +33,7 @@ import { seedMarkets } from '../../src/markets/market-seeder';
 import { startProgress, type Progress } from '../lib/progress';
 import { envInt, exitAfter } from './lib/deadline';
 import { runPipelined, type PipelinedRun } from './lib/pipeline';
-import { deleteByPrefix, startBenchRedis, type BenchRedis } from './lib/redis-server';
+import { clearBenchData, startBenchRedis, type BenchRedis } from './lib/redis-server';
 import {
   commandStats,
   histogramPercentile,
@@ -299,8 +299,7 @@ async function oneRun(
       check: { trades, bookDepthAfterResting, bookDepthAfterCrossing },
     };
   } finally {
-    if (server.privateServer) await (ctx.redis as Redis).flushall('ASYNC');
-    else await deleteByPrefix(ctx.redis as Redis, prefix);
+    await clearBenchData(ctx.redis as Redis, server.privateServer, prefix);
     await ctx.close();
   }
 }

@@ -32,6 +32,8 @@ const READERS = envInt('READERS', 8);
 const PER_COMMAND = 100;
 const USERS = 1000;
 const DAY_MS = 24 * 3600 * 1000;
+/** The whale takes every tenth trade: 100,000 of each market's 1,000,000, the user pages' worst case. */
+const WHALE_SHARE = 0.1;
 
 /** One EVAL writes `commands` commands of PER_COMMAND trades each through recordTrades. */
 const FILL = resolveIncludes(
@@ -40,6 +42,11 @@ const FILL = resolveIncludes(
 local P, kind, pair = ARGV[1], ARGV[2], ARGV[3]
 local firstId, commands, t0, stepMs = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local users = tonumber(ARGV[8])
+-- every tenth trade is the whale's: a user with ${WHALE_SHARE} of the market's trades
+local function taker(id, users)
+  if id % ${1 / WHALE_SHARE} == 0 then return 'whale' end
+  return 'u' .. (id % users)
+end
 local id = firstId
 for c = 0, commands - 1 do
   local ctx = { P = P, pair = pair, ts = string.format('%d', t0 + c * stepMs), events = {} }
@@ -49,7 +56,7 @@ for c = 0, commands - 1 do
     if id % 2 == 0 then side = 'sell' end
     ctx.events[i] = { e = 'trade', id = string.format('%d', id), p = string.format('%d', 5000000 + id % 1000), q = '1000',
       side = side, tk = string.format('%d', 2 * id), mk = string.format('%d', 2 * id + 1),
-      tu = 'u' .. (id % users), mu = 'm' .. (id % users), tf = '2', mf = '1',
+      tu = taker(id, users), mu = 'm' .. (id % users), tf = '2', mf = '1',
       tpnl = '0', mpnl = '0', tpos = string.format('%d', 2 * id), mpos = string.format('%d', 2 * id + 1), tl = '1', ml = '0', tt = '2' }
     id = id + 1
   end
@@ -84,11 +91,16 @@ async function timed(url: string, headers: Record<string, string> = {}): Promise
 
 async function pages(api: string, secret: string): Promise<void> {
   const user = { authorization: token(secret, 'u7') };
+  const whale = { authorization: token(secret, 'whale') };
   const oldest = 1;
+  // the whale's spot trades are every tenth id from 10: its oldest 1000 lie below id 10,001
+  const whaleSpotLast = 1000 / WHALE_SHARE + 1;
+  const whaleFuturesPages = Math.ceil((TRADES * WHALE_SHARE) / 500);
   const cases: [string, string, Record<string, string>?][] = [
     ['/api/trades first', '/api/trades/BTC_USDT?limit=1000'],
     ['/api/trades last', `/api/trades/BTC_USDT?limit=1000&beforeId=${oldest + 1000}`],
-    ['/api/trades/{pair}/user first', '/api/trades/BTC_USDT/user?limit=1000', user],
+    ['/api/trades/{pair}/user whale first', '/api/trades/BTC_USDT/user?limit=1000', whale],
+    ['/api/trades/{pair}/user whale last', `/api/trades/BTC_USDT/user?limit=1000&beforeId=${whaleSpotLast}`, whale],
     ['A historical_trades limit=0 first', '/api/marketdata/aggregator-a/historical_trades?ticker_id=BTC_USDT&limit=0'],
     ['A historical_trades limit=0 last', `/api/marketdata/aggregator-a/historical_trades?ticker_id=BTC_USDT&limit=0&before_id=${oldest + 1000}`],
     ['A historical_trades all pairs first', '/api/marketdata/aggregator-a/historical_trades?limit=0'],
@@ -99,6 +111,9 @@ async function pages(api: string, secret: string): Promise<void> {
     ['futures deals all pairs last', `/api/futures/deals?PageSize=500&Page=${TRADES / 500}`],
     ['futures deals/user first', '/api/futures/deals/user?PageSize=500', user],
     ['futures deals/user last', `/api/futures/deals/user?PageSize=500&Page=${Math.max(1, Math.ceil(TRADES / USERS / 500))}`, user],
+    ['futures deals/user whale first', '/api/futures/deals/user?PageSize=500', whale],
+    ['futures deals/user whale last', `/api/futures/deals/user?PageSize=500&Page=${whaleFuturesPages}`, whale],
+    ['futures deals/user whale pair last', `/api/futures/deals/user?CurrencyPair=BTC_USDT&PageSize=500&Page=${whaleFuturesPages}`, whale],
   ];
   const rows = [];
   for (const [name, path, headers] of cases) {

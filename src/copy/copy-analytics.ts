@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
-import { fromMinor } from '../domain/decimal';
+import { fromMinor, fromMinorInt } from '../domain/decimal';
 import { unrealizedMinor } from '../futures';
-import type { AccountOrder } from '../futures';
+import type { AccountOrder, AccountTradingStats } from '../futures';
 
 export interface PairAnalytics {
   trades: number;
@@ -32,79 +32,70 @@ export function percent(num: BigNumber, den: BigNumber): number {
 }
 
 /**
- * Analytics of an account's positions. A position's realized pnl, fees and funding count on the day
+ * Analytics of an account from the aggregates the engine keeps (FuturesAccountStats) and its open
+ * positions, O(days + open positions). A position's realized pnl, fees and funding count on the day
  * it closed; an open position's fees, funding and unrealized pnl count today. A trade is one fill
  * of an order: the opening fill and the closing fill of a position are two. Volume is the quote
  * notional of both. Daily equity runs from `initialEquity` through each day's pnl; the drawdown is
  * the deepest fall from a running peak of that series, in percent of the peak.
  */
-export function tradingAnalytics(orders: AccountOrder[], initialEquity: BigNumber, decimals: number, now = Date.now()): TradingAnalytics {
+export function tradingAnalytics(
+  s: AccountTradingStats,
+  open: AccountOrder[],
+  initialEquity: BigNumber,
+  decimals: number,
+  now = Date.now(),
+): TradingAnalytics {
   const today = day(now);
-  const daily = new Map<string, BigNumber>();
-  const pairs = new Map<string, { trades: number; pnl: BigNumber; volume: BigNumber }>();
-  const days = new Set<string>();
-  let pnl = zero();
   let upnl = zero();
-  let funding = zero();
-  let trades = 0;
-  for (const { h, params, mark, pair } of orders) {
-    if (!(Number(h.filled) > 0)) continue;
-    const closed = h.status === '20';
-    const u = h.status === '50' ? unrealizedMinor(h, params, mark) : zero();
-    const net = new BigNumber(h.rpnl || 0).minus(h.fee || 0).minus(h.funding || 0).plus(u);
-    const entry = new BigNumber(h.ecost || 0).times(params.ns);
-    const closedEntry = new BigNumber(h.ecost || 0).minus(h.cost || 0).times(params.ns);
-    const long = h.side === 'buy';
-    const exit = closedEntry.gt(0) ? closedEntry.plus(long ? h.rpnl || 0 : new BigNumber(h.rpnl || 0).negated()) : zero();
-    const n = closedEntry.gt(0) ? 2 : 1;
-    const on = closed ? day(h.uts) : today;
-    daily.set(on, (daily.get(on) ?? zero()).plus(net));
-    days.add(day(h.cts));
-    if (closedEntry.gt(0)) days.add(day(h.uts));
-    const p = pairs.get(pair.code) ?? { trades: 0, pnl: zero(), volume: zero() };
-    p.trades += n;
-    p.pnl = p.pnl.plus(net);
-    p.volume = p.volume.plus(entry).plus(exit);
-    pairs.set(pair.code, p);
-    trades += n;
-    pnl = pnl.plus(net);
+  const pairUpnl = new Map<string, BigNumber>();
+  for (const { h, params, mark, pair } of open) {
+    if (h.status !== '50' || !(Number(h.filled) > 0)) continue;
+    const u = unrealizedMinor(h, params, mark);
     upnl = upnl.plus(u);
-    funding = funding.plus(h.funding || 0);
+    pairUpnl.set(pair.code, (pairUpnl.get(pair.code) ?? zero()).plus(u));
   }
+  // the series in bigint: integers of minor units, hundreds of days per profile on every page
+  const daily = new Map(s.closedDaily);
+  if (s.openCount > 0) daily.set(today, (daily.get(today) ?? 0n) + BigInt(s.openNet.plus(upnl).toFixed(0)));
   const dailyPnl: Record<string, number> = {};
-  let equity = initialEquity;
-  let peak = initialEquity;
-  let maxDd = new BigNumber(0);
-  let beforeToday = initialEquity;
+  const initial = BigInt(initialEquity.toFixed(0));
+  let equity = initial;
+  let peak = initial;
+  // the deepest fall so far as the fraction ddNum / ddDen, compared by cross-multiplying
+  let ddNum = 0n;
+  let ddDen = 1n;
+  let beforeToday = initial;
   for (const d of [...daily.keys()].sort()) {
-    const v = daily.get(d) as BigNumber;
-    dailyPnl[d] = fromMinor(v.toFixed(0), decimals);
+    const v = daily.get(d) as bigint;
+    dailyPnl[d] = fromMinorInt(v, decimals);
     if (d === today) beforeToday = equity;
-    equity = equity.plus(v);
-    if (equity.gt(peak)) peak = equity;
-    if (peak.gt(0)) {
-      const dd = peak.minus(equity).div(peak);
-      if (dd.gt(maxDd)) maxDd = dd;
+    equity += v;
+    if (equity > peak) peak = equity;
+    if (peak > 0n && (peak - equity) * ddDen > ddNum * peak) {
+      ddNum = peak - equity;
+      ddDen = peak;
     }
   }
+  const maxDd = new BigNumber(ddNum.toString()).div(ddDen.toString());
   const currencyAnalytics: Record<string, PairAnalytics> = {};
-  for (const [code, p] of pairs) {
+  for (const [code, p] of s.pairs) {
     currencyAnalytics[code] = {
       trades: p.trades,
-      pnl: fromMinor(p.pnl.toFixed(0), decimals),
+      pnl: fromMinor(p.net.plus(pairUpnl.get(code) ?? 0).toFixed(0), decimals),
       volume: fromMinor(p.volume.toFixed(0), decimals),
     };
   }
   return {
-    pnl,
+    pnl: s.net.plus(upnl),
     upnl,
-    funding,
-    totalTrades: trades,
-    tradingDays: days.size,
+    funding: s.funding,
+    totalTrades: s.trades,
+    tradingDays: s.tradingDays,
     dailyPnl,
     currencyAnalytics,
     maxDrawdownPercent: maxDd.times(100).decimalPlaces(4, BigNumber.ROUND_HALF_UP).toNumber(),
-    todayPnlPercent: percent(daily.get(today) ?? zero(), beforeToday),
+    todayPnlPercent: percent(new BigNumber((daily.get(today) ?? 0n).toString()), new BigNumber(beforeToday.toString())),
   };
 }
 

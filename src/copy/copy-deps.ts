@@ -4,7 +4,7 @@ import type { CopyEngine } from './copy-engine';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
-import type { Futures, FuturesAccountReader } from '../futures';
+import type { Futures, FuturesAccountReader, FuturesAccountStats } from '../futures';
 import type { CopyStore } from './copy-store';
 
 /** The part of futures copy trading uses: accounts, transfers, orders and deals (never futures keys). */
@@ -18,6 +18,8 @@ export interface CopyDeps {
   markets: MarketStore;
   store: CopyStore;
   reader: FuturesAccountReader;
+  /** the engine's trading aggregates and rankings of futures accounts */
+  stats: FuturesAccountStats;
   engine: CopyEngine;
   futures: CopyFuturesPort;
 }

@@ -64,6 +64,7 @@ export class CopyEngine {
       ],
       [userId, subId, margin, now, risk.stopLossPercent, risk.takeProfitPercent, risk.maxSlippagePercent],
     );
+    await this.refreshBoard(masterId);
   }
 
   /** Returns the margin now recorded, minor units. */
@@ -74,6 +75,7 @@ export class CopyEngine {
       [k.copySubscription(sub.id), k.copyLedger(sub.id), k.futuresAccount(sub.slave), k.futuresAccount(sub.acct)],
       [userId, margin ?? '', now, ppm(master.commissionRate), risk.stopLossPercent, risk.takeProfitPercent, risk.maxSlippagePercent],
     );
+    await this.refreshBoard(sub.master);
     return String(r[1]);
   }
 
@@ -94,6 +96,7 @@ export class CopyEngine {
       [...this.moneyKeys(sub, master), this.keys.copyActiveSubscription(sub.master, sub.slave), this.keys.copyFinishing()],
       [now, ppm(master.commissionRate), ppm(master.slaveIncomePercentage), reason, closeOrders ? '1' : '0', userId ?? ''],
     );
+    await this.refreshBoard(sub.master);
   }
 
   /** Returns the minor units moved back to the slave's account. */
@@ -108,6 +111,17 @@ export class CopyEngine {
 
   async beginMasterClose(master: MasterRecord, userId: string): Promise<void> {
     await this.once('beginMasterClose', [this.keys.copyMaster(master.id), this.keys.copyMastersClosing()], [userId]);
+    await this.refreshBoard(master.id);
+  }
+
+  /** Re-scores a master's followers, aum and newest on the leaderboard from its records (idempotent). */
+  async refreshBoard(masterId: string): Promise<void> {
+    const k = this.keys;
+    await this.scripts.run(
+      'refreshCopyBoard',
+      [k.copyMaster(masterId), k.copyMasterSubscriptions(masterId), k.copyBoard('followers'), k.copyBoard('aum'), k.copyBoard('newest')],
+      [k.copySubscription('')],
+    );
   }
 
   async completeMasterClose(master: MasterRecord, now: number): Promise<void> {

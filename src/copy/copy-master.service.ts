@@ -1,7 +1,8 @@
 import BigNumber from 'bignumber.js';
 import { minorString, toMinorDown } from '../domain/decimal';
 import { conflict, forbidden, notFound, rejected } from '../domain/errors';
-import { paged, type PagedResult, type PageRequest } from '../domain/paging';
+import { pageOf, type PagedResult, type PageRequest } from '../domain/paging';
+import type { CopyBoard, MasterFilter, SortPreset } from './copy-board';
 import type { CopyDeps } from './copy-deps';
 import type { CopySettlementService } from './copy-settlement.service';
 import type { MasterRecord } from './copy-store';
@@ -23,24 +24,7 @@ export interface CreateMasterRequest {
   socialDUrl?: string | null;
 }
 
-export const SORT_PRESETS = ['roi', 'pnl', 'followers', 'aum', 'drawdown', 'tradingDays', 'newest'] as const;
-export type SortPreset = (typeof SORT_PRESETS)[number];
-
-/** Filters of the master lists (SPEC 4.1); ranges are inclusive. */
-export interface MasterFilter {
-  onlyClosed?: boolean;
-  roiFrom?: number;
-  roiTo?: number;
-  followersFrom?: number;
-  followersTo?: number;
-  daysFrom?: number;
-  daysTo?: number;
-  aumFrom?: number;
-  aumTo?: number;
-  drawdownFrom?: number;
-  drawdownTo?: number;
-  sortPreset: SortPreset;
-}
+export { SORT_PRESETS, type MasterFilter, type SortPreset } from './copy-board';
 
 type Dto = CopyMasterAccountDto;
 const SORTS: Record<SortPreset, (a: Dto, b: Dto) => number> = {
@@ -77,6 +61,7 @@ export class CopyMasterService {
     private readonly d: CopyDeps,
     private readonly views: CopyViews,
     private readonly settlement: CopySettlementService,
+    private readonly board: CopyBoard,
   ) {}
 
   /** Opens a futures account for the strategy and moves `amount` into it from the owner's wallet. */
@@ -98,25 +83,31 @@ export class CopyMasterService {
       slaveIncomePercentage: String(req.slaveIncomePercentage), commissionRate: String(req.commissionRate),
       socialAUrl: req.socialAUrl ?? '', socialBUrl: req.socialBUrl ?? '', socialCUrl: req.socialCUrl ?? '',
       socialDUrl: req.socialDUrl ?? '', initial: minorString(minor), cts: String(now), closedAt: '', status: 'Active',
+      dec: String(currency.decimals),
     };
     await this.d.store.saveMaster(m);
+    await this.board.list(m, currency.decimals);
     return this.analytics(m.id);
   }
 
   /** The caller's strategies: open ones, or with onlyClosed the closed ones. */
   async listOwn(userId: string, f: MasterFilter): Promise<Dto[]> {
-    const mine = new Set((await this.d.store.userMasters(userId)).map((m) => Number(m.id)));
     const want = f.onlyClosed ? 'Closed' : 'Active';
-    return select((await this.views.allMasters()).filter((m) => mine.has(m.id) && m.status === want), f);
+    const mine = (await this.d.store.userMasters(userId)).filter((m) => m.status === want);
+    return select(await this.views.masters(mine), f);
   }
 
+  /** A page of the leaderboard (CopyBoard): the page's masters are all that is read. */
   async leaderboard(f: MasterFilter, page: PageRequest): Promise<PagedResult<Dto>> {
-    return paged(select((await this.views.allMasters()).filter((m) => m.status === 'Active'), f), page);
+    const { ids, total } = await this.board.page(f, page);
+    // a master between beginMasterClose and its delisting is left out
+    const open = (await this.d.store.masters(ids)).filter((m) => m.status === 'Active');
+    return pageOf(await this.views.masters(open), total, page);
   }
 
   async analytics(id: string | number): Promise<Dto> {
-    await this.existing(id);
-    return (await this.views.allMasters()).find((m) => m.id === Number(id)) as Dto;
+    const [dto] = await this.views.masters([await this.existing(id)]);
+    return dto;
   }
 
   /** The slaves copying the master now; the owner's only. */

@@ -1,5 +1,6 @@
 import BigNumber from 'bignumber.js';
 import { AppError } from '../domain/errors';
+import type { CopyBoard } from './copy-board';
 import { closedOrClosing, FinishReason, type CopyDeps } from './copy-deps';
 import type { MasterRecord, SubscriptionRecord } from './copy-store';
 
@@ -13,7 +14,10 @@ import type { MasterRecord, SubscriptionRecord } from './copy-store';
  * close a crash left half done.
  */
 export class CopySettlementService {
-  constructor(private readonly d: CopyDeps) {}
+  constructor(
+    private readonly d: CopyDeps,
+    private readonly board: CopyBoard,
+  ) {}
 
   /** Settles one subscription up to `now`; returns what was paid, in minor units. */
   async settle(sub: SubscriptionRecord, now = Date.now()): Promise<{ fee: string; share: string }> {
@@ -52,6 +56,7 @@ export class CopySettlementService {
   async completeMasterClosing(masterId: string, now = Date.now()): Promise<void> {
     const m = await this.d.store.master(masterId);
     if (!m || m.status === 'Active') return;
+    await this.board.delist(m.id);
     await this.closeAll(m.id);
     for (const s of await this.d.store.masterSubscriptions(m.id)) {
       if (s.state === 'Active') {
@@ -114,6 +119,7 @@ export class CopySettlementService {
     let n = 0;
     for (const m of await this.d.store.allMasters()) {
       if (m.status !== 'Active') continue;
+      await this.board.repair(m);
       for (const s of await this.d.store.masterSubscriptions(m.id)) {
         if (s.state !== 'Active') continue;
         try {

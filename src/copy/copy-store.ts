@@ -19,6 +19,8 @@ export interface MasterRecord {
   initial: string;
   cts: string;
   closedAt: string;
+  /** Decimals of `currency` (the board's aum score is in currency units). */
+  dec?: string;
   /** Closing: between beginMasterClose and completeMasterClose (takes no followers). */
   status: 'Active' | 'Closing' | 'Closed';
 }
@@ -110,6 +112,15 @@ export class CopyStore {
 
   async allMasters(): Promise<MasterRecord[]> {
     return this.hashes<MasterRecord>(await this.redis.zrange(this.keys.copyMasters(), '0', '-1'), (id) => this.keys.copyMaster(id));
+  }
+
+  /** Masters by id, in the order given (one round trip); ids without a record are left out. */
+  async masters(list: string[]): Promise<MasterRecord[]> {
+    return this.hashes<MasterRecord>(list, (id) => this.keys.copyMaster(id));
+  }
+
+  async setMasterDecimals(id: string, decimals: number): Promise<void> {
+    await this.redis.hset(this.keys.copyMaster(id), 'dec', String(decimals));
   }
 
   async userMasters(userId: string): Promise<MasterRecord[]> {

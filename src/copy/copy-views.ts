@@ -1,6 +1,6 @@
 import BigNumber from 'bignumber.js';
 import { fromMinor } from '../domain/decimal';
-import type { AccountState } from '../futures';
+import type { AccountState, AccountTradingStats } from '../futures';
 import { percent, riskScore, tradingAnalytics, type PairAnalytics } from './copy-analytics';
 import { iso, isoOrNull, type CopyDeps } from './copy-deps';
 import type { MasterRecord, SlaveRecord, SubscriptionRecord } from './copy-store';
@@ -108,38 +108,48 @@ const HASHTAG = /#([\p{L}\p{N}_]+)/gu;
 const moneyIn = (decimals: number) => (v: BigNumber | string) =>
   fromMinor(new BigNumber(v).integerValue(BigNumber.ROUND_DOWN).toFixed(0), decimals);
 const sum = (xs: BigNumber[]) => xs.reduce((a, b) => a.plus(b), new BigNumber(0));
-const byRoi = (a: CopyMasterAccountDto, b: CopyMasterAccountDto) => b.totalPnlPercent - a.totalPnlPercent || a.id - b.id;
-const byPnl = (a: CopyMasterAccountDto, b: CopyMasterAccountDto) => b.totalPnl - a.totalPnl || a.id - b.id;
 
 /** Read models of copy trading, computed from the records and the futures engine's state. */
 export class CopyViews {
   constructor(private readonly d: CopyDeps) {}
 
   /**
-   * Every master's profile, ranks filled in: `rank` is the place on the leaderboard's default order
-   * (ROI) among open strategies (0 when closed), `globalRank` the place by total pnl among all.
+   * Profiles of `records`, in order, read in O(days + open positions + subscriptions) each, never
+   * over the history: trading figures from the engine's aggregates plus the open positions' pnl at
+   * mark; `rank` = place on the leaderboard's default order (0 when not open), `globalRank` = place
+   * by pnl among all masters (both from the rankings the engine keeps).
    */
-  async allMasters(): Promise<CopyMasterAccountDto[]> {
-    const out = await Promise.all((await this.d.store.allMasters()).map((m) => this.master(m)));
-    out.filter((m) => m.status === 'Active').sort(byRoi).forEach((m, i) => (m.rank = i + 1));
-    [...out].sort(byPnl).forEach((m, i) => (m.globalRank = i + 1));
-    return out;
+  async masters(records: MasterRecord[]): Promise<CopyMasterAccountDto[]> {
+    const ids = records.map((m) => m.id);
+    const [stats, ranks, globalRanks] = await Promise.all([
+      this.d.stats.read(ids),
+      this.d.stats.places('roi', ids),
+      this.d.stats.places('all', ids),
+    ]);
+    const marks = new Map<string, string | null>();
+    return Promise.all(records.map((m, i) => this.master(m, stats[i], ranks[i], globalRanks[i], marks)));
   }
 
-  async master(m: MasterRecord): Promise<CopyMasterAccountDto> {
-    const state = (await this.d.reader.state(m.id)) as AccountState;
+  private async master(
+    m: MasterRecord,
+    stats: AccountTradingStats,
+    rank: number,
+    globalRank: number,
+    marks: Map<string, string | null>,
+  ): Promise<CopyMasterAccountDto> {
+    const state = (await this.d.reader.state(m.id, marks, 'open')) as AccountState;
     const initial = new BigNumber(m.initial);
-    const a = tradingAnalytics(state.orders, initial, state.decimals);
+    const a = tradingAnalytics(stats, state.orders, initial, state.decimals);
     const subs = await this.d.store.masterSubscriptions(m.id);
     const ledgers = await Promise.all(subs.map((s) => this.d.store.ledger(s.id)));
     const active = subs.filter((s) => s.active === '1');
-    const followers = await Promise.all(active.map((s) => this.d.reader.state(s.acct)));
+    const followers = await Promise.all(active.map((s) => this.d.reader.state(s.acct, marks, 'open')));
     const money = moneyIn(state.decimals);
     return {
       id: Number(m.id),
       avatarBlobId: null,
       risk: riskScore(a.maxDrawdownPercent),
-      rank: 0,
+      rank: m.status === 'Active' ? rank : 0,
       name: m.name,
       strategyName: m.strategyName,
       strategyDescription: m.strategyDescription,
@@ -162,7 +172,7 @@ export class CopyViews {
       followersEquity: money(sum(followers.map((f) => f?.equity ?? new BigNumber(0)))),
       subscribersCount: active.length,
       status: m.status,
-      globalRank: 0,
+      globalRank,
       tradingDays: a.tradingDays,
       totalTrades: a.totalTrades,
       maxDrawdownPercent: a.maxDrawdownPercent,
@@ -179,7 +189,7 @@ export class CopyViews {
   async slave(s: SlaveRecord): Promise<CopySlaveAccountDto> {
     const acct = await this.d.reader.state(s.id);
     const subs = await this.d.store.slaveSubscriptions(s.id);
-    const states = await Promise.all(subs.map((x) => this.d.reader.state(x.acct)));
+    const states = await Promise.all(subs.map((x) => this.d.reader.state(x.acct, undefined, 'open')));
     const open = states.reduce((n, st) => n + (st?.orders.filter((o) => o.h.status === '50').length ?? 0), 0);
     return {
       id: Number(s.id),
@@ -199,7 +209,7 @@ export class CopyViews {
    */
   async subscriptionMoney(s: SubscriptionRecord) {
     const ledger = await this.d.store.ledger(s.id);
-    const state = (await this.d.reader.state(s.acct)) as AccountState;
+    const state = (await this.d.reader.state(s.acct, undefined, 'open')) as AccountState;
     const live = s.state !== 'Finished';
     const equity = live ? state.equity : new BigNumber(s.settledEquity);
     const profit = live ? state.equity.minus(ledger.netIn) : new BigNumber(s.profit);
@@ -233,7 +243,8 @@ export class CopyViews {
     const master = await this.d.store.master(s.master);
     const { ledger, state, profit } = await this.subscriptionMoney(s);
     const initial = new BigNumber(s.initial);
-    const a = tradingAnalytics(state.orders, initial, state.decimals);
+    const [stats] = await this.d.stats.read([s.acct]);
+    const a = tradingAnalytics(stats, state.orders, initial, state.decimals);
     const money = moneyIn(state.decimals);
     return {
       copySlaveFuturesAccountId: Number(s.slave),

@@ -1,3 +1,4 @@
+import type { CopyBoard } from './copy-board';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { PlatformDeps } from '../platform/deps';
 import type { CopyMirrorService } from './copy-mirror.service';
@@ -19,7 +20,7 @@ const RESUME_EVERY_MS = 5_000;
 
 /** What the copy processors need: the mirror and the settlement, and where queues live. */
 export type CopyWorkerDeps = Pick<PlatformDeps, 'config' | 'keys' | 'log'> & {
-  copy: { mirror: CopyMirrorService; settlement: CopySettlementService };
+  copy: { mirror: CopyMirrorService; settlement: CopySettlementService; board: CopyBoard };
 };
 
 /** Worker knobs; tests that kill workers shorten the lock so a dead worker's job is taken over soon. */
@@ -107,6 +108,8 @@ async function scheduled(deps: CopyWorkerDeps, connection: ConnectionOptions, na
  * profit shares, and the resumption of finishes and master closes a crash left half done.
  */
 export async function startCopyWorkers(deps: CopyWorkerDeps, opts: Partial<CopyWorkerOptions> = {}): Promise<{ close(): Promise<void> }> {
+  // a deployment with history: the trading aggregates and the leaderboard, once (docs/copy-trading.md)
+  await deps.copy.board.backfill();
   const connection = createRedis({
     url: deps.config.redisUrl,
     cluster: deps.config.redisCluster,

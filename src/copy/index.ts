@@ -2,6 +2,7 @@ import type { Futures } from '../futures';
 import type { MarketStore } from '../markets';
 import type { PlatformDeps } from '../platform/deps';
 import type { CopyDeps } from './copy-deps';
+import { CopyBoard } from './copy-board';
 import { CopyEngine } from './copy-engine';
 import { CopyHistoryService } from './copy-history.service';
 import { CopyMasterService } from './copy-master.service';
@@ -24,12 +25,14 @@ export interface Copy {
   history: CopyHistoryService;
   mirror: CopyMirrorService;
   settlement: CopySettlementService;
+  /** The leaderboard's rankings; `backfill` once per deployment (the worker role runs it). */
+  board: CopyBoard;
 }
 
 export function createCopy(
   deps: Pick<PlatformDeps, 'config' | 'log' | 'redis' | 'keys' | 'scripts'> & {
     markets: MarketStore;
-    futures: Pick<Futures, 'accounts' | 'engine' | 'orders' | 'market' | 'accountReader'>;
+    futures: Pick<Futures, 'accounts' | 'engine' | 'orders' | 'market' | 'accountReader' | 'accountStats'>;
   },
 ): Copy {
   const { config, log, redis, keys, scripts, markets, futures } = deps;
@@ -37,15 +40,18 @@ export function createCopy(
     redis, keys, log, futures, markets,
     store: new CopyStore(redis, keys),
     reader: futures.accountReader,
+    stats: futures.accountStats,
     engine: new CopyEngine(keys, scripts),
   };
   const views = new CopyViews(d);
-  const settlement = new CopySettlementService(d);
+  const board = new CopyBoard(d);
+  const settlement = new CopySettlementService(d, board);
   return {
-    masters: new CopyMasterService(d, views, settlement),
+    masters: new CopyMasterService(d, views, settlement, board),
     slaves: new CopySlaveService(d, views, settlement),
     history: new CopyHistoryService(d),
     mirror: new CopyMirrorService(d, settlement, config.copyFanoutChunk),
     settlement,
+    board,
   };
 }

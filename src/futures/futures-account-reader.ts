@@ -5,7 +5,7 @@ import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import { unrealizedMinor } from './futures-order-dto';
-import { FuturesOrderIndex } from './futures-order-index';
+import { FuturesOrderIndex, type AccountOrderStatus } from './futures-order-index';
 import type { FuturesPriceService } from './prices/futures-price.service';
 import { futuresOrderOf } from './futures-order-record';
 
@@ -92,12 +92,20 @@ export class FuturesAccountReader {
     });
   }
 
-  async state(accountId: string | number, marks = new Map<string, string | null>()): Promise<AccountState | null> {
+  /**
+   * The account's money and its orders: all of them, or with `status` 'open' only those Created or
+   * InPosition (O(open orders): enough for its equity, which counts open positions only).
+   */
+  async state(
+    accountId: string | number,
+    marks = new Map<string, string | null>(),
+    status: AccountOrderStatus = 'all',
+  ): Promise<AccountState | null> {
     const a = await this.redis.hgetall(this.keys.futuresAccount(accountId));
     if (!a.id) return null;
     const orders: AccountOrder[] = [];
     let upnl = new BigNumber(0);
-    for (const h of await this.orderIndex.accountOrders(a.id, { status: 'all' })) {
+    for (const h of await this.orderIndex.accountOrders(a.id, { status })) {
       const pair = await this.markets.getPair('futures', h.pair);
       if (!pair) continue;
       if (!marks.has(pair.code)) marks.set(pair.code, await this.prices.markTicks(pair));

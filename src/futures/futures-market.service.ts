@@ -4,10 +4,8 @@ import type { FuturesEngine } from './futures-engine';
 import { OrderSide, TradeType } from '../domain/futures';
 import type { Pair } from '../domain/market';
 import type { MarketStore } from '../markets';
-import type { RedisClient } from '../platform/redis/connection';
-import type { Keys } from '../platform/redis/keys';
 import type { BookLevelDto, MarketDataService } from '../market-data';
-import { TradeHistory, type IdRange } from '../market-data';
+import type { TradeHistory, IdRange } from '../market-data';
 import type { FuturesPriceService } from './prices/futures-price.service';
 
 /** SPEC 2.13; the first letter of `сurrencyPairCode` is Cyrillic U+0441, as SPEC spells it. */
@@ -61,18 +59,13 @@ export interface DealsQuery {
 
 /** Public futures market data: pairs, the book, and deals read from the trade history. */
 export class FuturesMarketService {
-  private readonly history: TradeHistory;
-
   constructor(
-    redis: RedisClient,
-    keys: Keys,
+    private readonly history: TradeHistory,
     private readonly markets: MarketStore,
     private readonly marketData: MarketDataService,
     private readonly prices: FuturesPriceService,
     private readonly engine: FuturesEngine,
-  ) {
-    this.history = new TradeHistory(redis, keys);
-  }
+  ) {}
 
   /**
    * basePricePrecision = digitsPrice, quantityPrecision = digitsAmount, quotePricePrecision = the

@@ -2,6 +2,7 @@ import type { MarketDataService } from '../market-data';
 import type { MarketStore } from '../markets';
 import type { PlatformDeps } from '../platform/deps';
 import { FuturesAccountReader } from './futures-account-reader';
+import { FuturesAccountStats } from './futures-account-stats';
 import { FuturesAccountService } from './futures-account.service';
 import { FuturesEngine } from './futures-engine';
 import { FuturesMarketService } from './futures-market.service';
@@ -10,9 +11,10 @@ import { FuturesPriceService } from './prices/futures-price.service';
 import { FuturesRiskService } from './futures-risk.service';
 import { FuturesPriceEngine } from './prices/futures-price-engine';
 import { FuturesPremiumSampler } from './prices/futures-premium-sampler';
-import { BookReader } from '../market-data';
+import { BookReader, TradeHistory } from '../market-data';
 
 export { FuturesAccountReader, type AccountOrder, type AccountState } from './futures-account-reader';
+export { FuturesAccountStats, type AccountTradingStats, type PairTotals, type RankBy } from './futures-account-stats';
 export { FuturesAccountService, type FuturesAccountDto } from './futures-account.service';
 export { FuturesContractStats, type ContractStats } from './futures-contract-stats';
 export { FuturesEngine } from './futures-engine';
@@ -40,6 +42,8 @@ export interface Futures {
   risk: FuturesRiskService;
   /** Accounts read by account id: how copy trading sees futures state. */
   accountReader: FuturesAccountReader;
+  /** Accounts' trading aggregates and rankings, kept by the engine scripts (copy trading's analytics). */
+  accountStats: FuturesAccountStats;
 }
 
 export function createFutures(
@@ -56,9 +60,10 @@ export function createFutures(
     prices,
     accounts: new FuturesAccountService(redis, keys, markets, engine, prices),
     orders: new FuturesOrderService(redis, keys, markets, engine, prices),
-    market: new FuturesMarketService(redis, keys, markets, marketData, prices, engine),
+    market: new FuturesMarketService(new TradeHistory(redis, keys, scripts), markets, marketData, prices, engine),
     premium,
     risk: new FuturesRiskService(engine, markets, prices, priceEngine, premium, log),
     accountReader: new FuturesAccountReader(redis, keys, markets, prices),
+    accountStats: new FuturesAccountStats(redis, keys, scripts, markets),
   };
 }

@@ -35,7 +35,7 @@ export function createMarketData(
 ): MarketData {
   const { redis, keys, scripts, markets } = deps;
   const books = new BookReader(keys, scripts);
-  const history = new TradeHistory(redis, keys);
+  const history = new TradeHistory(redis, keys, scripts);
   // the engine scripts trim by it; until it lands they keep the default 7 days
   history.setRetentionDays(deps.config.tradeHistoryDays).catch((err: Error) => deps.log.warn({ err }, 'trade history retention not set'));
   return {

@@ -1,11 +1,10 @@
-import { fromMinor } from '../domain/decimal';
+import { fromMinor, shiftDecimal } from '../domain/decimal';
 import { requirePair } from '../markets';
 import type { Pair } from '../domain/market';
 import type { BookReader } from './book-reader';
 import type { MarketStore } from '../markets';
 import type { MarketKind } from '../platform/redis/keys';
 import type { TradeHistory } from './trade-history';
-import { shiftDecimal } from './trade-reader';
 
 export interface BookLevelDto {
   price: number;

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys, MarketKind } from '../platform/redis/keys';
+import type { Scripts } from '../platform/redis/scripts';
 
 /**
  * One trade as the history keeps it (lua/includes/tradeHistory.lua): engine units, decimal strings.
@@ -69,6 +70,7 @@ export class TradeHistory {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
+    private readonly scripts: Scripts,
   ) {}
 
   /** Tells the engine scripts how long to keep trades (they trim on write). */
@@ -118,58 +120,78 @@ export class TradeHistory {
     return members.map((m) => ({ trade: parseTradeRecord(m.member), source: m.source }));
   }
 
-  /** A user's sides of trades newest first (sources from userSource), with their records. */
+  /**
+   * A user's sides of trades newest first (sources from userSource), with their records: the index
+   * page and its records are read together by one script (lua/market-data/readUserTrades), so a page
+   * is one round trip (two more rounds per source past the first page of several markets).
+   */
   async userTrades(kind: MarketKind, pairs: string[], sources: Source[], offset: number, limit: number): Promise<UserHistoryTrade[]> {
-    const members = await this.membersWithKey(sources, offset, limit);
-    if (members.length === 0) return [];
-    const pipe = this.redis.pipeline();
-    for (const m of members) {
-      const id = m.member.slice(0, m.member.indexOf(':'));
-      pipe.zrangebyscore(this.keys.tradeHistory(kind, pairs[m.source]), id, id);
-    }
-    const records = (await pipe.exec()) ?? [];
-    const out: UserHistoryTrade[] = [];
-    members.forEach((m, i) => {
-      const [err, found] = records[i] ?? [];
-      if (err) throw err;
-      const rec = (found as string[] | undefined)?.[0];
-      // trimmed since the index was read: the trade is past the retention
-      if (rec) out.push({ trade: parseTradeRecord(rec), role: m.member.endsWith(':t') ? 'taker' : 'maker', pair: pairs[m.source] });
+    const members = await this.page(sources, offset, limit, async (slices) => {
+      const keys = slices.flatMap((c) => [c.s.key, this.keys.tradeHistory(kind, pairs[c.source])]);
+      const args = slices.flatMap((c) => [idBound(c.max), c.s.range.min, c.skip, c.count]);
+      const pages = await this.scripts.run<string[][]>('readUserTrades', keys, args);
+      return slices.map((c, i) => {
+        const flat = pages[i] ?? [];
+        const out: Member[] = [];
+        for (let j = 0; j < flat.length; j += 2) {
+          const member = flat[j];
+          out.push({ member, score: Number(member.slice(0, member.indexOf(':'))), source: c.source, record: flat[j + 1] });
+        }
+        return out;
+      });
     });
-    return out;
+    return members.map((m) => ({
+      trade: parseTradeRecord(m.record as string),
+      role: m.member.endsWith(':t') ? 'taker' : 'maker',
+      pair: pairs[m.source],
+    }));
   }
 
   /** Members of the sources newest first (by score, then member), from global position `offset`. */
-  private async membersWithKey(sources: Source[], offset: number, limit: number): Promise<{ member: string; score: number; source: number }[]> {
+  private membersWithKey(sources: Source[], offset: number, limit: number): Promise<Member[]> {
+    return this.page(sources, offset, limit, (slices) => Promise.all(slices.map((c) => this.readSlice(c))));
+  }
+
+  /**
+   * The page at `offset` of the sources merged: one source is read by rank from `offset`; several
+   * find the page's top id by a binary search over counts, then each reads up to limit + skip
+   * members at or below it (`skip`: members of the top id itself that come before `offset`, a
+   * self-trade being two members of one id), and the merge drops those.
+   */
+  private async page(sources: Source[], offset: number, limit: number, read: (slices: Slice[]) => Promise<Member[][]>): Promise<Member[]> {
     const live = sources.filter((s) => s.range.min <= s.range.max);
     if (live.length === 0 || limit <= 0) return [];
-    if (live.length === 1) return this.pageByRank(live[0], offset, limit, sources.indexOf(live[0]));
+    if (live.length === 1) {
+      const [only] = await read([{ s: live[0], source: sources.indexOf(live[0]), max: live[0].range.max, skip: offset, count: limit }]);
+      return only;
+    }
     const top = offset === 0 ? Number.MAX_SAFE_INTEGER : await this.idAtPosition(live, offset);
     if (top < 0) return [];
-    // members of `top` itself that come before `offset` (a self-trade is two members of one id)
     const skip = offset === 0 ? 0 : offset - (await this.countAtLeast(live, top + 1));
-    const pages = await Promise.all(
-      live.map(async (s) => {
-        const max = Math.min(top, s.range.max);
-        if (max < s.range.min) return [];
-        const raw = await this.redis.zrevrangebyscore(s.key, max, s.range.min, 'WITHSCORES', 'LIMIT', 0, limit + skip);
-        return pairsOf(raw).map((m) => ({ ...m, source: sources.indexOf(s) }));
-      }),
-    );
+    const slices = live
+      .map((s) => ({ s, source: sources.indexOf(s), max: Math.min(top, s.range.max), skip: 0, count: limit + skip }))
+      .filter((c) => c.max >= c.s.range.min);
+    const pages = slices.length ? await read(slices) : [];
     return pages
       .flat()
       .sort((a, b) => b.score - a.score || (a.member < b.member ? 1 : -1))
       .slice(skip, skip + limit);
   }
 
-  /** One source: the ids above its range are counted, then the page is read by rank. */
-  private async pageByRank(s: Source, offset: number, limit: number, source: number): Promise<{ member: string; score: number; source: number }[]> {
-    const above = s.range.max >= Number.MAX_SAFE_INTEGER ? 0 : await this.redis.zcount(s.key, `(${s.range.max}`, '+inf');
-    const start = above + offset;
-    const raw = await this.redis.zrevrange(s.key, start, start + limit - 1, 'WITHSCORES');
+  /** One slice of a market's records: by rank past `skip` (the ids above `max` counted first). */
+  private async readSlice(c: Slice): Promise<Member[]> {
+    const { s } = c;
+    let raw: string[];
+    if (c.skip === 0) {
+      raw = await this.redis.zrevrangebyscore(s.key, idBound(c.max), s.range.min, 'WITHSCORES', 'LIMIT', 0, c.count);
+    } else {
+      const above = c.max >= Number.MAX_SAFE_INTEGER ? 0 : await this.redis.zcount(s.key, `(${c.max}`, '+inf');
+      const start = above + c.skip;
+      raw = await this.redis.zrevrange(s.key, start, start + c.count - 1, 'WITHSCORES');
+    }
     return pairsOf(raw)
       .filter((m) => m.score >= s.range.min)
-      .map((m) => ({ ...m, source }));
+      .map((m) => ({ ...m, source: c.source }));
   }
 
   /** The id at 0-based position `offset` newest first across the sources; -1 when there are fewer. */
@@ -206,6 +228,27 @@ export class TradeHistory {
     if (from > s.range.max) return Promise.resolve(0);
     return this.redis.zcount(s.key, from, s.range.max >= Number.MAX_SAFE_INTEGER ? '+inf' : s.range.max);
   }
+}
+
+/** A member of a source as read: a user's page carries the trade's record along. */
+interface Member {
+  member: string;
+  score: number;
+  source: number;
+  record?: string;
+}
+
+/** What to read of one source: its ids at or below `max`, newest first, `count` after skipping `skip`. */
+interface Slice {
+  s: Source;
+  source: number;
+  max: number;
+  skip: number;
+  count: number;
+}
+
+function idBound(max: number): string | number {
+  return max >= Number.MAX_SAFE_INTEGER ? '+inf' : max;
 }
 
 function pairsOf(raw: string[]): { member: string; score: number }[] {

@@ -1,5 +1,5 @@
 import BigNumber from 'bignumber.js';
-import { decimal } from '../domain/decimal';
+import { decimal, shiftDecimal } from '../domain/decimal';
 import type { Pair } from '../domain/market';
 import type { MarketKind } from '../platform/redis/keys';
 import { ReadGate } from './read-gate';
@@ -42,15 +42,6 @@ const CHUNK = 1_000;
 /** Pages one process converts at once (ReadGate): feed readers queue rather than crowd out trading. */
 const PAGES_AT_ONCE = 1;
 const YIELD_EVERY = 200;
-
-/** An integer string moved `digits` places right of the point, trailing zeros dropped: "12300", 4 -> "1.23". */
-export function shiftDecimal(int: string, digits: number): string {
-  if (digits === 0) return int;
-  const s = int.padStart(digits + 1, '0');
-  const whole = s.slice(0, s.length - digits);
-  const frac = s.slice(s.length - digits).replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : whole;
-}
 
 /** Pages convert thousands of trades: integer arithmetic on strings and BigInt, BigNumber only for a futures contract value. */
 export function tradeRecord(pair: Pair, t: HistoryTrade): TradeRecord {

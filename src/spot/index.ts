@@ -22,6 +22,6 @@ export function createSpot(deps: Pick<PlatformDeps, 'config' | 'redis' | 'keys' 
   return {
     engine,
     orders: new SpotOrderService(redis, keys, markets, engine),
-    userTrades: new SpotUserTrades(new TradeHistory(redis, keys), markets),
+    userTrades: new SpotUserTrades(new TradeHistory(redis, keys, scripts), markets),
   };
 }

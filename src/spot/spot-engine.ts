@@ -88,7 +88,8 @@ export class SpotEngine {
       const code = pair.code;
       const { quoteScale, baseScale } = scales(pair);
       parts = {
-        keys: [...this.marketKeys(code)],
+        // KEYS[13..15]: the market's trade history, which the batch's trades are written to
+        keys: [...this.marketKeys(code), k.tradeHistory('spot', code), k.tradeTimes('spot', code), k.tradeHistoryRetention()],
         args: [
           k.engine, code, pair.baseCurrencyCode, pair.quoteCurrencyCode, quoteScale, baseScale,
           feeRatePpm(pair.makerFee), feeRatePpm(pair.takerFee), this.streamMaxLen,
@@ -99,7 +100,7 @@ export class SpotEngine {
     return parts;
   }
 
-  /** KEYS and ARGV of placeSpotOrders for orders of one pair, in lua/spot/placeSpotOrders-12+5n.lua's order. */
+  /** KEYS and ARGV of placeSpotOrders for orders of one pair, in lua/spot/placeSpotOrders-15+5n.lua's order. */
   placeArgs(orders: PlaceSpotInput[]): [string[], (string | number)[]] {
     const pair = this.partsOfPair(orders[0].pair);
     const keys = pair.keys.slice();

@@ -21,11 +21,13 @@ export interface SpotUserTradeDto {
 export interface SpotUserTradesQuery {
   limit: number;
   since?: Date;
+  beforeId?: number;
 }
 
 /**
  * The caller's spot fills on one market, newest first, from the market's trade history and the
- * caller's index in it (kept TRADE_HISTORY_DAYS): one page of `limit`, at or after `since`.
+ * caller's index in it (kept TRADE_HISTORY_DAYS): one page of `limit`, at or after `since`, below
+ * `beforeId` (the last id read pages on).
  */
 export class SpotUserTrades {
   constructor(
@@ -36,10 +38,13 @@ export class SpotUserTrades {
   async list(userId: string, pairCode: string, q: SpotUserTradesQuery): Promise<SpotUserTradeDto[]> {
     const pair = await requirePair(this.markets, 'spot', pairCode, 'path');
     const range = await this.history.idRange('spot', pair.code, q.since?.getTime());
+    if (q.beforeId !== undefined) range.max = Math.min(range.max, q.beforeId - 1);
     const source = this.history.userSource('spot', pair.code, userId, range);
-    // a self-trade is two fills of the caller's: the taker's first, as it happened last
-    const fills = await this.history.userTrades('spot', [pair.code], [source], 0, q.limit);
-    return fills.map((f) => fill(f, pair));
+    // a self-trade is two fills of the caller's, the taker's first (it happened last); one more is
+    // read so a page never ends between them, which beforeId (by trade id) would then skip
+    const fills = await this.history.userTrades('spot', [pair.code], [source], 0, q.limit + 1);
+    const cut = fills.length > q.limit && fills[q.limit].trade.id !== fills[q.limit - 1].trade.id ? q.limit : fills.length;
+    return fills.slice(0, cut).map((f) => fill(f, pair));
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Pair } from '../../src/domain/market';
 import { Keys } from '../../src/platform/redis/keys';
 import { resolveIncludes, LUA_DIR } from '../../src/platform/redis/lua-loader';
 import { FuturesScriptKeys } from '../../src/futures/futures-script-keys';
@@ -41,6 +42,26 @@ return { orderKey(P, '42'), walletAvailKey(P, 'u1'), walletRsvKey(P, 'u1'), user
     }
   });
 
+  it('for the trading aggregates and rankings of futures accounts', async () => {
+    const ctx = await testContext();
+    try {
+      const lua = resolveIncludes(
+        LUA_DIR,
+        `--- @include "includes/keys"
+local P = ARGV[1]
+return { futuresStatsKey(P, '7'), futuresDailyKey(P, '7'), futuresDaysKey(P, '7'), futuresRankKey(P),
+  futuresRankKey(P, 'roi'), futuresRankKey(P, 'all') }`,
+        'stats-keys-probe.lua',
+      );
+      const k: Keys = ctx.keys;
+      expect(await ctx.redis.eval(lua, 0, k.engine)).toEqual([
+        k.futuresStats(7), k.futuresDaily(7), k.futuresDays(7), k.futuresRank(), k.futuresRank('roi'), k.futuresRank('all'),
+      ]);
+    } finally {
+      await ctx.cleanup();
+    }
+  });
+
   it('for the trade history, its time index, the user indices and the retention', async () => {
     const ctx = await testContext();
     try {
@@ -57,6 +78,13 @@ return { records, times, userTradesKey(ARGV[1], ARGV[2], ARGV[3], 'u1'), tradeHi
           k.tradeHistory(kind, 'BTC_USDT'), k.tradeTimes(kind, 'BTC_USDT'), k.userTrades(kind, 'BTC_USDT', 'u1'), k.tradeHistoryRetention(),
         ]);
       }
+      // spot placement passes the market's three in KEYS[13..15], where the futures scripts build them
+      const pair = (await ctx.markets.store.getPair('spot', 'BTC_USDT')) as Pair;
+      const [keys] = ctx.spot.engine.placeArgs([
+        { userId: 'u1', pair, side: 'buy', type: 'limit', priceTicks: '1', amountLots: '1', postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: 0 },
+      ]);
+      const [records, times, , retention] = (await ctx.redis.eval(lua, 0, k.engine, 'spot', 'BTC_USDT')) as string[];
+      expect(keys.slice(12, 15)).toEqual([records, times, retention]);
     } finally {
       await ctx.cleanup();
     }

@@ -2,6 +2,7 @@ import { AppError } from '../../src/domain/errors';
 import { feeRatePpm } from '../../src/domain/decimal';
 import { scales, type Pair } from '../../src/domain/market';
 import type { ScriptReply } from '../../src/platform/redis/reply';
+import type { LuaScript } from '../../src/platform/redis/lua-loader';
 import {
   MAX_PLACE_BATCH,
   decodeSpotPlace,
@@ -644,9 +645,10 @@ describe('placeSpotOrders with several orders in one call', () => {
           settle(together.ctx.spot.engine.place(o)),
         ),
       );
+      const { numberOfKeys, keysPerItem } = together.ctx.scripts.byName.get('placeSpotOrders') as LuaScript;
       const sizes = run.mock.calls
         .filter((c) => c[0] === 'placeSpotOrders')
-        .map((c) => (c[1].length - 12) / 5);
+        .map((c) => (c[1].length - numberOfKeys) / keysPerItem);
       run.mockRestore();
       // every order went out, in fewer calls than orders; the first, on an idle pair, went alone
       expect(sizes.reduce((a, b) => a + b, 0)).toBe(n);

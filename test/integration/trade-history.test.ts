@@ -189,6 +189,15 @@ describe('trade history', () => {
     expect([...first.body, ...second.body].map((t: { id: number }) => t.id)).toEqual(newest.slice(0, 2000));
     const mine = await request(b.app).get('/api/trades/BTC_USDT/user?limit=1000').set('Authorization', bearer('t'));
     expect(mine.body.map((t: { id: number }) => t.id)).toEqual(newest.slice(0, 1000));
+    // the maker's fills page on by beforeId to the oldest, each once
+    const makerIds: number[] = [];
+    for (let before = ''; ; ) {
+      const r = await request(b.app).get(`/api/trades/BTC_USDT/user?limit=1000${before}`).set('Authorization', bearer('m'));
+      if (r.body.length === 0) break;
+      makerIds.push(...r.body.map((t: { id: number; takerOrMaker: string }) => (t.takerOrMaker === 'maker' ? t.id : -1)));
+      before = `&beforeId=${r.body[r.body.length - 1].id}`;
+    }
+    expect(makerIds).toEqual(newest);
 
     for (const q of ['limit=1001', 'beforeId=0', 'beforeId=x']) {
       expect((await request(b.app).get(`/api/trades/BTC_USDT?${q}`)).status).toBe(400);
@@ -223,6 +232,13 @@ describe('trade history', () => {
         market.push(...m.body.items.map((d: { currencyPairCode: string; price: number }) => `${d.currencyPairCode}@${d.price}`));
       }
       expect(paged).toEqual(ids);
+      // one market alone is read by rank
+      const btc: number[] = [];
+      for (let page = 1; page <= Math.ceil(5 / size); page++) {
+        const r = await b.get('alice', `/api/futures/deals/user?CurrencyPair=BTC_USDT&PageSize=${size}&Page=${page}`);
+        btc.push(...r.body.items.map((d: { id: number }) => d.id));
+      }
+      expect(btc).toEqual(all.body.items.filter((d: { currencyPairCode: string }) => d.currencyPairCode === 'BTC_USDT').map((d: { id: number }) => d.id));
       expect(market).toEqual(all.body.items.map((d: { currencyPairCode: string; price: number }) => `${d.currencyPairCode}@${d.price}`));
     }
     const beyond = await request(b.app).get('/api/futures/deals?PageSize=5&Page=3');

@@ -2,7 +2,8 @@ import BigNumber from 'bignumber.js';
 import { futuresParams } from '../../src/domain/futures';
 import type { Pair } from '../../src/domain/market';
 import type { AccountOrder } from '../../src/futures';
-import { riskScore, tradingAnalytics } from '../../src/copy/copy-analytics';
+import { riskScore } from '../../src/copy/copy-analytics';
+import { analyticsOfOrders as tradingAnalytics } from '../support/analytics-oracle';
 
 // BTC_USDT futures: 1 price digit, 4 amount digits, USDT 8 decimals: ns = 1e8 / 1e5 = 1000 minor units per tick x lot
 const pair = {

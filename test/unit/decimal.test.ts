@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { fitsEngine, fromMinor, toMinorDown } from '../../src/domain/decimal';
+import BigNumber from 'bignumber.js';
+import { fitsEngine, fromMinor, shiftDecimal, toMinorDown } from '../../src/domain/decimal';
 import { splitPairCode } from '../../src/domain/market';
 
 describe('decimal conversions', () => {
@@ -14,6 +15,16 @@ describe('decimal conversions', () => {
       fc.property(fc.integer({ min: 0, max: 2 ** 40 }), fc.integer({ min: 0, max: 8 }), (minor, digits) => {
         const value = fromMinor(String(minor), digits);
         expect(toMinorDown(value, digits).toFixed()).toBe(String(minor));
+      }),
+    );
+  });
+
+  it('reads an integer string as BigNumber does, signs and leading zeros of the fraction included', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 62n), max: 2n ** 62n }), fc.integer({ min: 0, max: 18 }), (minor, digits) => {
+        const text = minor.toString();
+        expect(shiftDecimal(text, digits)).toBe(new BigNumber(text).shiftedBy(-digits).toFixed());
+        expect(Object.is(fromMinor(text, digits), new BigNumber(text).shiftedBy(-digits).toNumber())).toBe(true);
       }),
     );
   });

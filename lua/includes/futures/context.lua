@@ -82,6 +82,7 @@ local function fLoad(ctx, id, t)
     sl = numOr(t.sl, nil), liq = numOr(t.liq, nil), closeOrd = t.closeOrd or '', pos = t.pos,
     isMarket = t.isMarket == '1', closeReason = t.closeReason or '', isMaker = true,
     wasActive = t.status == '50', wasOpen = t.status == '10' or t.status == '50', resting = t.resting or '0',
+    orig = t, -- the hash as loaded: includes/futures/accountStats takes its part out
   }
   o.remaining = o.amount - o.filled
   ctx.objs[id] = o

@@ -10,6 +10,7 @@
 --- @include "includes/deltas"
 --- @include "includes/publishEvents"
 --- @include "includes/fmt"
+--- @include "includes/futures/accountStats"
 
 -- Writes every object the command touched (one HSET of its record, includes/futures/orderRecord),
 -- with the trigger and account indices of the opening orders.
@@ -18,6 +19,7 @@ local function fFlush(ctx)
     if o.role ~= 'close' then
       fIndex(ctx, o)
       fIndexAccount(ctx, o)
+      fStatsOrder(ctx, o)
     end
     local state = fStateText(o, ctx.ts)
     -- a new order's fixed fields go out in the same HSET
@@ -28,6 +30,7 @@ local function fFlush(ctx)
       redis.call('HSET', fOrderKey(ctx, o.id), 'state', state)
     end
   end
+  fStatsCommit(ctx)
 end
 
 local function fCommit(ctx)

@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { startRedisServer } from '../../../src/platform/redis/redis-server-process';
+import type Redis from 'ioredis';
+import { deleteByPrefix, startRedisServer } from '../../../src/platform/redis/redis-server-process';
 
-export { deleteByPrefix } from '../../../src/platform/redis/redis-server-process';
+export { deleteByPrefix };
 
 /** A Redis a benchmark may use: its own private server, or the one REDIS_URL names. */
 export interface BenchRedis {
@@ -57,4 +58,10 @@ export async function startBenchRedis(opts: PrivateRedisOptions = {}): Promise<B
       children.delete(server.child);
     },
   };
+}
+
+/** Leaves the server as the bench found it: a private one is flushed, a shared one loses only this run's keys. */
+export async function clearBenchData(redis: Redis, privateServer: boolean, prefix: string): Promise<void> {
+  if (privateServer) await redis.flushall('ASYNC');
+  else await deleteByPrefix(redis, prefix);
 }

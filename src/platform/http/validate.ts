@@ -13,9 +13,16 @@ export interface Validated {
  * Query names match case-insensitively (SPEC mixes `Page` and `page`): each incoming name is mapped
  * onto the schema's spelling before validation. Unknown names are refused like unknown body fields.
  */
+const namesOf = new WeakMap<Joi.ObjectSchema, Map<string, string>>();
+
 function canonicalQuery(schema: Joi.ObjectSchema, raw: Record<string, unknown>): Record<string, unknown> {
-  const described = schema.describe() as { keys?: Record<string, unknown> };
-  const byLower = new Map(Object.keys(described.keys ?? {}).map((k) => [k.toLowerCase(), k]));
+  // describe() walks the whole schema: once per schema, not per request
+  let byLower = namesOf.get(schema);
+  if (!byLower) {
+    const described = schema.describe() as { keys?: Record<string, unknown> };
+    byLower = new Map(Object.keys(described.keys ?? {}).map((k) => [k.toLowerCase(), k]));
+    namesOf.set(schema, byLower);
+  }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) out[byLower.get(k.toLowerCase()) ?? k] = v;
   return out;

@@ -139,6 +139,26 @@ export class Keys {
   futuresAccountOpenOrders(accountId: string | number): string {
     return `${this.engine}facctopen:${accountId}`;
   }
+  /** A futures account's trading aggregates (hash, lua/includes/futures/accountStats). */
+  futuresStats(accountId: string | number): string {
+    return `${this.engine}fstats:${accountId}`;
+  }
+  /** A futures account's closed positions' net per UTC day number (hash). */
+  futuresDaily(accountId: string | number): string {
+    return `${this.engine}fdaily:${accountId}`;
+  }
+  /** Reference counts of a futures account's days (hash: `a:<day>` trading days, `c:<day>` closed positions). */
+  futuresDays(accountId: string | number): string {
+    return `${this.engine}fdays:${accountId}`;
+  }
+  /** The ranked futures accounts (hash acct -> "<base>:<decimals>"), or their ranking by `by`. */
+  futuresRank(by?: 'roi' | 'pnl' | 'days' | 'dd' | 'all'): string {
+    return by ? `${this.engine}frank:${by}` : `${this.engine}frank`;
+  }
+  /** Marks a finished backfill of the futures aggregates (its value: the version). */
+  futuresStatsBackfill(): string {
+    return `${this.engine}fstats-backfill`;
+  }
   /** clientOrderId -> order id of the user's futures orders (spot keeps its own). */
   futuresClientOrderIds(userId: string): string {
     return `${this.engine}fclid:${userId}`;
@@ -234,6 +254,14 @@ export class Keys {
   }
   userCopySlaves(userId: string): string {
     return `${this.copy()}uslaves:${userId}`;
+  }
+  /** The copy leaderboard's own rankings of open masters (zsets, src/platform/redis/ranking.ts). */
+  copyBoard(by: 'followers' | 'aum' | 'newest'): string {
+    return `${this.copy()}board:${by}`;
+  }
+  /** Marks a finished backfill of the leaderboard (its value: the version). */
+  copyBoardBackfill(): string {
+    return `${this.copy()}board-backfill`;
   }
   copySubscription(id: string | number): string {
     return `${this.copy()}sub:${id}`;

@@ -61,7 +61,8 @@ export function spotOrderRoutes(
   // the caller's fills, as /api/futures/deals/user is for futures
   const userTradesDoc = doc({
     summary: "The caller's fills on one spot pair, newest first",
-    description: 'As far back as the market\'s event stream keeps; a self-trade is two fills.',
+    description:
+      'Kept TRADE_HISTORY_DAYS; `beforeId` (the last id read) gives the next page. A self-trade is two fills, never split across pages (a page may then hold limit + 1).',
     response: Joi.array().items(spotUserTradeDtoSchema),
     errors: [404],
   });

@@ -44,4 +44,5 @@ export const orderIdParams = Joi.object({ orderId: Joi.string().pattern(/^\d{1,1
 export const userTradesQuery = Joi.object({
   limit: Joi.number().integer().min(1).max(1000).default(100),
   since: Joi.date().iso(),
+  beforeId: Joi.number().integer().min(1).description('Only fills of trades with a smaller id: the next page starts below the last id read'),
 });

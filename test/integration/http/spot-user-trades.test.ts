@@ -67,6 +67,31 @@ describe('GET /api/trades/{pair}/user', () => {
     ]);
   });
 
+  it('beforeId pages through every fill once, and a page never splits the two fills of a self-trade', async () => {
+    await place('alice', 'sell', 100, 0.1);
+    await place('bob', 'buy', 100, 0.1);
+    await place('alice', 'sell', 100, 0.1);
+    await place('alice', 'buy', 100, 0.1);
+    await place('bob', 'sell', 100, 0.1);
+    await place('alice', 'buy', 100, 0.1);
+    type Fill = { id: number; takerOrMaker: string };
+    const all = (await fills('alice')).body as Fill[];
+    expect(all.map((f) => f.takerOrMaker)).toEqual(['taker', 'taker', 'maker', 'maker']);
+
+    const pages: Fill[][] = [];
+    let query = '?limit=1';
+    for (;;) {
+      const r = await fills('alice', query);
+      expect(r.status).toBe(200);
+      if (r.body.length === 0) break;
+      pages.push(r.body);
+      query = `?limit=1&beforeId=${r.body[r.body.length - 1].id}`;
+    }
+    expect(pages.map((p) => p.length)).toEqual([1, 2, 1]);
+    expect(pages.flat()).toEqual(all);
+    expect((await fills('alice', '?beforeId=0')).status).toBe(400);
+  });
+
   it('since leaves out older fills; a user without orders has none; bad input is 400, an unknown pair 404, no token 401', async () => {
     await place('alice', 'buy', 100, 0.1);
     await place('bob', 'sell', 100, 0.1);

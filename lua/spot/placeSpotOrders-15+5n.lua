@@ -5,7 +5,7 @@
   step with one event entry: group commit (docs/performance.md), the API sends together what
   arrived while the market's previous call ran; an order on a quiet market is a batch of one.
 
-  Input: n orders; the file name says 12 keys plus 5 per order.
+  Input: n orders; the file name says 15 keys plus 5 per order.
     KEYS[1..12] the market's keys (includes/spot/spotMarketKeys):
     KEYS[1]  order id counter           KEYS[7]  level quantities bids
     KEYS[2]  trade id counter           KEYS[8]  level quantities asks
@@ -13,7 +13,10 @@
     KEYS[4]  book asks                  KEYS[10] market event stream
     KEYS[5]  level prices bids          KEYS[11] market last price
     KEYS[6]  level prices asks          KEYS[12] fees collected (hash by currency)
-    per order i, from k = 12 + 5 (i - 1):
+    KEYS[13..15] the market's trade history (includes/tradeHistory):
+    KEYS[13] trade records              KEYS[15] retention, ms
+    KEYS[14] trade time index
+    per order i, from k = 15 + 5 (i - 1):
     KEYS[k+1] user's spot orders (zset by id)
     KEYS[k+2] user's open orders on this pair (set)
     KEYS[k+3] user's clientOrderId -> order id (hash)
@@ -32,7 +35,8 @@
     ARGV[a+5] amount in lots ('' market buy by quote)   ARGV[a+10] timestamp, ms
   Keys built while running (includes/keys, from ARGV[1]): each new order's hash (its id comes from
     the counter); for each maker met in the book its order hash, its owner's wallet and open orders
-    on the pair; a DUP reply reads the earlier order's hash.
+    on the pair; a DUP reply reads the earlier order's hash; each trader's index in the trade
+    history (its makers are met in the book).
   Output: one reply per order, in order:
     {'OK', id, status, filled, filledQuote, fee, rsv}  placed (matched, rested, or ended); the
                                             caller knows the rest of the order it sent
@@ -59,6 +63,7 @@ local rcall = redis.call
 
 local P, pair = ARGV[1], ARGV[2]
 local ctx = newContext(P, spotMarketKeys(KEYS), '', ARGV[9])
+ctx.keys.history = { records = KEYS[13], times = KEYS[14], retention = KEYS[15] }
 ctx.pair = pair
 ctx.spot = {
   base = ARGV[3], quote = ARGV[4], quoteScale = tonumber(ARGV[5]), baseScale = tonumber(ARGV[6]),
@@ -156,10 +161,10 @@ local function placeOne(k, a)
 end
 
 local replies = {}
-local n = (#KEYS - 12) / 5
+local n = (#KEYS - 15) / 5
 for i = 1, n do
   undoBegin(ctx)
-  local ok, reply = pcall(placeOne, 12 + 5 * (i - 1), 9 + 10 * (i - 1))
+  local ok, reply = pcall(placeOne, 15 + 5 * (i - 1), 9 + 10 * (i - 1))
   if not ok then
     -- A runtime error is a bug, never a business rejection. This order is undone (its writes to
     -- the book and makers, its balance changes and events); the orders before it are placed and

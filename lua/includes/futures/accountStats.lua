@@ -1,0 +1,149 @@
+--[[
+  Trading aggregates of every futures account, kept in the same step as its orders: fFlush calls
+  fStatsOrder for each opening order it writes and fStatsCommit once after the last, so a read of an
+  account's analytics or of the rankings costs O(days + open positions), never O(history).
+
+  Each opening order that has filled contributes a part (fStatsPart), a function of its own fields
+  only; the aggregates are the sum of the parts of the account's orders. A write removes the order's
+  part as loaded (o.orig) and adds its part as written, so the sums follow every change exactly once.
+  The parts are those of src/copy/copy-analytics.ts (docs/copy-trading.md "Read models"):
+    net   rpnl − fee − funding                   trades  1, or 2 once some quantity closed
+    vq    ecost, + (ecost − cost) once closed     vr      ± rpnl once closed (+ long): volume = vq·ns + vr
+    days  the UTC day of cts, and of uts once some quantity closed
+    a closed position (status 20) puts its net on the day of uts; an open one's counts today (on read)
+  Days are UTC day numbers: floor(ms / 86400000).
+
+  Keys (includes/keys, from the engine prefix):
+    fstats:<acct>  hash  net, open (net of orders not closed), on (how many), fund, trades, days,
+                         p:<pair>:t|n|vq|vr per pair,
+                         dd, ddDay, ddPeak, ddEq: the drawdown state of a ranked account,
+                         dver: the version of fdaily, raised whenever a day of it changes
+    fdaily:<acct>  hash  <day> net of the positions closed that day (all a read of the series takes)
+    fdays:<acct>   hash  a:<day> how many parts name the day (trading days = days with one),
+                         c:<day> how many positions closed that day (the day leaves fdaily at 0)
+    frank          hash  acct -> "<base equity, minor>:<decimals>" the ranked accounts
+    frank:roi|pnl|days|dd  zsets of the ranked accounts (includes/futures/accountRank)
+]]
+--- @include "includes/keys"
+--- @include "includes/fmt"
+--- @include "includes/futures/accountRank"
+
+local DAY_MS = 86400000
+
+local function fStatsNum(v)
+  if v == nil or v == '' then return 0 end
+  return tonumber(v)
+end
+
+local function fStatsDay(ms)
+  return math.floor(tonumber(ms) / DAY_MS)
+end
+
+-- The part of one opening order, from its fields; nil when nothing filled.
+local function fStatsPart(status, filled, rpnl, fee, funding, ecost, cost, side, cts, uts)
+  if not (filled > 0) then return nil end
+  local p = { net = rpnl - fee - funding, fund = funding, closed = status == '20', t = 1, vq = ecost, vr = 0,
+    d1 = fStatsDay(cts) }
+  local closedQ = ecost - cost
+  if closedQ > 0 then
+    p.t = 2
+    p.vq = ecost + closedQ
+    if side == 'buy' then p.vr = rpnl else p.vr = -rpnl end
+    p.d2 = fStatsDay(uts)
+  end
+  return p
+end
+
+local function fStatsAdd(t, field, v)
+  if v ~= 0 then t[field] = (t[field] or 0) + v end
+end
+
+-- Adds sign x part to the account's pending changes (ctx.stats[acct]).
+local function fStatsApply(ctx, acct, pair, p, sign)
+  if not p then return end
+  ctx.stats = ctx.stats or {}
+  local s = ctx.stats[acct]
+  if not s then
+    s = { f = {}, a = {}, d = {}, dc = {} }
+    ctx.stats[acct] = s
+    ctx.statsOrder = ctx.statsOrder or {}
+    ctx.statsOrder[#ctx.statsOrder + 1] = acct
+  end
+  local f, pre = s.f, 'p:' .. pair .. ':'
+  fStatsAdd(f, 'net', sign * p.net)
+  fStatsAdd(f, 'fund', sign * p.fund)
+  fStatsAdd(f, 'trades', sign * p.t)
+  fStatsAdd(f, pre .. 't', sign * p.t)
+  fStatsAdd(f, pre .. 'n', sign * p.net)
+  fStatsAdd(f, pre .. 'vq', sign * p.vq)
+  fStatsAdd(f, pre .. 'vr', sign * p.vr)
+  fStatsAdd(s.a, p.d1, sign)
+  if p.d2 then fStatsAdd(s.a, p.d2, sign) end
+  if p.closed then
+    local day = p.d2 or fStatsDay(ctx.ts)
+    s.d[day] = (s.d[day] or 0) + sign * p.net
+    s.dc[day] = (s.dc[day] or 0) + sign
+  else
+    fStatsAdd(f, 'open', sign * p.net)
+    fStatsAdd(f, 'on', sign)
+  end
+end
+
+-- The change one written opening order makes: its part as loaded out, its part as written in.
+local function fStatsOrder(ctx, o)
+  local h = o.orig
+  if h then
+    fStatsApply(ctx, o.acct, o.pair, fStatsPart(h.status, fStatsNum(h.filled), fStatsNum(h.rpnl),
+      fStatsNum(h.fee), fStatsNum(h.funding), fStatsNum(h.ecost), fStatsNum(h.cost),
+      h.side, h.cts or ctx.ts, h.uts or ctx.ts), -1)
+  end
+  local cts = (h and h.cts) or ctx.ts
+  fStatsApply(ctx, o.acct, o.pair, fStatsPart(o.status, o.filled, o.rpnl, o.fee, o.funding, o.ecost, o.cost,
+    o.side, cts, ctx.ts), 1)
+  -- as written: a second flush of the same order in this command takes out this part, not the first
+  o.orig = { status = o.status, filled = o.filled, rpnl = o.rpnl, fee = o.fee, funding = o.funding, ecost = o.ecost,
+    cost = o.cost, side = o.side, cts = cts, uts = ctx.ts }
+end
+
+-- Writes one account's pending changes; returns the closed days it changed.
+local function fStatsWrite(ctx, acct, s)
+  local key, dailyKey, daysKey = futuresStatsKey(ctx.P, acct), futuresDailyKey(ctx.P, acct), futuresDaysKey(ctx.P, acct)
+  for field, v in pairs(s.f) do
+    if v ~= 0 then redis.call('HINCRBY', key, field, fmt(v)) end
+  end
+  local days = 0
+  for day, v in pairs(s.a) do
+    if v ~= 0 then
+      local field = 'a:' .. fmt(day)
+      local now = redis.call('HINCRBY', daysKey, field, fmt(v))
+      local before = now - v
+      if now <= 0 then redis.call('HDEL', daysKey, field) end
+      if before <= 0 and now > 0 then days = days + 1 elseif before > 0 and now <= 0 then days = days - 1 end
+    end
+  end
+  if days ~= 0 then redis.call('HINCRBY', key, 'days', fmt(days)) end
+  local changed = {}
+  for day, n in pairs(s.dc) do
+    local d = fmt(day)
+    local v = s.d[day]
+    if v ~= 0 then redis.call('HINCRBY', dailyKey, d, fmt(v)) end
+    if n ~= 0 and redis.call('HINCRBY', daysKey, 'c:' .. d, fmt(n)) <= 0 then
+      redis.call('HDEL', daysKey, 'c:' .. d)
+      redis.call('HDEL', dailyKey, d)
+    end
+    if v ~= 0 or n ~= 0 then changed[#changed + 1] = { day = day, v = v } end
+  end
+  -- readers keep the decoded series while its version stands (src/futures/futures-account-stats.ts)
+  if #changed > 0 then redis.call('HINCRBY', key, 'dver', 1) end
+  return changed
+end
+
+-- Writes every account's pending changes, then re-scores the ranked accounts among them.
+local function fStatsCommit(ctx)
+  if not ctx.statsOrder then return end
+  for _, acct in ipairs(ctx.statsOrder) do
+    local changed = fStatsWrite(ctx, acct, ctx.stats[acct])
+    fRankAfter(ctx.P, acct, changed)
+  end
+  ctx.stats, ctx.statsOrder = nil, nil
+end

@@ -1,0 +1,187 @@
+import BigNumber from 'bignumber.js';
+import { futuresParams } from '../domain/futures';
+import type { MarketStore } from '../markets';
+import type { RedisClient } from '../platform/redis/connection';
+import type { Keys } from '../platform/redis/keys';
+import type { Scripts } from '../platform/redis/scripts';
+import type { Logger } from '../platform/config/logger';
+import { rankPage, rankPlaces, rankScores, rankWithin } from '../platform/redis/ranking';
+
+/** The sort keys the futures rankings keep (lua/includes/futures/accountRank.lua). */
+/** `all` ranks by pnl every account ever ranked, those taken out with their last score. */
+export type RankBy = 'roi' | 'pnl' | 'days' | 'dd' | 'all';
+
+/** What one pair's fills of an account add up to, minor units of the margin currency. */
+export interface PairTotals {
+  trades: number;
+  /** realized pnl − fees − funding (no unrealized pnl) */
+  net: BigNumber;
+  volume: BigNumber;
+}
+
+/**
+ * A futures account's trading aggregates as the Lua scripts keep them (lua/includes/futures/accountStats.lua):
+ * sums over its filled opening orders, minor units; unrealized pnl is the reader's to add.
+ */
+export interface AccountTradingStats {
+  /** rpnl − fee − funding of every filled order */
+  net: BigNumber;
+  /** the part of `net` of orders not closed */
+  openNet: BigNumber;
+  /** filled orders not closed */
+  openCount: number;
+  funding: BigNumber;
+  trades: number;
+  tradingDays: number;
+  /** UTC day (YYYY-MM-DD) -> net of the positions closed that day (integers: a series of many days) */
+  closedDaily: Map<string, bigint>;
+  pairs: Map<string, PairTotals>;
+}
+
+const DAY_MS = 86_400_000;
+const isoDays = new Map<string, string>();
+/** A UTC day number as YYYY-MM-DD (memoized: a page reads the same days over and over). */
+function isoDay(n: string): string {
+  let d = isoDays.get(n);
+  if (d === undefined) {
+    d = new Date(Number(n) * DAY_MS).toISOString().slice(0, 10);
+    if (isoDays.size < 100_000) isoDays.set(n, d);
+  }
+  return d;
+}
+const big = (v: string | undefined) => new BigNumber(v || 0);
+/** Accounts whose decoded daily series a process keeps (~25 KB each at a year of days). */
+const SERIES_CACHED = 2_000;
+/** The backfill's version: a new one reruns it over every account. */
+const BACKFILL_VERSION = '1';
+
+/** Reads, rebuilds and ranks the futures accounts' trading aggregates. */
+export class FuturesAccountStats {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+    private readonly scripts: Scripts,
+    private readonly markets: MarketStore,
+  ) {}
+
+  /**
+   * The decoded daily series of recently read accounts with the version they were read at (the
+   * aggregates' `dver`, raised by the engine whenever a day changes): a leaderboard page reads ten
+   * series of hundreds of days each, and past days hardly ever change.
+   */
+  private readonly series = new Map<string, { version: string; closedDaily: Map<string, bigint> }>();
+
+  /** Aggregates of many accounts: one round trip, a second for the series not cached at their version. */
+  async read(accountIds: (string | number)[]): Promise<AccountTradingStats[]> {
+    const ids = accountIds.map(String);
+    const stats = await this.hashes(ids.map((id) => this.keys.futuresStats(id)));
+    const stale = ids.filter((id, i) => this.series.get(id)?.version !== (stats[i].dver ?? '0'));
+    const daily = await this.hashes(stale.map((id) => this.keys.futuresDaily(id)));
+    stale.forEach((id, i) => this.remember(id, stats[ids.indexOf(id)].dver ?? '0', daily[i]));
+    return Promise.all(ids.map((id, i) => this.decode(stats[i], (this.series.get(id) as { closedDaily: Map<string, bigint> }).closedDaily)));
+  }
+
+  private async hashes(keys: string[]): Promise<Record<string, string>[]> {
+    if (keys.length === 0) return [];
+    const p = this.redis.pipeline();
+    for (const k of keys) p.hgetall(k);
+    return ((await p.exec()) ?? []).map(([err, v]) => {
+      if (err) throw err;
+      return v as Record<string, string>;
+    });
+  }
+
+  private remember(id: string, version: string, daily: Record<string, string>): void {
+    const closedDaily = new Map<string, bigint>();
+    for (const [day, v] of Object.entries(daily)) closedDaily.set(isoDay(day), BigInt(v));
+    this.series.delete(id);
+    this.series.set(id, { version, closedDaily });
+    // the oldest read first out (Map keeps insertion order)
+    if (this.series.size > SERIES_CACHED) this.series.delete(this.series.keys().next().value as string);
+  }
+
+  private async decode(s: Record<string, string>, closedDaily: Map<string, bigint>): Promise<AccountTradingStats> {
+    const raw = new Map<string, Record<string, string>>();
+    for (const [field, v] of Object.entries(s)) {
+      if (!field.startsWith('p:')) continue;
+      const cut = field.lastIndexOf(':');
+      const code = field.slice(2, cut);
+      raw.set(code, { ...raw.get(code), [field.slice(cut + 1)]: v });
+    }
+    const pairs = new Map<string, PairTotals>();
+    for (const [code, f] of raw) {
+      const pair = await this.markets.getPair('futures', code);
+      if (!pair || !(Number(f.t) > 0)) continue;
+      const volume = big(f.vq).times(futuresParams(pair).ns).plus(big(f.vr));
+      pairs.set(code, { trades: Number(f.t), net: big(f.n), volume });
+    }
+    return {
+      net: big(s.net),
+      openNet: big(s.open),
+      openCount: Number(s.on || 0),
+      funding: big(s.fund),
+      trades: Number(s.trades || 0),
+      tradingDays: Number(s.days || 0),
+      closedDaily,
+      pairs,
+    };
+  }
+
+  /** Lists an account in the rankings with its base equity (minor units), scored at once. */
+  async rank(accountId: string | number, baseMinor: string, decimals: number): Promise<void> {
+    await this.scripts.run('rankFuturesAccount', this.rankKeys(), [this.keys.engine, String(accountId), baseMinor, decimals]);
+  }
+
+  async unrank(accountId: string | number): Promise<void> {
+    await this.scripts.run('rankFuturesAccount', this.rankKeys(), [this.keys.engine, String(accountId), '', 0]);
+  }
+
+  /** A page of ranked accounts by `by`, best first (dd: lowest first), and how many are ranked. */
+  async page(by: RankBy, offset: number, count: number): Promise<{ ids: string[]; total: number }> {
+    return rankPage(this.redis, this.keys.futuresRank(by), offset, count);
+  }
+
+  /** The ranked accounts whose stored score by `by` is within [min, max] (roi, pnl, days negated). */
+  async within(by: RankBy, min: number, max: number): Promise<Map<string, number>> {
+    return rankWithin(this.redis, this.keys.futuresRank(by), min, max);
+  }
+
+  /** Places (1-based) of `ids` by `by` (0 for an account not ranked). */
+  async places(by: RankBy, ids: string[]): Promise<number[]> {
+    return rankPlaces(this.redis, this.keys.futuresRank(by), ids);
+  }
+
+  /** Stored scores of `ids` by `by` (null for an account not ranked). */
+  async scores(by: RankBy, ids: string[]): Promise<(number | null)[]> {
+    return rankScores(this.redis, this.keys.futuresRank(by), ids);
+  }
+
+  /** Rebuilds one account's aggregates from its orders (and its ranking, if ranked). */
+  async rebuild(accountId: string | number): Promise<void> {
+    const id = String(accountId);
+    await this.scripts.run(
+      'rebuildFuturesStats',
+      [this.keys.futuresAccountOrders(id), this.keys.futuresStats(id), this.keys.futuresDaily(id), this.keys.futuresDays(id)],
+      [this.keys.engine, id, Date.now()],
+    );
+  }
+
+  /**
+   * Once per deployment (a version mark): rebuilds every account's aggregates from its orders, so
+   * history placed before the aggregates existed counts. Each account's rebuild is one atomic
+   * script and commands after it go on from its sum, so it is safe while trading goes on.
+   */
+  async backfill(log: Logger): Promise<number> {
+    if ((await this.redis.get(this.keys.futuresStatsBackfill())) === BACKFILL_VERSION) return 0;
+    const last = Number((await this.redis.get(this.keys.futuresAccountIds())) ?? 0);
+    for (let id = 1; id <= last; id++) await this.rebuild(id);
+    await this.redis.set(this.keys.futuresStatsBackfill(), BACKFILL_VERSION);
+    log.info({ accounts: last }, 'futures trading aggregates backfilled');
+    return last;
+  }
+
+  private rankKeys(): string[] {
+    const k = this.keys;
+    return [k.futuresRank(), ...(['roi', 'pnl', 'days', 'dd', 'all'] as const).map((by) => k.futuresRank(by))];
+  }
+}
