@@ -17,7 +17,7 @@
     ARGV[2] pair code           ARGV[5] stream MAXLEN
     ARGV[3] mark price, ticks
   Keys built while running (includes/keys, from ARGV[1]): for each position found, its order hash,
-    account hash and account's open orders, its owner's open orders on this pair, a resting close
+    account hash and account's open orders, a resting close
     order's hash; the close order's hash (its id comes from the counter); for each maker met in
     the book the same keys as a position's; for ADL, every opposite position's order and account keys; for the fund's unwind, the makers'.
     The market's trade history (records, time index, retention) and each trader's index in it:

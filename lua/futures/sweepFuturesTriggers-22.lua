@@ -11,7 +11,7 @@
     ARGV[1] engine key prefix   ARGV[3] timestamp, ms   ARGV[5] most positions per call
     ARGV[2] pair code           ARGV[4] stream MAXLEN     ARGV[6] mark price, ticks (the last price when '')
   Keys built while running (includes/keys, from ARGV[1]): for each position found, its order hash,
-    account hash and account's open orders, its owner's open orders on this pair, a resting close
+    account hash and account's open orders, a resting close
     order's hash; the close order's hash (its id comes from the counter); and for each maker met in
     the book the same keys as a position's.
     The market's trade history (records, time index, retention) and each trader's index in it:

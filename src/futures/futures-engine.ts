@@ -69,14 +69,14 @@ export class FuturesEngine {
     }, MAX_CREATE_BATCH);
   }
 
-  /** KEYS and ARGV of createFuturesOrders for orders of one pair, in lua/futures/createFuturesOrders-22+6n.lua's order. */
+  /** KEYS and ARGV of createFuturesOrders for orders of one pair, in lua/futures/createFuturesOrders-22+4n.lua's order. */
   createArgs(orders: CreateFuturesInput[]): Call {
     const pair = orders[0].pairCode;
     const keys = [...this.scriptKeys.market(pair)];
     const args: (string | number)[] = [this.keys.engine, pair, this.streamMaxLen];
     for (const o of orders) {
       if (o.pairCode !== pair) throw new Error('one createFuturesOrders call takes orders of one pair');
-      keys.push(...this.scriptKeys.createOrderItem(pair, o.userId, o.accountId));
+      keys.push(...this.scriptKeys.createOrderItem(o.userId, o.accountId));
       args.push(
         o.userId, o.side, o.isMarket ? '1' : '0', o.priceTicks ?? '', o.amountLots, o.tpTicks ?? '', o.slTicks ?? '',
         o.accountId, o.ioc ? 'IOC' : o.postOnly ? '1' : '0', STP_FLAGS[o.stp], o.clientOrderId ?? '', o.timestamp,

@@ -220,10 +220,7 @@ export class FuturesOrderService {
       // another user's account lists nothing, as it did when only the caller's orders were read
       return rows.filter((h) => h.user === userId).reverse();
     }
-    const ids = await this.redis.zrevrange(this.keys.userOrders(userId, 'futures'), 0, -1);
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.order(id));
-    return ((await pipeline.exec()) ?? []).map(([, h]) => futuresOrderOf(h as Record<string, string>));
+    return (await this.orderIndex.userOrders(userId)).reverse();
   }
 
   private async ownedHash(userId: string, orderId: number): Promise<Record<string, string>> {

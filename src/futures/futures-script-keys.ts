@@ -34,24 +34,25 @@ export class FuturesScriptKeys {
   }
 
   /**
-   * lua/futures/createFuturesOrders-22+6n.lua, per order after the market's keys: the user's orders,
-   * open orders on the pair and clientOrderIds, then the account's hash, orders and open orders.
+   * lua/futures/createFuturesOrders-22+4n.lua, per order after the market's keys: the user's
+   * clientOrderIds, then the account's hash, orders and open orders (a user's orders are the union
+   * of their accounts' indices: FuturesOrderIndex.userOrders).
    */
-  createOrderItem(pair: string, userId: string, accountId: string): string[] {
+  createOrderItem(userId: string, accountId: string): string[] {
     const k = this.keys;
     return [
-      k.userOrders(userId, 'futures'), k.userOpenOrders(userId, 'futures', pair), k.futuresClientOrderIds(userId),
+      k.futuresClientOrderIds(userId),
       k.futuresAccount(accountId), k.futuresAccountOrders(accountId), k.futuresAccountOpenOrders(accountId),
     ];
   }
 
-  /** lua/futures/closeFuturesPosition-27.lua: the market's keys, then the order's, its account's, its owner's. */
+  /** lua/futures/closeFuturesPosition-26.lua: the market's keys, then the order's, its account's, its owner's. */
   close(pair: string, userId: string, orderId: string, accountId: string): string[] {
     const k = this.keys;
     return [
       ...this.market(pair),
       k.order(orderId), k.futuresAccount(accountId), k.futuresAccountOpenOrders(accountId),
-      k.userOpenOrders(userId, 'futures', pair), k.futuresClientOrderIds(userId),
+      k.futuresClientOrderIds(userId),
     ];
   }
 

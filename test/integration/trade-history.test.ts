@@ -168,6 +168,11 @@ describe('trade history', () => {
     const everything = (await b.ctx.redis.zrange(b.ctx.keys.tradeHistory('spot', 'BTC_USDT'), '0', '-1')).map((m) => Number(m.split('|')[0]));
     expect(everything).toHaveLength(2300);
     const newest = [...everything].sort((x, y) => y - x);
+    // each side's user index holds every trade once
+    for (const [u, role] of [['m', 'm'], ['t', 't']]) {
+      const members = await b.ctx.redis.zrange(b.ctx.keys.userTrades('spot', 'BTC_USDT', u), '0', '-1');
+      expect(members).toEqual([...newest].reverse().map((id) => `${id}:${role}`));
+    }
 
     const a = await allPages('/api/marketdata/aggregator-a/historical_trades?ticker_id=BTC_USDT&limit=0', aIds);
     expect(a).toEqual({ ids: newest, pages: 3 });

@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { AppError } from '../../src/domain/errors';
 import type { testContext } from '../support/harness';
 import { futuresOrderOf } from '../../src/futures/futures-order-record';
+import type { FuturesTriggerIndex } from '../../src/platform/redis/keys';
+import { FuturesOrderIndex } from '../../src/futures/futures-order-index';
 
 /**
  * The futures property test's steps and invariants (futures.property.test.ts), shared with the replays
@@ -101,11 +103,8 @@ async function apply(ctx: Ctx, s: Step, accounts: string[], now: number): Promis
  */
 async function fundingZeroSum(ctx: Ctx, now: number): Promise<void> {
   const sum = async () => {
-    const top = Number((await ctx.redis.get(ctx.keys.orderIds())) ?? 0);
-    const reads = ctx.redis.pipeline();
-    for (let id = 1; id <= top; id++) reads.hgetall(ctx.keys.order(id));
     let t = 0n;
-    for (const [, h] of (await reads.exec()) ?? []) t += BigInt(futuresOrderOf(h as Record<string, string>).funding || '0');
+    for (const [, h] of await everyOrder(ctx)) t += BigInt(h.funding || '0');
     return t;
   };
   const before = await sum();
@@ -116,8 +115,16 @@ async function fundingZeroSum(ctx: Ctx, now: number): Promise<void> {
   expect(['funding', moved, residue >= 0n, residue <= BigInt(r?.positions ?? 0)]).toEqual(['funding', residue, true, true]);
 }
 
+/** Every order the id counter handed out, by id, decoded ({} for an id given back): no index read. */
+async function everyOrder(ctx: Ctx): Promise<[string, Record<string, string>][]> {
+  const top = Number((await ctx.redis.get(ctx.keys.orderIds())) ?? 0);
+  const reads = ctx.redis.pipeline();
+  for (let id = 1; id <= top; id++) reads.hgetall(ctx.keys.order(id));
+  return ((await reads.exec()) ?? []).map(([, h], i) => [String(i + 1), futuresOrderOf(h as Record<string, string>)]);
+}
+
 async function pickOrder(ctx: Ctx, user: number, pick: number): Promise<number | undefined> {
-  const ids = await ctx.redis.zrange(ctx.keys.userOrders(USERS[user], 'futures'), '0', '-1');
+  const ids = await new FuturesOrderIndex(ctx.redis, ctx.keys).userOrderIds(USERS[user]);
   return ids.length ? Number(ids[pick % ids.length]) : undefined;
 }
 
@@ -159,28 +166,34 @@ async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step
   let lockedByOrders = 0;
   const inPosition: [string, Record<string, string>][] = [];
   const indexed = new Map(accounts.map((a) => [a, { all: [] as string[], open: [] as string[] }]));
-  for (const u of USERS) {
-    for (const id of await ctx.redis.zrange(k.userOrders(u, 'futures'), '0', '-1')) {
-      const h = futuresOrderOf(await ctx.redis.hgetall(k.order(id)));
-      indexed.get(h.acct)?.all.push(id);
-      if (h.status === '10' || h.status === '50') indexed.get(h.acct)?.open.push(id);
-      for (const f of ['rsv', 'margin', 'openQty', 'cost']) expect([where, id, f, Number(h[f]) >= 0]).toEqual([where, id, f, true]);
-      if (h.status === '50') {
-        inPosition.push([id, h]);
-        if (h.side === 'buy') long += Number(h.openQty);
-        else short += Number(h.openQty);
-      } else {
-        expect([where, id, h.openQty]).toEqual([where, id, '0']);
-      }
-      lockedByOrders += Number(h.rsv) + Number(h.margin);
+  // every opening order of the players, found by id, not through the indices checked below
+  const players = new Set(USERS);
+  const byUser = new Map(USERS.map((u) => [u, [] as string[]]));
+  for (const [id, h] of await everyOrder(ctx)) {
+    if (h.role !== 'open' || !players.has(h.user)) continue;
+    byUser.get(h.user)?.push(id);
+    indexed.get(h.acct)?.all.push(id);
+    if (h.status === '10' || h.status === '50') indexed.get(h.acct)?.open.push(id);
+    for (const f of ['rsv', 'margin', 'openQty', 'cost']) expect([where, id, f, Number(h[f]) >= 0]).toEqual([where, id, f, true]);
+    if (h.status === '50') {
+      inPosition.push([id, h]);
+      if (h.side === 'buy') long += Number(h.openQty);
+      else short += Number(h.openQty);
+    } else {
+      expect([where, id, h.openQty]).toEqual([where, id, '0']);
     }
+    lockedByOrders += Number(h.rsv) + Number(h.margin);
   }
   // the insurance fund holds what it took over in liquidations (signed lots, long positive)
   const fundHeld = Number((await ctx.redis.hget(k.insuranceFund(), `position:${PAIR}`)) ?? '0');
   expect([where, long + Math.max(0, fundHeld)]).toEqual([where, short + Math.max(0, -fundHeld)]);
   await checkRisk(ctx, where, inPosition);
+  await checkTriggerIndices(ctx, where, inPosition);
   // each account's order indices hold exactly its orders, and the open one those Created or InPosition
   const byId = (ids: string[]) => [...ids].sort((x, y) => Number(x) - Number(y));
+  // and a user's orders, the union of their accounts' indices, exactly theirs in id order
+  const index = new FuturesOrderIndex(ctx.redis, ctx.keys);
+  for (const [u, want] of byUser) expect([where, u, await index.userOrderIds(u)]).toEqual([where, u, want]);
   for (const [a, want] of indexed) {
     const all = await ctx.redis.zrange(k.futuresAccountOrders(a), '0', '-1');
     const open = await ctx.redis.zrange(k.futuresAccountOpenOrders(a), '0', '-1');
@@ -216,6 +229,28 @@ function liqTicks(side: string, cost: bigint, lots: bigint, margin: bigint): big
  * Issue 10: the insurance fund is never negative; every position's liquidation price follows from its
  * current margin; after the sweep no open position has margin + pnl at or below maintenance at the mark.
  */
+/**
+ * The trigger indices hold exactly the positions in force, each at its record's liquidation price and
+ * TP/SL.
+ */
+async function checkTriggerIndices(ctx: Ctx, where: string, inPosition: [string, Record<string, string>][]): Promise<void> {
+  const want: Record<string, string[]> = { liqL: [], liqS: [], tpL: [], tpS: [], slL: [], slS: [] };
+  for (const [id, h] of inPosition) {
+    const s = h.side === 'buy' ? 'L' : 'S';
+    want[`liq${s}`].push(`${id}@${h.liq}`);
+    if (h.tp !== '') want[`tp${s}`].push(`${id}@${h.tp}`);
+    if (h.sl !== '') want[`sl${s}`].push(`${id}@${h.sl}`);
+  }
+  for (const [index, entries] of Object.entries(want)) {
+    const raw = await ctx.redis.zrange(ctx.keys.futuresTrigger(PAIR, index as FuturesTriggerIndex), '0', '-1', 'WITHSCORES');
+    const got: string[] = [];
+    for (let i = 0; i < raw.length; i += 2) got.push(`${raw[i]}@${raw[i + 1]}`);
+    expect([where, index, got.sort()]).toEqual([where, index, [...entries].sort()]);
+  }
+  const active = (await ctx.redis.smembers(ctx.keys.futuresActive(PAIR))).sort();
+  expect([where, 'active', active]).toEqual([where, 'active', inPosition.map(([id]) => id).sort()]);
+}
+
 async function checkRisk(ctx: Ctx, where: string, inPosition: [string, Record<string, string>][]): Promise<void> {
   expect([where, BigInt((await ctx.redis.hget(ctx.keys.insuranceFund(), 'USDT')) ?? '0') >= 0n]).toEqual([where, true]);
   const pair = await ctx.markets.store.getPair('futures', PAIR);

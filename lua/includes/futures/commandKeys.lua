@@ -27,18 +27,14 @@ local function futuresMarketKeys(KEYS)
   return keys, fkeys
 end
 
--- Keys the caller passed in KEYS (its order, account, open-orders set): fOrderKey, fAccountKeys and
--- fUserOpenKey answer them instead of building the names.
+-- Keys the caller passed in KEYS (its order, its account's hash and open orders): fOrderKey and
+-- fAccountKeys answer them instead of building the names.
 local function fKnowOrder(ctx, id, key)
   ctx.orderKeys[tonumber(id)] = key
 end
 
 local function fKnowAccount(ctx, acct, hashKey, openKey)
   ctx.accounts[acct] = { hash = hashKey, open = openKey }
-end
-
-local function fKnowUserOpen(ctx, user, key)
-  ctx.userOpen[user] = key
 end
 
 -- An order's hash: the caller's from KEYS, any other (a maker met in the book, a position found by
@@ -59,16 +55,6 @@ local function fAccountKeys(ctx, acct)
   if not k then
     k = { hash = futuresAccountKey(ctx.P, acct), open = futuresAccountOpenKey(ctx.P, acct) }
     ctx.accounts[acct] = k
-  end
-  return k
-end
-
--- A user's open orders on this market, likewise.
-local function fUserOpenKey(ctx, user)
-  local k = ctx.userOpen[user]
-  if not k then
-    k = userOpenKey(ctx.P, 'futures', ctx.pair, user)
-    ctx.userOpen[user] = k
   end
   return k
 end

@@ -48,7 +48,6 @@ local function futuresContextFor(KEYS, P, pair, ts, maxlen, market)
   ctx.dirty = {}
   ctx.dirtyOrder = {}
   ctx.accounts = {}
-  ctx.userOpen = {}
   ctx.orderKeys = {}
   return ctx
 end

@@ -4,7 +4,7 @@
   reservation, matching, resting the rest of a limit order, its writes (fCommit without the event
   entry). lua/futures/createFuturesOrders runs it once per order of a batch (group commit).
 
-  The order is read from KEYS[k+1..k+6] and ARGV[a+1..a+12] (that script's header lists them); the
+  The order is read from KEYS[k+1..k+4] and ARGV[a+1..a+12] (that script's header lists them); the
   batch `b` holds what the orders of one call share: P (engine prefix), pair, maxlen, and the
   event entry being built (events, changed levels, lastTicks, ts). Each order gets a
   context of its own and writes its changes before the next one starts, so every check of a later
@@ -48,8 +48,7 @@ local function fMarketReach(ctx, opp, amount)
 end
 
 local function fCreateOrder(KEYS, ARGV, b, k, a)
-  local userOrdersKey, userOpenKeyArg, clidKey, acctKey = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
-  local acctOrdersKey, acctOpenKey = KEYS[k + 5], KEYS[k + 6]
+  local clidKey, acctKey, acctOrdersKey, acctOpenKey = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
   local P, pair = b.P, b.pair
   local user, side, isMarket = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3] == '1'
   local price, amount = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
@@ -71,7 +70,6 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the batch's event entry: this order's events and book levels go into it
   ctx.events, ctx.changed = b.events, b.changed
   fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
-  fKnowUserOpen(ctx, user, userOpenKeyArg)
   local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance')
   if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
   if acct[2] ~= ctx.fut.cur then return { 'ERR', 'CURRENCY_MISMATCH', ctx.fut.cur } end
@@ -135,7 +133,6 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   if not isMarket and not ioc and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then
     restOrder(ctx, ownSide(side), id, price, o.remaining)
     o.resting = '1'
-    redis.call('SADD', userOpenKeyArg, id)
   else
     fReleaseRest(ctx, o)
     if o.filled == 0 and o.budgetSpent then o.status = FST.ERROR end
@@ -152,7 +149,6 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   if ctx.lastTicks then b.lastTicks = ctx.lastTicks end
   b.ts = ts
   local idText = fmt(id)
-  redis.call('ZADD', userOrdersKey, idText, idText)
   redis.call('ZADD', acctOrdersKey, idText, idText)
   if clid ~= '' then redis.call('HSET', clidKey, clid, id) end
   return { 'OK', { 'id', idText, 'clid', clid, 'status', o.status } }

@@ -60,7 +60,6 @@ local function fReleaseRest(ctx, o)
   end
   if o.filled == 0 then o.status = FST.CANCELLED end
   o.resting = '0'
-  redis.call('SREM', fUserOpenKey(ctx, o.user), o.id)
   fDirty(ctx, o)
 end
 

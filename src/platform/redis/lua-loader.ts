@@ -7,7 +7,7 @@ export const LUA_DIR = resolve(__dirname, '../../../lua');
 export interface LuaScript {
   /** Command name, from `<name>-<numKeys>.lua`, or `<name>-<numKeys>+<perItem>n.lua` for a batch. */
   name: string;
-  /** Where the file sits, relative to the tree: `futures/createFuturesOrders-22+6n.lua`. */
+  /** Where the file sits, relative to the tree: `futures/createFuturesOrders-22+4n.lua`. */
   path: string;
   numberOfKeys: number;
   /** A batch script's keys per item, after its `numberOfKeys` fixed ones; 0 for a fixed count. */

@@ -2,6 +2,7 @@ import type { ScriptReply } from '../../../src/platform/redis/reply';
 import type { CreateFuturesInput } from '../../../src/futures/futures-engine';
 import type { StpMode } from '../../../src/domain/order';
 import { AppError } from '../../../src/domain/errors';
+import { FuturesScriptKeys } from '../../../src/futures/futures-script-keys';
 import { rng } from '../../support/random-trading';
 import { testContext } from '../../support/harness';
 
@@ -215,7 +216,12 @@ describe('FuturesEngine.create under concurrency', () => {
       for (const o of orders) sequential.push(await settle(b.futures.engine.create(o)));
       const run = jest.spyOn(a.scripts, 'runOnce');
       const concurrent = await Promise.all(orders.map((o) => settle(a.futures.engine.create(o))));
-      const sizes = run.mock.calls.filter((c) => c[0] === 'createFuturesOrders').map((c) => (c[1].length - 22) / 6);
+      // KEYS: the market's, then each order's (src/futures/futures-script-keys.ts)
+      const scriptKeys = new FuturesScriptKeys(a.keys);
+      const perOrder = scriptKeys.createOrderItem('u', '1').length;
+      const sizes = run.mock.calls
+        .filter((c) => c[0] === 'createFuturesOrders')
+        .map((c) => (c[1].length - scriptKeys.market(PAIR).length) / perOrder);
       run.mockRestore();
       expect(sizes.reduce((s, x) => s + x, 0)).toBe(orders.length);
       expect(sizes.length).toBeLessThan(orders.length);

@@ -19,7 +19,7 @@ local ctx = futuresContextFor(KEYS, P, pair, '0', '1000')
 local f = ctx.fkeys
 return { futuresAccountKey(P, '7'), f.tpL, f.tpS, f.slL, f.slS, f.liqL, f.liqS, f.active, ctx.keys.tradeIds,
   ctx.keys.orderIds, ctx.keys.fees, ctx.keys.insurance, ctx.keys.pool, ctx.keys.last, ctx.keys.events,
-  userOpenKey(P, 'futures', pair, 'u1'), tostring(ctx.fut.ns), tostring(ctx.fut.maker), tostring(ctx.fut.taker),
+  futuresAccountOpenKey(P, '7'), tostring(ctx.fut.ns), tostring(ctx.fut.maker), tostring(ctx.fut.taker),
   tostring(ctx.fut.mmr) }`,
       'futures-keys-probe.lua',
     );
@@ -30,7 +30,7 @@ return { futuresAccountKey(P, '7'), f.tpL, f.tpS, f.slL, f.slS, f.liqL, f.liqS, 
       k.futuresAccount(7), k.futuresTrigger(pair, 'tpL'), k.futuresTrigger(pair, 'tpS'), k.futuresTrigger(pair, 'slL'),
       k.futuresTrigger(pair, 'slS'), k.futuresTrigger(pair, 'liqL'), k.futuresTrigger(pair, 'liqS'), k.futuresActive(pair),
       k.tradeIds(), k.orderIds(), k.feesCollected(), k.insuranceFund(), k.futuresPnlPool(), k.lastPrice('futures', pair),
-      k.events('futures', pair), k.userOpenOrders('u1', 'futures', pair),
+      k.events('futures', pair), k.futuresAccountOpenOrders(7),
       // the parameters Lua derives from the pair hash agree with src/domain/futures.ts
       '1000', '200', '500', '5000',
     ]);

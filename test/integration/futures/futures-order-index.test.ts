@@ -37,14 +37,16 @@ function recording(redis: RedisClient): { client: RedisClient; touched: string[]
   return { client: client as unknown as RedisClient, touched };
 }
 
-/** The account's orders the slow way: every order of its owner, kept when it is the account's. */
+/** The account's orders the slow way: every order id the counter handed out, kept when it is the user's and the account's. */
 async function scanned(user: string, acct: number): Promise<{ all: string[]; open: string[] }> {
   const k = b.ctx.keys;
   const all: string[] = [];
   const open: string[] = [];
-  for (const id of await b.ctx.redis.zrange(k.userOrders(user, 'futures'), '0', '-1')) {
+  const top = Number((await b.ctx.redis.get(k.orderIds())) ?? 0);
+  for (let n = 1; n <= top; n++) {
+    const id = String(n);
     const h = futuresOrderOf(await b.ctx.redis.hgetall(k.order(id)));
-    if (h.acct !== String(acct)) continue;
+    if (h.role !== 'open' || h.user !== user || h.acct !== String(acct)) continue;
     all.push(id);
     if (h.status === '10' || h.status === '50') open.push(id);
   }
@@ -68,10 +70,14 @@ describe('futures account order index', () => {
     const k = b.ctx.keys;
     expect(touched).toEqual([k.futuresAccountOrders(main), ...mine.map((id) => k.order(id))]);
     for (const id of theirs) expect(touched).not.toContain(k.order(id));
-    expect(touched).not.toContain(k.userOrders('alice', 'futures'));
     // the other account reads its own, and the slow scan agrees on both
     expect((await b.ctx.futures.accountReader.state(other))?.orders.map((o) => Number(o.h.id))).toEqual(theirs);
     expect((await scanned('alice', main)).all).toEqual(mine.map(String));
+    // the user's orders are both accounts' together, by id, and nobody else's
+    await b.order('bob', await b.fundedAccount('bob', 10_000), true, 85, 1);
+    const index = new FuturesOrderIndex(b.ctx.redis, b.ctx.keys);
+    expect(await index.userOrderIds('alice')).toEqual([...mine, ...theirs].sort((x, y) => x - y).map(String));
+    expect((await index.userOrders('alice')).every((h) => h.user === 'alice')).toBe(true);
   });
 
   it('keeps the open index in step with every status move: create, fill, close, cancel, liquidation', async () => {

@@ -9,17 +9,15 @@
   arrived while the market's previous call ran; an order on a quiet market is a batch of one.
   An order becomes a position (status 50) with its first fill (docs/futures.md).
 
-  Input: n orders; the file name says 22 keys plus 6 per order.
+  Input: n orders; the file name says 22 keys plus 4 per order.
     KEYS[1..22] the market's keys (includes/futures/commandKeys lists them: pair hash, book, levels,
       book sequence, events, last price, order and trade ids, fees, insurance fund, pnl pool,
       trigger indices, positions in force)
-    per order i, from k = 22 + 6 (i - 1):
-    KEYS[k+1] user's futures orders (zset)
-    KEYS[k+2] user's open futures orders on this pair (set)
-    KEYS[k+3] user's futures clientOrderId -> order id (hash)
-    KEYS[k+4] the futures account hash
-    KEYS[k+5] the account's opening orders (zset by id)
-    KEYS[k+6] the account's opening orders that are Created or InPosition (zset by id)
+    per order i, from k = 22 + 4 (i - 1):
+    KEYS[k+1] user's futures clientOrderId -> order id (hash)
+    KEYS[k+2] the futures account hash
+    KEYS[k+3] the account's opening orders (zset by id; a user's orders are those of their accounts)
+    KEYS[k+4] the account's opening orders that are Created or InPosition (zset by id)
     ARGV[1]  engine key prefix   ARGV[2]  pair code   ARGV[3]  stream MAXLEN
     per order i, from a = 3 + 12 (i - 1):
     ARGV[a+1] user id                      ARGV[a+7]  stop loss, ticks ('' none)
@@ -30,7 +28,7 @@
     ARGV[a+6] take profit, ticks ('' none) ARGV[a+12] timestamp, ms
   Keys built while running (includes/keys, from ARGV[1]): each new order's hash (its id comes from
     the counter) and, for each maker met in the book, its order hash, account hash, account's open
-    orders and its owner's open orders on this pair; a DUP reply reads the earlier order's hash.
+    orders; a DUP reply reads the earlier order's hash.
     The market's trade history (records, time index, retention) and each trader's index in it:
     includes/tradeHistory builds them, in the market's slot (why they are not in KEYS: its header).
   Output: one reply per order, in order:
@@ -51,11 +49,11 @@
 
 local b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], events = {}, changed = { bids = {}, asks = {} } }
 local replies = {}
-local n = (#KEYS - 22) / 6
+local n = (#KEYS - 22) / 4
 for i = 1, n do
   local before = #b.events
   b.allocated = nil
-  local ok, reply = pcall(fCreateOrder, KEYS, ARGV, b, 22 + 6 * (i - 1), 3 + 12 * (i - 1))
+  local ok, reply = pcall(fCreateOrder, KEYS, ARGV, b, 22 + 4 * (i - 1), 3 + 12 * (i - 1))
   if not ok then
     -- A runtime error is a bug, never a business rejection. Its order's changes were still in its
     -- own context, unwritten: they are dropped with its events and its id goes back, so the order

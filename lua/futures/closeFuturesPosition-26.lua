@@ -11,8 +11,7 @@
   Input:
     KEYS[1..22] the market's keys (includes/futures/commandKeys lists them)
     KEYS[23] the order hash                 KEYS[25] the account's Created/InPosition orders (zset)
-    KEYS[24] the order's futures account    KEYS[26] the user's open futures orders on this pair (set)
-    KEYS[27] the user's futures clientOrderId -> order id (hash)
+    KEYS[24] the order's futures account    KEYS[26] the user's futures clientOrderId -> order id (hash)
     ARGV[1] engine key prefix   ARGV[4] limit price, ticks ('' for market)   ARGV[7] the order's pair code
     ARGV[2] user id             ARGV[5] timestamp, ms                        ARGV[8] the order's account id
     ARGV[3] isMarket 0 | 1      ARGV[6] stream MAXLEN                        ARGV[9] lots to close ('' all)
@@ -21,7 +20,7 @@
     an order that is not on that pair and account is not found.
   Keys built while running (includes/keys, from ARGV[1]): the close order's hash (its id comes from
     the counter) and, for each maker met in the book, its order hash, account hash, account's open
-    orders and its owner's open orders on this pair.
+    orders.
     The market's trade history (records, time index, retention) and each trader's index in it:
     includes/tradeHistory builds them, in the market's slot (why they are not in KEYS: its header).
   Output:
@@ -44,11 +43,10 @@ local f = fReadRecord(orderHash)
 if not f or f.role ~= 'open' or f.user ~= user or f.pair ~= pair or f.acct ~= acct then
   return { 'ERR', 'ORDER_NOT_FOUND', '' }
 end
-if clid ~= '' and rcall('HEXISTS', KEYS[27], clid) == 1 then return { 'DUP', rcall('HGETALL', orderHash) } end
+if clid ~= '' and rcall('HEXISTS', KEYS[26], clid) == 1 then return { 'DUP', rcall('HGETALL', orderHash) } end
 local ctx = futuresContextFor(KEYS, P, pair, ts, maxlen)
 fKnowOrder(ctx, f.id, orderHash)
 fKnowAccount(ctx, acct, KEYS[24], KEYS[25])
-fKnowUserOpen(ctx, user, KEYS[26])
 local pos = fLoad(ctx, f.id, f)
 
 if pos.status == FST.CREATED then
@@ -71,6 +69,6 @@ end
 
 fCancelWorking(ctx, pos)
 local c = fClose(ctx, pos, limit, 'close', false, lots)
-if clid ~= '' then rcall('HSET', KEYS[27], clid, c.id) end
+if clid ~= '' then rcall('HSET', KEYS[26], clid, c.id) end
 fCommit(ctx)
 return { 'OK', rcall('HGETALL', orderHash) }
