@@ -75,10 +75,15 @@ export class FuturesAccountStats {
   async read(accountIds: (string | number)[]): Promise<AccountTradingStats[]> {
     const ids = accountIds.map(String);
     const stats = await this.hashes(ids.map((id) => this.keys.futuresStats(id)));
-    const stale = ids.filter((id, i) => this.series.get(id)?.version !== (stats[i].dver ?? '0'));
-    const daily = await this.hashes(stale.map((id) => this.keys.futuresDaily(id)));
-    stale.forEach((id, i) => this.remember(id, stats[ids.indexOf(id)].dver ?? '0', daily[i]));
-    return Promise.all(ids.map((id, i) => this.decode(stats[i], (this.series.get(id) as { closedDaily: Map<string, bigint> }).closedDaily)));
+    const versions = stats.map((h) => h.dver ?? '0');
+    const series = ids.map((id, i) => {
+      const cached = this.series.get(id);
+      return cached?.version === versions[i] ? cached.closedDaily : undefined;
+    });
+    const stale = ids.flatMap((id, i) => (series[i] ? [] : [i]));
+    const daily = await this.hashes(stale.map((i) => this.keys.futuresDaily(ids[i])));
+    stale.forEach((i, k) => (series[i] = this.remember(ids[i], versions[i], daily[k])));
+    return Promise.all(ids.map((_, i) => this.decode(stats[i], series[i] as Map<string, bigint>)));
   }
 
   private async hashes(keys: string[]): Promise<Record<string, string>[]> {
@@ -91,13 +96,15 @@ export class FuturesAccountStats {
     });
   }
 
-  private remember(id: string, version: string, daily: Record<string, string>): void {
+  /** Decodes a series and keeps it; the caller uses what this returns (the cache may evict it at once). */
+  private remember(id: string, version: string, daily: Record<string, string>): Map<string, bigint> {
     const closedDaily = new Map<string, bigint>();
     for (const [day, v] of Object.entries(daily)) closedDaily.set(isoDay(day), BigInt(v));
     this.series.delete(id);
     this.series.set(id, { version, closedDaily });
     // the oldest read first out (Map keeps insertion order)
     if (this.series.size > SERIES_CACHED) this.series.delete(this.series.keys().next().value as string);
+    return closedDaily;
   }
 
   private async decode(s: Record<string, string>, closedDaily: Map<string, bigint>): Promise<AccountTradingStats> {
