@@ -1,0 +1,158 @@
+/**
+ * npm run profile:futures — instructions per futures order inside FCALL, counted by callgrind
+ * (deterministic whatever else the box runs, unlike wall-clock throughput).
+ *
+ * Starts its own redis-server under `valgrind --tool=callgrind --toggle-collect=fcallCommand` (only
+ * what runs inside FCALL is counted: the Lua and the commands it calls), then runs bench:futures'
+ * flow: PROFILE_RESTING non-crossing limit orders, then PROFILE_CROSSING ones that each fill one
+ * maker, PROFILE_GROUP per createFuturesOrders call; counters zeroed and dumped around each phase.
+ * Prints instructions and commands per order; the dumps stay in PROFILE_DIR for callgrind_annotate.
+ *
+ * Env: PROFILE_RESTING (3000), PROFILE_CROSSING (1500), PROFILE_GROUP (4), PROFILE_DIR (a temp dir).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Redis from 'ioredis';
+import { loadConfig } from '../../src/platform/config/env';
+import { createLogger } from '../../src/platform/config/logger';
+import { createContext, type AppContext } from '../../src/transport/context';
+import type { CreateFuturesInput } from '../../src/futures/futures-engine';
+import { seedMarkets } from '../../src/markets/market-seeder';
+import { envInt } from './lib/deadline';
+
+const RESTING = envInt('PROFILE_RESTING', 3000);
+const CROSSING = envInt('PROFILE_CROSSING', 1500);
+const GROUP = envInt('PROFILE_GROUP', 4);
+const PAIR = 'BTC_USDT';
+const MID = 500_000;
+const LOTS = 10;
+const USERS = 10;
+
+async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => ok(port));
+    });
+    s.on('error', fail);
+  });
+}
+
+async function waitForRedis(url: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    r.on('error', () => undefined);
+    try {
+      await r.connect();
+      await r.ping();
+      r.disconnect();
+      return;
+    } catch {
+      r.disconnect();
+      await new Promise((ok) => setTimeout(ok, 200));
+    }
+  }
+  throw new Error('redis-server under callgrind did not answer');
+}
+
+/** Instructions in the newest dump whose name contains `tag`. */
+function dumpTotal(dir: string, tag: string): number {
+  const dumps = readdirSync(dir).filter((f) => /\.\d+$/.test(f)).map((f) => join(dir, f)).map((f) => ({ f, text: readFileSync(f, 'utf8') }));
+  const file = dumps.filter((d) => d.text.includes(`Trigger: dump ${tag}\n`)).pop();
+  if (!file) throw new Error(`no callgrind dump for ${tag} in ${dir}`);
+  const m = /^(?:summary|totals): (\d+)/m.exec(file.text);
+  if (!m) throw new Error(`no totals in ${file.f}`);
+  return Number(m[1]);
+}
+
+/** Calls per command since the last RESETSTAT, FCALL and INFO left out. */
+async function commandCalls(redis: Redis): Promise<Map<string, number>> {
+  const info = await redis.info('commandstats');
+  const out = new Map<string, number>();
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (m[1] !== 'fcall' && m[1] !== 'info') out.set(m[1], Number(m[2]));
+  return out;
+}
+
+async function main(): Promise<void> {
+  const dir = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'futures-profile-'));
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const child = spawn('valgrind', [
+    '--tool=callgrind', '--toggle-collect=fcallCommand', `--callgrind-out-file=${dir}/callgrind.out.%p`,
+    'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir,
+  ], { stdio: 'ignore' });
+  let done = false;
+  child.on('exit', (code) => {
+    if (!done) console.error(`valgrind exited early (${code}): is valgrind installed?`);
+  });
+  const url = `redis://127.0.0.1:${port}`;
+  try {
+    await waitForRedis(url);
+    const config = loadConfig({
+      REDIS_URL: url, JWT_SECRET: 'profile-secret-0123456789abcdef', KEY_PREFIX: 'prof', LOG_LEVEL: 'silent',
+      MARKETS_FILE: resolve(__dirname, '../../config/markets.json'), REDIS_COMMAND_TIMEOUT_MS: '60000',
+    });
+    const ctx: AppContext = await createContext(config, createLogger('silent'));
+    await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
+    const open = async (user: string): Promise<string> => {
+      await ctx.wallets.deposit(user, 'USDT', 10_000_000);
+      const a = await ctx.futures.accounts.create(user, { name: 'p', currencyCode: 'USDT', leverage: 10 });
+      await ctx.futures.accounts.transfer(user, { fromFuturesAccountId: null, toFuturesAccountId: a.id, currencyCode: 'USDT', amount: 10_000_000 });
+      return String(a.id);
+    };
+    const makers = Array.from({ length: USERS }, (_, i) => `m${i}`);
+    const takers = Array.from({ length: USERS }, (_, i) => `t${i}`);
+    const mAcc: string[] = [];
+    const tAcc: string[] = [];
+    for (const u of makers) mAcc.push(await open(u));
+    for (const u of takers) tAcc.push(await open(u));
+    const ts = Date.now();
+    const input = (i: number, maker: boolean, side: 'buy' | 'sell', ticks: number): CreateFuturesInput => ({
+      userId: (maker ? makers : takers)[i % USERS], pairCode: PAIR, accountId: (maker ? mAcc : tAcc)[i % USERS], side,
+      isMarket: false, priceTicks: String(ticks), amountLots: String(LOTS), postOnly: false, stp: 'NONE', timestamp: ts,
+    });
+    const resting: CreateFuturesInput[] = [];
+    for (let i = 0; i < RESTING; i++) {
+      const k = Math.floor(i / 2) % 1000;
+      resting.push(i % 2 === 0 ? input(i, true, 'sell', MID + 1 + k) : input(i, true, 'buy', MID - 1 - k));
+    }
+    const crossing: CreateFuturesInput[] = [];
+    for (let i = 0; i < CROSSING; i++) crossing.push(i % 2 === 0 ? input(i, false, 'buy', MID + 1010) : input(i, false, 'sell', MID - 1010));
+    const redis = ctx.redis as Redis;
+    const phase = async (name: string, items: CreateFuturesInput[]) => {
+      await redis.config('RESETSTAT');
+      execFileSync('callgrind_control', ['-z', String(child.pid)], { stdio: 'ignore' });
+      for (let i = 0; i < items.length; i += GROUP * 50) {
+        const p = redis.pipeline();
+        for (let j = i; j < Math.min(items.length, i + GROUP * 50); j += GROUP) ctx.futures.engine.queueCreate(p, items.slice(j, j + GROUP));
+        const replies = await p.exec();
+        for (const [err, r] of replies ?? []) {
+          if (err || !Array.isArray(r) || !r.every((x) => Array.isArray(x) && x[0] === 'OK')) throw new Error(`order failed: ${String(err ?? JSON.stringify(r))}`);
+        }
+      }
+      const calls = await commandCalls(redis);
+      const commands = [...calls.values()].reduce((a, b) => a + b, 0);
+      execFileSync('callgrind_control', ['-d', name, String(child.pid)], { stdio: 'ignore' });
+      const total = dumpTotal(dir, name);
+      console.log(`${name}: ${Math.round(total / items.length).toLocaleString('en-US')} instructions per order, ${(commands / items.length).toFixed(2)} commands per order (${GROUP} per call)`);
+      const perOrder = [...calls].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${(n / items.length).toFixed(2)}`);
+      console.log(`  ${perOrder.join(', ')}`);
+    };
+    await phase('resting', resting);
+    await phase('crossing', crossing);
+    console.log(`dumps: ${dir}`);
+    await ctx.close();
+  } finally {
+    done = true;
+    child.kill('SIGTERM');
+  }
+}
+
+main().then(() => process.exit(0), (err) => {
+  console.error(err);
+  process.exit(1);
+});
