@@ -37,10 +37,11 @@ end
 
 -- A context for one futures command on a market: KEYS[1..22] as futuresMarketFor reads them (or
 -- `market`, what it answered earlier in the same call); nil when there is no such pair.
-local function futuresContextFor(KEYS, P, pair, ts, maxlen, market)
+-- `events`, `changed`: the event entry it adds to, when a batch shares one.
+local function futuresContextFor(KEYS, P, pair, ts, maxlen, market, events, changed)
   market = market or futuresMarketFor(KEYS)
   if not market then return nil end
-  local ctx = newContext(P, market.keys, ts, maxlen)
+  local ctx = newContext(P, market.keys, ts, maxlen, events, changed)
   ctx.pair = pair
   ctx.fkeys = market.fkeys
   ctx.fut = market.fut

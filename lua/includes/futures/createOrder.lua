@@ -66,11 +66,10 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the market as this call's first order read it (no order changes the pair hash)
   if b.market == nil then b.market = futuresMarketFor(KEYS) or false end
   if not b.market then return { 'ERR', 'PAIR_NOT_FOUND', pair } end
-  local ctx = futuresContextFor(KEYS, P, pair, ts, b.maxlen, b.market)
   -- the batch's event entry: this order's events and book levels go into it
-  ctx.events, ctx.changed = b.events, b.changed
+  local ctx = futuresContextFor(KEYS, P, pair, ts, b.maxlen, b.market, b.events, b.changed)
   fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
-  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance')
+  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'locked')
   if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
   if acct[2] ~= ctx.fut.cur then return { 'ERR', 'CURRENCY_MISMATCH', ctx.fut.cur } end
   local lev = tonumber(acct[3])
@@ -80,8 +79,10 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the best opposite price matters to market orders, sells (margin at the bids) and post-only only
   local best
   if isMarket or side == 'sell' or postOnly then
-    local _
-    _, best = bestOrder(ctx, opp)
+    local bestId, bestTicks, bestMember, bestText = bestOrder(ctx, opp)
+    best = bestTicks
+    -- matching starts from it (includes/matchOrder), unless the order is rejected first
+    if bestId then ctx.best = { bestId, bestTicks, bestMember, bestText } end
   end
 
   -- Reference price of the TP/SL check and the price the margin check is made at.
@@ -110,6 +111,8 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   local need = fReserve(ctx, checkAt, checkLots, lev)
   local free = tonumber(acct[4] or '0')
   if free < need then return { 'ERR', 'INSUFFICIENT_MARGIN', '' } end
+  -- nothing but this order's deltas writes its account until they are flushed: one HSET then
+  knowValues(ctx, acctKey, { balance = free, locked = tonumber(acct[5] or '0') })
 
   -- Accepted: from here on nothing rejects.
   local id = redis.call('INCR', ctx.keys.orderIds)
