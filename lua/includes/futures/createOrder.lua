@@ -47,13 +47,20 @@ local function fMarketReach(ctx, opp, amount)
   return checkAt, amount
 end
 
+-- ARGV's optional ticks ('' none) and self-trade prevention flags, without a tonumber for the usual values
+local function fOptTicks(v)
+  if v == '' then return nil end
+  return tonumber(v)
+end
+local STP_OF = { ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3 }
+
 local function fCreateOrder(KEYS, ARGV, b, k, a)
   local clidKey, acctKey, acctOrdersKey, acctOpenKey = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
   local P, pair = b.P, b.pair
   local user, side, isMarket = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3] == '1'
-  local price, amount = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
-  local tp, sl, acctId = tonumber(ARGV[a + 6]), tonumber(ARGV[a + 7]), ARGV[a + 8]
-  local postOnly, stp, clid, ts = ARGV[a + 9] == '1', tonumber(ARGV[a + 10]), ARGV[a + 11], ARGV[a + 12]
+  local price, amount = fOptTicks(ARGV[a + 4]), tonumber(ARGV[a + 5])
+  local tp, sl, acctId = fOptTicks(ARGV[a + 6]), fOptTicks(ARGV[a + 7]), ARGV[a + 8]
+  local postOnly, stp, clid, ts = ARGV[a + 9] == '1', STP_OF[ARGV[a + 10]] or tonumber(ARGV[a + 10]), ARGV[a + 11], ARGV[a + 12]
   -- immediate or cancel: a limit order that never rests (post-only and IOC exclude each other)
   local ioc = ARGV[a + 9] == 'IOC'
   if isMarket then price = nil end

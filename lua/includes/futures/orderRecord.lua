@@ -41,8 +41,14 @@ local function fStateText(o, ts)
   if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts end
   local liq = ''
   if o.status == '50' and o.liq then liq = fmt(o.liq) end
-  return fmt(o.filled) .. '|' .. fmt(o.rsv) .. '|' .. fmt(o.cost) .. '|' .. fmt(o.ecost) .. '|' .. fmt(o.openQty) .. '|'
-    .. fmt(o.margin) .. '|' .. fmt(o.imargin) .. '|' .. fmt(o.fee) .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
+  -- pairs that are equal until a position is closed or funded, printed once
+  local filled, cost, margin = fmt(o.filled), fmt(o.cost), fmt(o.margin)
+  local openQty, ecost, imargin = filled, cost, margin
+  if o.openQty ~= o.filled then openQty = fmt(o.openQty) end
+  if o.ecost ~= o.cost then ecost = fmt(o.ecost) end
+  if o.imargin ~= o.margin then imargin = fmt(o.imargin) end
+  return filled .. '|' .. fmt(o.rsv) .. '|' .. cost .. '|' .. ecost .. '|' .. openQty .. '|'
+    .. margin .. '|' .. imargin .. '|' .. fmt(o.fee) .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
     .. o.status .. '|' .. optTicks(o.tp) .. '|' .. optTicks(o.sl) .. '|' .. liq .. '|' .. o.closeOrd .. '|'
     .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
 end

@@ -49,7 +49,8 @@ local function fFill(ctx, taker, maker, ticks, qty, _, ev)
   ev.tpos, ev.mpos = tpos.idText or fmt(tpos.id), mpos.idText or fmt(mpos.id)
   ev.tl, ev.ml, ev.tt = tpos.side == 'buy' and '1' or '0', mpos.side == 'buy' and '1' or '0', tt
   -- to/mo: each position's open quantity after the fill (copy trading mirrors a partial close as a fraction)
-  ev.to, ev.mo = fmt(tpos.openQty), fmt(mpos.openQty)
+  -- (a new position's open quantity is the fill's, already printed)
+  ev.to, ev.mo = tpos.openQty == qty and ev.q or fmt(tpos.openQty), mpos.openQty == qty and ev.q or fmt(mpos.openQty)
 end
 
 -- An opening order stops resting: its reservation goes back; unfilled it is cancelled.
