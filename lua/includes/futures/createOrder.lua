@@ -70,8 +70,9 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the batch's event entry: this order's events and book levels go into it
   ctx.events, ctx.changed = b.events, b.changed
   fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
-  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance')
+  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'stats')
   if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
+  fStatsKnow(ctx, acctId, acct[5])
   if acct[2] ~= ctx.fut.cur then return { 'ERR', 'CURRENCY_MISMATCH', ctx.fut.cur } end
   local lev = tonumber(acct[3])
   if lev > ctx.fut.maxLev then return { 'ERR', 'LEVERAGE_ABOVE_MAX', fmt(ctx.fut.maxLev) } end
