@@ -4,11 +4,13 @@
  *
  * Starts its own redis-server under `valgrind --tool=callgrind --toggle-collect=fcallCommand` (only
  * what runs inside FCALL is counted: the Lua and the commands it calls), then runs bench:futures'
- * flow: PROFILE_RESTING non-crossing limit orders, then PROFILE_CROSSING ones that each fill one
- * maker, PROFILE_GROUP per createFuturesOrders call; counters zeroed and dumped around each phase.
+ * flow: PROFILE_WARMUP resting orders (64 per call) to reach the bench's book and index sizes, then,
+ * measured, PROFILE_RESTING more non-crossing limit orders and PROFILE_CROSSING ones that each fill
+ * one maker, PROFILE_GROUP per createFuturesOrders call; counters zeroed and dumped around each phase.
  * Prints instructions and commands per order; the dumps stay in PROFILE_DIR for callgrind_annotate.
  *
- * Env: PROFILE_RESTING (3000), PROFILE_CROSSING (1500), PROFILE_GROUP (4), PROFILE_DIR (a temp dir).
+ * Env: PROFILE_WARMUP (8000), PROFILE_RESTING (3000), PROFILE_CROSSING (1500), PROFILE_GROUP (4), PROFILE_DIR (a temp dir),
+ * PROFILE_REDIS_SERVER (the binary; a build with symbols gives callgrind_annotate a per-function profile).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -23,9 +25,17 @@ import type { CreateFuturesInput } from '../../src/futures/futures-engine';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { envInt } from './lib/deadline';
 
-const RESTING = envInt('PROFILE_RESTING', 3000);
-const CROSSING = envInt('PROFILE_CROSSING', 1500);
+/** A phase of 0 orders is skipped (a change measured on resting orders alone). */
+function envCount(name: string, fallback: number): number {
+  return process.env[name] === '0' ? 0 : envInt(name, fallback);
+}
+const RESTING = envCount('PROFILE_RESTING', 3000);
+const CROSSING = envCount('PROFILE_CROSSING', 1500);
 const GROUP = envInt('PROFILE_GROUP', 4);
+// bench:futures rests 20,000 orders: past a few thousand the book's levels, the level hash and the
+// accounts' indices are skiplists and hash tables; unmeasured warm-up orders get there first, so the
+// counts are those of the bench's regime, not of small listpacks
+const WARMUP = envCount('PROFILE_WARMUP', 8000);
 const PAIR = 'BTC_USDT';
 const MID = 500_000;
 const LOTS = 10;
@@ -82,8 +92,8 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const child = spawn('valgrind', [
-    '--tool=callgrind', '--toggle-collect=fcallCommand', `--callgrind-out-file=${dir}/callgrind.out.%p`,
-    'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir,
+    '--tool=callgrind', '--toggle-collect=fcallCommand', '--compress-strings=no', `--callgrind-out-file=${dir}/callgrind.out.%p`,
+    process.env.PROFILE_REDIS_SERVER ?? 'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir,
   ], { stdio: 'ignore' });
   let done = false;
   child.on('exit', (code) => {
@@ -116,19 +126,20 @@ async function main(): Promise<void> {
       isMarket: false, priceTicks: String(ticks), amountLots: String(LOTS), postOnly: false, stp: 'NONE', timestamp: ts,
     });
     const resting: CreateFuturesInput[] = [];
-    for (let i = 0; i < RESTING; i++) {
+    for (let i = 0; i < WARMUP + RESTING; i++) {
       const k = Math.floor(i / 2) % 1000;
       resting.push(i % 2 === 0 ? input(i, true, 'sell', MID + 1 + k) : input(i, true, 'buy', MID - 1 - k));
     }
     const crossing: CreateFuturesInput[] = [];
     for (let i = 0; i < CROSSING; i++) crossing.push(i % 2 === 0 ? input(i, false, 'buy', MID + 1010) : input(i, false, 'sell', MID - 1010));
     const redis = ctx.redis as Redis;
-    const phase = async (name: string, items: CreateFuturesInput[]) => {
+    const phase = async (name: string, items: CreateFuturesInput[], group = GROUP) => {
+      if (items.length === 0) return;
       await redis.config('RESETSTAT');
       execFileSync('callgrind_control', ['-z', String(child.pid)], { stdio: 'ignore' });
-      for (let i = 0; i < items.length; i += GROUP * 50) {
+      for (let i = 0; i < items.length; i += group * 50) {
         const p = redis.pipeline();
-        for (let j = i; j < Math.min(items.length, i + GROUP * 50); j += GROUP) ctx.futures.engine.queueCreate(p, items.slice(j, j + GROUP));
+        for (let j = i; j < Math.min(items.length, i + group * 50); j += group) ctx.futures.engine.queueCreate(p, items.slice(j, j + group));
         const replies = await p.exec();
         for (const [err, r] of replies ?? []) {
           if (err || !Array.isArray(r) || !r.every((x) => Array.isArray(x) && x[0] === 'OK')) throw new Error(`order failed: ${String(err ?? JSON.stringify(r))}`);
@@ -138,11 +149,12 @@ async function main(): Promise<void> {
       const commands = [...calls.values()].reduce((a, b) => a + b, 0);
       execFileSync('callgrind_control', ['-d', name, String(child.pid)], { stdio: 'ignore' });
       const total = dumpTotal(dir, name);
-      console.log(`${name}: ${Math.round(total / items.length).toLocaleString('en-US')} instructions per order, ${(commands / items.length).toFixed(2)} commands per order (${GROUP} per call)`);
+      console.log(`${name}: ${Math.round(total / items.length).toLocaleString('en-US')} instructions per order, ${(commands / items.length).toFixed(2)} commands per order (${group} per call)`);
       const perOrder = [...calls].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${(n / items.length).toFixed(2)}`);
       console.log(`  ${perOrder.join(', ')}`);
     };
-    await phase('resting', resting);
+    await phase('warmup', resting.slice(0, WARMUP), 64);
+    await phase('resting', resting.slice(WARMUP));
     await phase('crossing', crossing);
     console.log(`dumps: ${dir}`);
     await ctx.close();

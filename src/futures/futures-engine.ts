@@ -58,6 +58,9 @@ export interface FuturesOrderRef {
  * Typed calls into the futures Lua scripts (lua/futures/): argument builders in KEYS/ARGV order (KEYS
  * from FuturesScriptKeys, the market's built once per pair), reply decoders.
  */
+/** A non-negative integer as its shortest decimal text: what the Lua's own printing gives. */
+const CANONICAL_INT = /^(0|[1-9][0-9]*)$/;
+
 export class FuturesEngine {
   private readonly scriptKeys: FuturesScriptKeys;
   private readonly commit: GroupCommit<CreateFuturesInput, ScriptReply>;
@@ -82,6 +85,10 @@ export class FuturesEngine {
     const args: (string | number)[] = [this.keys.engine, pair, this.streamMaxLen];
     for (const o of orders) {
       if (o.pairCode !== pair) throw new Error('one createFuturesOrders call takes orders of one pair');
+      // the script uses these as they come (book levels are keyed by the price's text): digits only
+      if (!CANONICAL_INT.test(o.amountLots) || (o.priceTicks != null && !CANONICAL_INT.test(o.priceTicks))) {
+        throw new Error(`createFuturesOrders takes canonical integer prices and amounts: ${o.priceTicks} ${o.amountLots}`);
+      }
       keys.push(...this.scriptKeys.createOrderItem(o.userId, o.accountId));
       args.push(
         o.userId, o.side, o.isMarket ? '1' : '0', o.priceTicks ?? '', o.amountLots, o.tpTicks ?? '', o.slTicks ?? '',

@@ -59,7 +59,9 @@ local function fDirty(ctx, o)
   end
 end
 
+-- A record's number; most fields of a young order are '0', which skips tonumber.
 local function numOr(v, d)
+  if v == '0' then return 0 end
   if v == nil or v == '' then return d end
   return tonumber(v)
 end
@@ -74,7 +76,7 @@ local function fLoad(ctx, id, t)
   if not t then return nil end
   if t.pos == '' then t.pos = nil end
   local o = {
-    id = id, user = t.user, acct = t.acct, side = t.side, role = t.role, pair = t.pair, kind = 'futures',
+    id = id, idText = t.id, user = t.user, acct = t.acct, side = t.side, role = t.role, pair = t.pair, kind = 'futures',
     price = numOr(t.price, nil), amount = numOr(t.amount, 0), filled = numOr(t.filled, 0),
     rsv = numOr(t.rsv, 0), lev = numOr(t.lev, 1), cost = numOr(t.cost, 0), ecost = numOr(t.ecost, 0), openQty = numOr(t.openQty, 0),
     margin = numOr(t.margin, 0), imargin = numOr(t.imargin, 0), fee = numOr(t.fee, 0), rpnl = numOr(t.rpnl, 0),

@@ -115,7 +115,11 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- Accepted: from here on nothing rejects.
   local id = redis.call('INCR', ctx.keys.orderIds)
   b.allocated = id
-  local o = { id = id, role = 'open', kind = 'futures', user = user, acct = acctId, side = side, pair = pair,
+  -- the id, price and amount as text, printed once: ARGV's are canonical (src/futures/futures-engine.ts)
+  local idText, priceText, amountText = fmt(id), ARGV[a + 4], ARGV[a + 5]
+  ctx.orderKeys[id] = orderKey(P, idText)
+  local o = { id = id, idText = idText, priceText = priceText, amountText = amountText, role = 'open', kind = 'futures',
+    user = user, acct = acctId, side = side, pair = pair,
     price = price, limit = price, amount = amount, filled = 0, remaining = amount, rsv = 0, lev = lev, cost = 0, ecost = 0, openQty = 0,
     margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED, tp = tp, sl = sl,
     closeOrd = '', isMarket = isMarket, resting = '0', wasActive = false, wasOpen = false }
@@ -126,20 +130,20 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     addDelta(ctx, acctKey, 'balance', -o.rsv)
     addDelta(ctx, acctKey, 'locked', o.rsv)
   end
-  ctx.events[#ctx.events + 1] = { e = 'accepted', id = fmt(id), u = user, side = side,
-    type = isMarket and 'market' or 'limit', p = price and fmt(price) or '', a = fmt(amount) }
+  ctx.events[#ctx.events + 1] = { e = 'accepted', id = idText, u = user, side = side,
+    type = isMarket and 'market' or 'limit', p = priceText, a = amountText }
 
   local outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT)
 
   if not isMarket and not ioc and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then
-    restOrder(ctx, ownSide(side), id, price, o.remaining)
+    restOrder(ctx, ownSide(side), id, price, o.remaining, priceText, o.remaining == amount and amountText or nil)
     o.resting = '1'
   else
     fReleaseRest(ctx, o)
     if o.filled == 0 and o.budgetSpent then o.status = FST.ERROR end
     local st = 'filled'
     if o.remaining > 0 then st = 'expired' end
-    ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(id), u = user, status = st }
+    ctx.events[#ctx.events + 1] = { e = 'done', id = idText, u = user, status = st }
   end
 
   -- written with the order's first flush (fFlush), in one HSET
@@ -149,7 +153,6 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   fFlush(ctx)
   if ctx.lastTicks then b.lastTicks = ctx.lastTicks end
   b.ts = ts
-  local idText = fmt(id)
   redis.call('ZADD', acctOrdersKey, idText, idText)
   if clid ~= '' then redis.call('HSET', clidKey, clid, id) end
   return { 'OK', { 'id', idText, 'clid', clid, 'status', o.status } }
