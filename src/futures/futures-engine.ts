@@ -31,6 +31,12 @@ export interface CreateFuturesInput {
 /** Orders of one market that one createFuturesOrders call places at most (group commit, docs/performance.md). */
 export const MAX_CREATE_BATCH = 64;
 
+/**
+ * Who a futures account is for: its owner's own trading, a copy subscription (`copy`), a copy
+ * master (`master`). The last two keep trading aggregates (lua/includes/futures/accountStats.lua).
+ */
+export type FuturesAccountKind = 'own' | 'copy' | 'master';
+
 /** How many orders each createFuturesOrders call carried: how much the group commit is batching. */
 export const createBatchOrders = new Histogram({
   name: 'futures_create_batch_orders',
@@ -163,13 +169,16 @@ export class FuturesEngine {
     return futuresOrderOf(hashOf(reply[1]));
   }
 
-  /** `copy`: the account belongs to a copy subscription from birth (createFuturesAccount ARGV[7]). */
-  async createAccount(userId: string, name: string, currency: string, leverage: number, timestamp: number, copy = false) {
+  /**
+   * `copy`: the account belongs to a copy subscription from birth (createFuturesAccount ARGV[7]);
+   * `master`: a copy master's. Both keep trading aggregates from birth (ARGV[8], flag `stats`).
+   */
+  async createAccount(userId: string, name: string, currency: string, leverage: number, timestamp: number, kind: FuturesAccountKind = 'own') {
     const reply = unwrap(
       await this.scripts.runOnce<ScriptReply>(
         'createFuturesAccount',
         [this.keys.futuresAccountIds(), this.keys.userFuturesAccounts(userId)],
-        [this.keys.engine, userId, name, currency, leverage, timestamp, copy ? '1' : '0'],
+        [this.keys.engine, userId, name, currency, leverage, timestamp, kind === 'copy' ? '1' : '0', kind === 'own' ? '0' : '1'],
         newOperation(this.keys),
       ),
     );

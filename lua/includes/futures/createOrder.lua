@@ -76,8 +76,9 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the batch's event entry: this order's events and book levels go into it
   local ctx = futuresContextFor(KEYS, P, pair, ts, b.maxlen, b.market, b.events, b.changed)
   fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
-  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'locked')
+  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'stats', 'locked')
   if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
+  fStatsKnow(ctx, acctId, acct[5])
   if acct[2] ~= ctx.fut.cur then return { 'ERR', 'CURRENCY_MISMATCH', ctx.fut.cur } end
   local lev = tonumber(acct[3])
   if lev > ctx.fut.maxLev then return { 'ERR', 'LEVERAGE_ABOVE_MAX', fmt(ctx.fut.maxLev) } end
@@ -119,7 +120,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   local free = tonumber(acct[4] or '0')
   if free < need then return { 'ERR', 'INSUFFICIENT_MARGIN', '' } end
   -- nothing but this order's deltas writes its account until they are flushed: one HSET then
-  knowValues(ctx, acctKey, { balance = free, locked = tonumber(acct[5] or '0') })
+  knowValues(ctx, acctKey, { balance = free, locked = tonumber(acct[6] or '0') })
 
   -- Accepted: from here on nothing rejects.
   local id = redis.call('INCR', ctx.keys.orderIds)
