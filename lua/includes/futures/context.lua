@@ -93,10 +93,13 @@ local function fLoad(ctx, id, t)
   return o
 end
 
--- A field of an account hash as it stands with this command's pending deltas.
+-- A field of an account hash as it stands with this command's pending deltas (what the command
+-- read of it, includes/deltas knowValues, when it did).
 local function fAcctField(ctx, acct, field)
   local key = fAccountKeys(ctx, acct).hash
-  local v = tonumber(redis.call('HGET', key, field) or '0')
+  local known = ctx.known and ctx.known[key]
+  local v = known and known[field]
+  if v == nil then v = tonumber(redis.call('HGET', key, field) or '0') end
   local pending = ctx.deltas[key]
   if pending and pending[field] then v = v + pending[field] end
   return v
