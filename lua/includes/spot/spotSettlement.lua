@@ -46,7 +46,8 @@ local function spotBuyerReserveUsed(ctx, buyer, ticks, qty)
   return buyer.price * qty * ctx.spot.quoteScale
 end
 
-local function spotFill(ctx, taker, maker, ticks, qty, tradeId)
+-- Both sides of a fill; the fees go into the trade event `ev`.
+local function spotFill(ctx, taker, maker, ticks, qty, _, ev)
   local s = ctx.spot
   local quote = ticks * qty * s.quoteScale
   local base = qty * s.baseScale
@@ -84,7 +85,7 @@ local function spotFill(ctx, taker, maker, ticks, qty, tradeId)
   end
   local takerFee, makerFee = buyerFee, sellerFee
   if taker.side == 'sell' then takerFee, makerFee = sellerFee, buyerFee end
-  return { tf = fmt(takerFee), mf = fmt(makerFee) }
+  ev.tf, ev.mf = fmt(takerFee), fmt(makerFee)
 end
 
 -- A maker leaves the book: what it still reserves goes back to its owner's available balance.
