@@ -16,13 +16,14 @@
   Record: fields joined by '|' (user ids never hold one): id ts p q side tk mk tu mu tf mf and, on
   futures, tpnl mpnl tpos mpos tl ml tt. A trade's time is its command's, raised to the market's
   previous trade time when clocks disagree, so time order is id order.
-  Trimming on write: records older than the retention go, with their time and user index entries
-  (a user's index is trimmed when that user trades again; reads never go below the oldest record).
+  Written per command: one ZADD for the records, one per user for the user indices, one for the time
+  index. Trimming on write, checked by a market's first command of each second of trade time (the
+  others skip the retention GET and the oldest-time read): records older than the retention go,
+  with their time and user index entries (a user's index is trimmed when that user trades again;
+  reads never go below the oldest record). A record may so outlive the retention by up to a second.
 ]]
 
 local TRADE_HISTORY_DEFAULT_MS = 7 * 24 * 3600 * 1000
-local TRADE_FIELDS_SPOT = { 'id', 'ts', 'p', 'q', 'side', 'tk', 'mk', 'tu', 'mu', 'tf', 'mf' }
-local TRADE_FIELDS_FUTURES = { 'tpnl', 'mpnl', 'tpos', 'mpos', 'tl', 'ml', 'tt' }
 
 local function tradeHistoryKeys(P, kind, pair)
   local suffix = kind .. ':' .. pair
@@ -37,15 +38,40 @@ local function tradeHistoryRetentionKey(P)
   return P .. 'config:tradeHistoryMs'
 end
 
-local function recordTrades(ctx)
-  local trades = {}
-  for _, ev in ipairs(ctx.events) do
-    if ev.e == 'trade' then trades[#trades + 1] = ev end
+-- ZADD of score/member pairs, in slices (unpack is bounded by the Lua stack: a sweep may fill thousands).
+local function zaddPairs(key, args)
+  local n = #args
+  if n <= 4000 then return redis.call('ZADD', key, unpack(args)) end
+  for i = 1, n, 4000 do redis.call('ZADD', key, unpack(args, i, math.min(n, i + 3999))) end
+end
+
+-- A trade's record (above): one concatenation of the `trade` event's fields, already strings.
+local function tradeRecord(t, tsText, futures)
+  if futures then
+    return t.id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' .. (t.side or '') .. '|' ..
+      (t.tk or '') .. '|' .. (t.mk or '') .. '|' .. (t.tu or '') .. '|' .. (t.mu or '') .. '|' .. (t.tf or '') .. '|' ..
+      (t.mf or '') .. '|' .. (t.tpnl or '') .. '|' .. (t.mpnl or '') .. '|' .. (t.tpos or '') .. '|' ..
+      (t.mpos or '') .. '|' .. (t.tl or '') .. '|' .. (t.ml or '') .. '|' .. (t.tt or '')
   end
-  if #trades == 0 then return end
+  return t.id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' .. (t.side or '') .. '|' ..
+    (t.tk or '') .. '|' .. (t.mk or '') .. '|' .. (t.tu or '') .. '|' .. (t.mu or '') .. '|' .. (t.tf or '') .. '|' ..
+    (t.mf or '')
+end
+
+local function recordTrades(ctx)
+  local first
+  local n = 0
+  for _, ev in ipairs(ctx.events) do
+    if ev.e == 'trade' then
+      first = first or ev
+      n = n + 1
+    end
+  end
+  if n == 0 then return end
   local P, pair = ctx.P, ctx.pair
+  local futures = ctx.fut ~= nil
   local kind = 'spot'
-  if ctx.fut then kind = 'futures' end
+  if futures then kind = 'futures' end
   local recKey, timeKey, retentionKey
   local given = ctx.keys and ctx.keys.history
   if given then
@@ -57,27 +83,43 @@ local function recordTrades(ctx)
 
   local ts = tonumber(ctx.ts)
   local last = redis.call('ZRANGE', timeKey, '-1', '-1', 'WITHSCORES')
-  if #last > 0 and tonumber(last[2]) > ts then ts = tonumber(last[2]) end
+  local lastTs = last[2] and tonumber(last[2])
+  if lastTs and lastTs > ts then ts = lastTs end
   local tsText = string.format('%d', ts)
-  redis.call('ZADD', timeKey, tsText, string.format('%016d', tonumber(trades[1].id)))
+  redis.call('ZADD', timeKey, tsText, string.format('%016d', tonumber(first.id)))
 
-  local users = {}
-  for _, t in ipairs(trades) do
-    t.ts = tsText
-    local parts = {}
-    for i, f in ipairs(TRADE_FIELDS_SPOT) do parts[i] = t[f] or '' end
-    if kind == 'futures' then
-      for _, f in ipairs(TRADE_FIELDS_FUTURES) do parts[#parts + 1] = t[f] or '' end
+  -- one ZADD for the records; one per user for the user indices, in order of appearance
+  local records = {}
+  local byUser, users = {}, {}
+  for _, t in ipairs(ctx.events) do
+    if t.e == 'trade' then
+      local id = t.id
+      records[#records + 1] = id
+      records[#records + 1] = tradeRecord(t, tsText, futures)
+      local a = byUser[t.tu]
+      if not a then
+        a = {}
+        byUser[t.tu] = a
+        users[#users + 1] = t.tu
+      end
+      a[#a + 1] = id
+      a[#a + 1] = id .. ':t'
+      a = byUser[t.mu]
+      if not a then
+        a = {}
+        byUser[t.mu] = a
+        users[#users + 1] = t.mu
+      end
+      a[#a + 1] = id
+      a[#a + 1] = id .. ':m'
     end
-    redis.call('ZADD', recKey, t.id, table.concat(parts, '|'))
-    redis.call('ZADD', userTradesKey(P, kind, pair, t.tu), t.id, t.id .. ':t')
-    redis.call('ZADD', userTradesKey(P, kind, pair, t.mu), t.id, t.id .. ':m')
-    users[t.tu] = true
-    users[t.mu] = true
-    t.ts = nil
   end
+  zaddPairs(recKey, records)
+  for _, user in ipairs(users) do zaddPairs(userTradesKey(P, kind, pair, user), byUser[user]) end
 
-  -- trim by time, only when the oldest command is past the retention
+  -- trim by time, only when the oldest command is past the retention; checked by the first command
+  -- of each second of trade time (a market's first command has nothing to trim)
+  if not lastTs or math.floor(ts / 1000) == math.floor(lastTs / 1000) then return end
   local keepMs = tonumber(redis.call('GET', retentionKey) or TRADE_HISTORY_DEFAULT_MS)
   local cutoff = ts - keepMs
   local oldest = redis.call('ZRANGE', timeKey, '0', '0', 'WITHSCORES')
@@ -86,7 +128,7 @@ local function recordTrades(ctx)
   local firstKept = '(' .. string.format('%d', tonumber(kept[1]))
   redis.call('ZREMRANGEBYSCORE', timeKey, '-inf', '(' .. string.format('%d', cutoff))
   redis.call('ZREMRANGEBYSCORE', recKey, '-inf', firstKept)
-  for user in pairs(users) do
+  for _, user in ipairs(users) do
     redis.call('ZREMRANGEBYSCORE', userTradesKey(P, kind, pair, user), '-inf', firstKept)
   end
 end
