@@ -20,10 +20,11 @@ local function bookMember(id)
 end
 
 -- ctx.changed[side][p] keeps the level's new total as publishEvents prints it ('0' once removed),
--- so publishing needs no HGET per changed level. `p`: the price as text, when the caller has it.
-local function changeLevel(ctx, side, ticks, delta, p)
+-- so publishing needs no HGET per changed level. `p`, `deltaText`: the price and the change as
+-- text, when the caller has them (a number printed costs about as much as a command's dispatch).
+local function changeLevel(ctx, side, ticks, delta, p, deltaText)
   p = p or fmt(ticks)
-  local deltaText = fmt(delta)
+  deltaText = deltaText or fmt(delta)
   if ctx.undo then undoLevel(ctx, side, p) end
   local qty = redis.call('HINCRBY', ctx.keys.lvlqty[side], p, deltaText)
   if qty <= 0 then
@@ -40,27 +41,31 @@ local function changeLevel(ctx, side, ticks, delta, p)
   ctx.bookChanged = true
 end
 
-local function restOrder(ctx, side, id, ticks, lots)
-  local p = fmt(ticks)
-  if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], bookMember(id)) end
-  redis.call('ZADD', ctx.keys.book[side], scoreText(side, p), bookMember(id))
-  changeLevel(ctx, side, ticks, lots, p)
+-- `p`, `lotsText`: the price and the lots as text, when the caller has them.
+local function restOrder(ctx, side, id, ticks, lots, p, lotsText)
+  p = p or fmt(ticks)
+  local member = bookMember(id)
+  if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member) end
+  redis.call('ZADD', ctx.keys.book[side], scoreText(side, p), member)
+  changeLevel(ctx, side, ticks, lots, p, lotsText)
 end
 
--- `member`: the order's book member when the caller already holds it (bestOrder gives it).
-local function unrestOrder(ctx, side, id, ticks, lots, member)
+-- `member`, `p`: the order's book member and its price as text when the caller already holds
+-- them (bestOrder gives both).
+local function unrestOrder(ctx, side, id, ticks, lots, member, p)
   if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member or bookMember(id)) end
   redis.call('ZREM', ctx.keys.book[side], member or bookMember(id))
-  if lots > 0 then changeLevel(ctx, side, ticks, -lots) end
+  if lots > 0 then changeLevel(ctx, side, ticks, -lots, p) end
 end
 
--- The best resting order of a side: id, price in ticks, book member; nil when the side is empty.
+-- The best resting order of a side: id, price in ticks, book member, price as text; nil when the
+-- side is empty. The score of an integer price comes back as its digits ('%.17g'), a bid's negated.
 local function bestOrder(ctx, side)
   local top = redis.call('ZRANGE', ctx.keys.book[side], '0', '0', 'WITHSCORES')
   if #top == 0 then return nil end
-  local score = tonumber(top[2])
-  if side == 'bids' then score = -score end
-  return tonumber(top[1]), score, top[1]
+  local p = top[2]
+  if side == 'bids' then p = string.sub(p, 2) end
+  return tonumber(top[1]), tonumber(p), top[1], p
 end
 
 local function oppositeSide(orderSide)

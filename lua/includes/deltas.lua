@@ -17,11 +17,32 @@ local function addDelta(ctx, key, field, v)
   byField[field] = (byField[field] or 0) + v
 end
 
+-- `values` (field -> number) are what the command read of `key`, a hash nothing but its deltas
+-- changes until flushDeltas: that hash then gets its new values in one HSET instead of an HINCRBY
+-- per field (an order's own account: its balance and locked margin).
+local function knowValues(ctx, key, values)
+  ctx.known = ctx.known or {}
+  ctx.known[key] = values
+end
+
 local function flushDeltas(ctx)
+  local known = ctx.known
   for _, key in ipairs(ctx.deltaOrder) do
+    local values = known and known[key]
+    local set, n = nil, 0
     for field, v in pairs(ctx.deltas[key]) do
-      if v ~= 0 then redis.call('HINCRBY', key, field, fmt(v)) end
+      if v ~= 0 then
+        local before = values and values[field]
+        if before then
+          set = set or {}
+          set[n + 1], set[n + 2] = field, fmt(before + v)
+          n = n + 2
+        else
+          redis.call('HINCRBY', key, field, fmt(v))
+        end
+      end
     end
+    if set then redis.call('HSET', key, unpack(set)) end
   end
 end
 

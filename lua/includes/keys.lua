@@ -32,8 +32,14 @@ local function futuresAccountOpenKey(P, id)
   return P .. 'facctopen:' .. id
 end
 
+-- Every opening order of a futures account (the rebuild of its aggregates reads it).
+local function futuresAccountOrdersKey(P, id)
+  return P .. 'facctorders:' .. id
+end
+
 -- A futures account's trading aggregates and its closed-positions daily series
--- (includes/futures/accountStats), kept by every command that writes one of its orders.
+-- (includes/futures/accountStats), kept for the accounts copy trading reads (field `stats` of the
+-- account hash) by every command that writes one of their orders.
 local function futuresStatsKey(P, acct)
   return P .. 'fstats:' .. acct
 end

@@ -3,7 +3,7 @@
   shared by every market kind. The kind supplies its settlement as callbacks:
     settle.loadMaker(ctx, id)                 -> { id, user, remaining, stp, ... } from the order hash
     settle.maxQty(ctx, taker, ticks, qty)     -> lots the taker can still pay for at `ticks` (<= qty)
-    settle.fill(ctx, taker, maker, ticks, qty, tradeId) -> table of extra fields for the trade event
+    settle.fill(ctx, taker, maker, ticks, qty, tradeId, ev) -> adds its fields to the trade event ev
     settle.finishMaker(ctx, maker, status)    -> a maker leaving the book: 'filled' or 'expired'
   taker: { id, user, side = 'buy'|'sell', limit = ticks or nil (market), remaining = lots, stp }.
   An order may carry `idText`, its id already printed, which the events then use.
@@ -21,17 +21,26 @@
 local STP_EXPIRE_TAKER = 1
 local STP_EXPIRE_MAKER = 2
 
+-- ctx.best: the opposite side's best order as the caller read it just before (bestOrder's four
+-- values), so the first look at the book costs no second ZRANGE.
 local function matchOrder(ctx, taker, settle)
   local opp = oppositeSide(taker.side)
   while taker.remaining > 0 do
-    local makerId, ticks, member = bestOrder(ctx, opp)
+    local makerId, ticks, member, priceText
+    local peek = ctx.best
+    if peek then
+      ctx.best = nil
+      makerId, ticks, member, priceText = peek[1], peek[2], peek[3], peek[4]
+    else
+      makerId, ticks, member, priceText = bestOrder(ctx, opp)
+    end
     if not makerId or not crosses(taker.side, taker.limit, ticks) then return 'stopped' end
     local maker = settle.loadMaker(ctx, makerId)
     local mode = 0
     if maker.user == taker.user then mode = bit.bor(taker.stp, maker.stp) end
     if mode ~= 0 then
       if bit.band(mode, STP_EXPIRE_MAKER) ~= 0 then
-        unrestOrder(ctx, opp, makerId, ticks, maker.remaining, member)
+        unrestOrder(ctx, opp, makerId, ticks, maker.remaining, member, priceText)
         settle.finishMaker(ctx, maker, 'expired')
       end
       if bit.band(mode, STP_EXPIRE_TAKER) ~= 0 then return 'expired' end
@@ -40,19 +49,20 @@ local function matchOrder(ctx, taker, settle)
       if qty <= 0 then return 'stopped' end
       if ctx.undo then undoRemember(ctx, 'k', ctx.keys.tradeIds) end
       local tradeId = redis.call('INCR', ctx.keys.tradeIds)
-      local extra = settle.fill(ctx, taker, maker, ticks, qty, tradeId)
+      local qtyText = fmt(qty)
+      local ev = { e = 'trade', id = fmt(tradeId), p = priceText, q = qtyText, side = taker.side,
+        tk = taker.idText or fmt(taker.id), mk = maker.idText or fmt(maker.id), tu = taker.user, mu = maker.user }
+      settle.fill(ctx, taker, maker, ticks, qty, tradeId, ev)
       taker.remaining = taker.remaining - qty
       maker.remaining = maker.remaining - qty
       if maker.remaining == 0 then
-        unrestOrder(ctx, opp, makerId, ticks, qty, member)
+        unrestOrder(ctx, opp, makerId, ticks, qty, member, priceText)
         settle.finishMaker(ctx, maker, 'filled')
       else
-        changeLevel(ctx, opp, ticks, -qty)
+        changeLevel(ctx, opp, ticks, -qty, priceText, '-' .. qtyText)
       end
       ctx.lastTicks = ticks
-      local ev = { e = 'trade', id = fmt(tradeId), p = fmt(ticks), q = fmt(qty), side = taker.side,
-        tk = taker.idText or fmt(taker.id), mk = maker.idText or fmt(maker.id), tu = taker.user, mu = maker.user }
-      for k, v in pairs(extra or {}) do ev[k] = v end
+      -- after what the fill and the maker's end added: the events' order is the entry's
       ctx.events[#ctx.events + 1] = ev
     end
   end

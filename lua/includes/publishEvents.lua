@@ -32,10 +32,11 @@ local function publishEvents(ctx)
   redis.call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', unpack(fields))
 end
 
-local function newContext(P, keys, ts, maxlen)
+-- `events`, `changed`: an entry already being built (a batch's), else new ones.
+local function newContext(P, keys, ts, maxlen, events, changed)
   return {
     P = P, keys = keys, ts = ts, maxlen = maxlen,
-    changed = { bids = {}, asks = {} }, bookChanged = false,
-    events = {}, deltas = {}, deltaOrder = {},
+    changed = changed or { bids = {}, asks = {} }, bookChanged = false,
+    events = events or {}, deltas = {}, deltaOrder = {},
   }
 end

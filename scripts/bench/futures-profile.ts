@@ -4,28 +4,43 @@
  *
  * Starts its own redis-server under `valgrind --tool=callgrind --toggle-collect=fcallCommand` (only
  * what runs inside FCALL is counted: the Lua and the commands it calls), then runs bench:futures'
- * flow: PROFILE_RESTING non-crossing limit orders, then PROFILE_CROSSING ones that each fill one
- * maker, PROFILE_GROUP per createFuturesOrders call; counters zeroed and dumped around each phase.
+ * flow: PROFILE_WARMUP resting orders (64 per call) to reach the bench's book and index sizes, then,
+ * measured, PROFILE_RESTING more non-crossing limit orders and PROFILE_CROSSING ones that each fill
+ * one maker, PROFILE_GROUP per createFuturesOrders call; counters zeroed and dumped around each phase.
+ * Then the same phases through the floor script (lib/futures-floor.lua: only the commands an order
+ * cannot do without), so the engine's count reads against what no version of it can go below.
  * Prints instructions and commands per order; the dumps stay in PROFILE_DIR for callgrind_annotate.
  *
- * Env: PROFILE_RESTING (3000), PROFILE_CROSSING (1500), PROFILE_GROUP (4), PROFILE_DIR (a temp dir).
+ * Env: PROFILE_FLOOR (1; 0 skips the floor), PROFILE_WARMUP (8000), PROFILE_RESTING (3000), PROFILE_CROSSING (1500), PROFILE_GROUP (4), PROFILE_DIR (a temp dir),
+ * PROFILE_REDIS_SERVER (the binary; a build with symbols gives callgrind_annotate a per-function profile).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import Redis from 'ioredis';
+import Redis, { type ChainableCommander } from 'ioredis';
 import { loadConfig } from '../../src/platform/config/env';
 import { createLogger } from '../../src/platform/config/logger';
 import { createContext, type AppContext } from '../../src/transport/context';
 import type { CreateFuturesInput } from '../../src/futures/futures-engine';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { envInt } from './lib/deadline';
+import { FuturesFloor } from './lib/futures-floor';
 
-const RESTING = envInt('PROFILE_RESTING', 3000);
-const CROSSING = envInt('PROFILE_CROSSING', 1500);
+/** A phase of 0 orders is skipped (a change measured on resting orders alone). */
+function envCount(name: string, fallback: number): number {
+  return process.env[name] === '0' ? 0 : envInt(name, fallback);
+}
+const RESTING = envCount('PROFILE_RESTING', 3000);
+const CROSSING = envCount('PROFILE_CROSSING', 1500);
 const GROUP = envInt('PROFILE_GROUP', 4);
+// bench:futures rests 20,000 orders: past a few thousand the book's levels, the level hash and the
+// accounts' indices are skiplists and hash tables; unmeasured warm-up orders get there first, so the
+// counts are those of the bench's regime, not of small listpacks
+const WARMUP = envCount('PROFILE_WARMUP', 8000);
+// then the same phases through the floor script (lib/futures-floor.lua); PROFILE_FLOOR=0 skips them
+const FLOOR = process.env.PROFILE_FLOOR !== '0';
 const PAIR = 'BTC_USDT';
 const MID = 500_000;
 const LOTS = 10;
@@ -82,8 +97,8 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const child = spawn('valgrind', [
-    '--tool=callgrind', '--toggle-collect=fcallCommand', `--callgrind-out-file=${dir}/callgrind.out.%p`,
-    'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir,
+    '--tool=callgrind', '--toggle-collect=fcallCommand', '--compress-strings=no', `--callgrind-out-file=${dir}/callgrind.out.%p`,
+    process.env.PROFILE_REDIS_SERVER ?? 'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir,
   ], { stdio: 'ignore' });
   let done = false;
   child.on('exit', (code) => {
@@ -116,34 +131,49 @@ async function main(): Promise<void> {
       isMarket: false, priceTicks: String(ticks), amountLots: String(LOTS), postOnly: false, stp: 'NONE', timestamp: ts,
     });
     const resting: CreateFuturesInput[] = [];
-    for (let i = 0; i < RESTING; i++) {
+    for (let i = 0; i < WARMUP + RESTING; i++) {
       const k = Math.floor(i / 2) % 1000;
       resting.push(i % 2 === 0 ? input(i, true, 'sell', MID + 1 + k) : input(i, true, 'buy', MID - 1 - k));
     }
     const crossing: CreateFuturesInput[] = [];
     for (let i = 0; i < CROSSING; i++) crossing.push(i % 2 === 0 ? input(i, false, 'buy', MID + 1010) : input(i, false, 'sell', MID - 1010));
     const redis = ctx.redis as Redis;
-    const phase = async (name: string, items: CreateFuturesInput[]) => {
+    type Queue = (p: ChainableCommander, orders: CreateFuturesInput[]) => void;
+    const engine: Queue = (p, orders) => ctx.futures.engine.queueCreate(p, orders);
+    const phase = async (name: string, items: CreateFuturesInput[], queue: Queue, group = GROUP) => {
+      if (items.length === 0) return;
       await redis.config('RESETSTAT');
       execFileSync('callgrind_control', ['-z', String(child.pid)], { stdio: 'ignore' });
-      for (let i = 0; i < items.length; i += GROUP * 50) {
+      for (let i = 0; i < items.length; i += group * 50) {
         const p = redis.pipeline();
-        for (let j = i; j < Math.min(items.length, i + GROUP * 50); j += GROUP) ctx.futures.engine.queueCreate(p, items.slice(j, j + GROUP));
+        for (let j = i; j < Math.min(items.length, i + group * 50); j += group) queue(p, items.slice(j, j + group));
         const replies = await p.exec();
         for (const [err, r] of replies ?? []) {
-          if (err || !Array.isArray(r) || !r.every((x) => Array.isArray(x) && x[0] === 'OK')) throw new Error(`order failed: ${String(err ?? JSON.stringify(r))}`);
+          const ok = typeof r === 'number' || (Array.isArray(r) && r.every((x) => Array.isArray(x) && x[0] === 'OK'));
+          if (err || !ok) throw new Error(`order failed: ${String(err ?? JSON.stringify(r))}`);
         }
       }
       const calls = await commandCalls(redis);
       const commands = [...calls.values()].reduce((a, b) => a + b, 0);
       execFileSync('callgrind_control', ['-d', name, String(child.pid)], { stdio: 'ignore' });
       const total = dumpTotal(dir, name);
-      console.log(`${name}: ${Math.round(total / items.length).toLocaleString('en-US')} instructions per order, ${(commands / items.length).toFixed(2)} commands per order (${GROUP} per call)`);
+      console.log(`${name}: ${Math.round(total / items.length).toLocaleString('en-US')} instructions per order, ${(commands / items.length).toFixed(2)} commands per order (${group} per call)`);
       const perOrder = [...calls].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${(n / items.length).toFixed(2)}`);
       console.log(`  ${perOrder.join(', ')}`);
     };
-    await phase('resting', resting);
-    await phase('crossing', crossing);
+    await phase('warmup', resting.slice(0, WARMUP), engine, 64);
+    await phase('resting', resting.slice(WARMUP), engine);
+    await phase('crossing', crossing, engine);
+
+    // the same flow through the floor (scripts/bench/lib/futures-floor.lua): the commands alone
+    if (FLOOR) {
+      const floor = new FuturesFloor(redis, '{floor}:');
+      await floor.prepare([...mAcc, ...tAcc]);
+      const via = (kind: 'resting' | 'crossing'): Queue => (p, orders) => floor.queue(p, kind, orders);
+      await phase('floor-warmup', resting.slice(0, WARMUP), via('resting'), 64);
+      await phase('floor-resting', resting.slice(WARMUP), via('resting'));
+      await phase('floor-crossing', crossing, via('crossing'));
+    }
     console.log(`dumps: ${dir}`);
     await ctx.close();
   } finally {

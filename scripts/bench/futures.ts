@@ -7,7 +7,8 @@
  *      createFuturesOrders call, the orders per call the HTTP load of that run produced (group
  *      commit: the mean of the app's futures_create_batch_orders histogram on /metrics, printed
  *      with its medians over calls and over orders), and the
- *      engine's largest batch (64). Beside wall-clock orders/s, orders per second of Redis CPU
+ *      engine's largest batch (64); and the floor script (lib/futures-floor.lua: only the commands an
+ *      order cannot do without, what no version of the script can beat). Beside wall-clock orders/s, orders per second of Redis CPU
  *      (INFO cpu, main thread user + sys): what the engine costs, whatever else the box runs.
  *   2. create-order over HTTP (auth, rate limit, joi, service, Lua, reply) against a trivial
  *      Express route that parses the same JSON body; each server in a child process, autocannon.
@@ -37,6 +38,7 @@ import { seedMarkets } from '../../src/markets/market-seeder';
 import { startProgress } from '../lib/progress';
 import { reportFailure, reportPort, withChildServer } from './lib/child-server';
 import { envInt, exitAfter } from './lib/deadline';
+import { FuturesFloor } from './lib/futures-floor';
 import { fundingRound, type FundingRoundSample } from './lib/futures-funding-round';
 import { runPipelined } from './lib/pipeline';
 import { postLoad, type PostLoadSample } from './lib/post-load';
@@ -99,6 +101,9 @@ interface LuaSample {
   noopCrossing: number;
   memResting: number;
   memCrossing: number;
+  /** The floor script (lib/futures-floor.lua): only the commands the engine cannot do without. */
+  floorResting: number;
+  floorCrossing: number;
   /** Orders per second of Redis CPU (user + sys of its main thread): the engine's own cost on a shared box. */
   cpuResting: number;
   cpuCrossing: number;
@@ -177,12 +182,25 @@ async function luaRun(ctx: AppContext, group: number): Promise<LuaSample> {
   };
   const noopResting = await noop(resting);
   const noopCrossing = await noop(crossing);
+  const floor = new FuturesFloor(redis, `${ctx.config.keyPrefix}floor:`);
+  await floor.prepare([...mAcc, ...tAcc]);
+  const viaFloor = async (kind: 'resting' | 'crossing', items: CreateFuturesInput[]) => {
+    const run = await runPipelined(redis, {
+      items: chunk(items, group), batchSize: callsPerPipeline, inFlight: IN_FLIGHT, isOk: (r) => typeof r === 'number',
+      queue: (p, orders) => floor.queue(p, kind, orders),
+    });
+    if (run.errors) throw new Error(`floor script: ${run.firstError}`);
+    return (items.length / run.elapsedMs) * 1000;
+  };
+  const floorResting = await viaFloor('resting', resting);
+  const floorCrossing = await viaFloor('crossing', crossing);
   const r = await engine(resting);
   const c = await engine(crossing);
   const mem = inMemory(resting, crossing);
   return {
     group, engineResting: r.perSec, engineCrossing: c.perSec, noopResting, noopCrossing,
     memResting: mem.resting, memCrossing: mem.crossing, cpuResting: r.perCpuSec, cpuCrossing: c.perCpuSec,
+    floorResting, floorCrossing,
     errors: r.errors + c.errors,
   };
 }
@@ -350,6 +368,10 @@ function luaSummary(xs: LuaSample[]) {
     noopCrossingPerSec: m((x) => x.noopCrossing),
     inMemoryRestingPerSec: m((x) => x.memResting),
     inMemoryCrossingPerSec: m((x) => x.memCrossing),
+    floorRestingPerSec: m((x) => x.floorResting),
+    floorCrossingPerSec: m((x) => x.floorCrossing),
+    restingVsFloor: m((x) => x.engineResting / x.floorResting),
+    crossingVsFloor: m((x) => x.engineCrossing / x.floorCrossing),
     engineRestingPerCpuSec: m((x) => x.cpuResting),
     engineCrossingPerCpuSec: m((x) => x.cpuCrossing),
     restingVsNoop: m((x) => x.engineResting / x.noopResting),
@@ -386,8 +408,8 @@ async function main(): Promise<void> {
         lua[mode].push(r);
         progress.increment(1, `run ${i + 1}: Lua ${group}/call done`);
         console.log(
-          `run ${i + 1}/${RUNS}, ${group} per call: resting ${fmtNum(r.engineResting, 0)}/s (no-op ${fmtNum(r.noopResting, 0)}/s, ` +
-            `${fmtNum(r.cpuResting, 0)} per Redis CPU-s), crossing ${fmtNum(r.engineCrossing, 0)}/s (no-op ${fmtNum(r.noopCrossing, 0)}/s, ` +
+          `run ${i + 1}/${RUNS}, ${group} per call: resting ${fmtNum(r.engineResting, 0)}/s (no-op ${fmtNum(r.noopResting, 0)}/s, floor ${fmtNum(r.floorResting, 0)}/s, ` +
+            `${fmtNum(r.cpuResting, 0)} per Redis CPU-s), crossing ${fmtNum(r.engineCrossing, 0)}/s (no-op ${fmtNum(r.noopCrossing, 0)}/s, floor ${fmtNum(r.floorCrossing, 0)}/s, ` +
             `${fmtNum(r.cpuCrossing, 0)} per Redis CPU-s)`,
         );
       }
@@ -435,6 +457,7 @@ async function main(): Promise<void> {
         [`create-order via Lua, resting, ${g} (orders/s)`, fmtNum(l.engineRestingPerSec, 0), fmtNum(l.noopRestingPerSec, 0), fmtNum(l.restingVsNoop, 3), fmtNum(l.inMemoryRestingPerSec, 0)],
         [`create-order via Lua, crossing, ${g} (orders/s)`, fmtNum(l.engineCrossingPerSec, 0), fmtNum(l.noopCrossingPerSec, 0), fmtNum(l.crossingVsNoop, 3), fmtNum(l.inMemoryCrossingPerSec, 0)],
         [`  the same per Redis CPU-second, resting / crossing`, `${fmtNum(l.engineRestingPerCpuSec, 0)} / ${fmtNum(l.engineCrossingPerCpuSec, 0)}`, '', '', ''],
+        [`  floor script (the commands alone), resting / crossing; engine / floor`, `${fmtNum(l.floorRestingPerSec, 0)} / ${fmtNum(l.floorCrossingPerSec, 0)}`, '', `${fmtNum(l.restingVsFloor, 3)} / ${fmtNum(l.crossingVsFloor, 3)}`, ''],
       ];
     });
     printTable(`bench:futures — medians of ${RUNS} runs`, ['measure', 'engine', 'baseline', 'ratio', 'in-memory'], [
@@ -450,7 +473,8 @@ async function main(): Promise<void> {
       `\nat the HTTP batch size (${fmtNum(h.group, 0)}/call): resting ${fmtNum(h.engineRestingPerSec, 0)}/s ` +
         `(target 30,000: ${h.engineRestingPerSec >= 30_000 ? 'met' : 'missed'}), crossing ${fmtNum(h.engineCrossingPerSec, 0)}/s ` +
         `(target 15,000: ${h.engineCrossingPerSec >= 15_000 ? 'met' : 'missed'}); per Redis CPU-second ` +
-        `${fmtNum(h.engineRestingPerCpuSec, 0)} / ${fmtNum(h.engineCrossingPerCpuSec, 0)}`,
+        `${fmtNum(h.engineRestingPerCpuSec, 0)} / ${fmtNum(h.engineCrossingPerCpuSec, 0)}; the floor script in the same run ` +
+        `${fmtNum(h.floorRestingPerSec, 0)} / ${fmtNum(h.floorCrossingPerSec, 0)}/s`,
     );
     const file = writeResults('futures', {
       machine: machineInfo(), params: { RUNS, RESTING, CROSSING, BATCH, IN_FLIGHT, DURATION, CONNECTIONS, LIQUIDATIONS, FUNDING_POSITIONS },

@@ -23,8 +23,8 @@ export interface MasterFilter {
   sortPreset: SortPreset;
 }
 
-/** The board backfill's version: a new one reruns it over every master. */
-const BACKFILL_VERSION = '1';
+/** The board backfill's version: a new one reruns it over every master (2: the listing tracks the master's account). */
+const BACKFILL_VERSION = '2';
 
 /** Where a leaderboard order lives: the futures rankings (kept by the engine) or the copy board's own. */
 type Source = { futures: RankBy } | { copy: 'followers' | 'aum' | 'newest' };
@@ -90,7 +90,12 @@ export class CopyBoard {
     return { ids: ranked.slice(offset, offset + page.pageSize).map((x) => x.id), total: ranked.length };
   }
 
-  /** Puts an open master on the board (its futures account ranked from its base equity) and scores it. */
+  /**
+   * Puts an open master on the board (its futures account ranked from its base equity) and scores
+   * it. The ranking step makes the account tracked if it was not (its aggregates rebuilt from its
+   * orders): a master's account is tracked from birth, so that is a master from before the flag, or
+   * one whose listing a crash delayed (repair).
+   */
   async list(m: MasterRecord, decimals: number): Promise<void> {
     await this.d.stats.rank(m.id, m.initial, decimals);
     await this.d.engine.refreshBoard(m.id);
@@ -113,19 +118,22 @@ export class CopyBoard {
   }
 
   /**
-   * Once per deployment: the futures aggregates backfilled (FuturesAccountStats.backfill), then every
-   * master ranked from its account's aggregates (closed ones taken out again, leaving their pnl place) and scored on the board.
+   * Once per deployment: every master listed (its account made tracked, its aggregates rebuilt from
+   * its orders) and scored on the board, closed ones taken out again (leaving their pnl place); then
+   * the futures aggregates backfilled (FuturesAccountStats.backfill: every tracked account rebuilt,
+   * the others' deleted), which is why the masters come first.
    */
   async backfill(): Promise<void> {
-    await this.d.stats.backfill(this.d.log);
-    if ((await this.d.redis.get(this.d.keys.copyBoardBackfill())) === BACKFILL_VERSION) return;
-    for (const m of await this.d.store.allMasters()) {
-      const decimals = (await this.d.markets.getCurrency(m.currency))?.decimals ?? 0;
-      await this.d.store.setMasterDecimals(m.id, decimals);
-      await this.list(m, decimals);
-      if (m.status !== 'Active') await this.delist(m.id);
+    if ((await this.d.redis.get(this.d.keys.copyBoardBackfill())) !== BACKFILL_VERSION) {
+      for (const m of await this.d.store.allMasters()) {
+        const decimals = (await this.d.markets.getCurrency(m.currency))?.decimals ?? 0;
+        await this.d.store.setMasterDecimals(m.id, decimals);
+        await this.list(m, decimals);
+        if (m.status !== 'Active') await this.delist(m.id);
+      }
+      await this.d.redis.set(this.d.keys.copyBoardBackfill(), BACKFILL_VERSION);
     }
-    await this.d.redis.set(this.d.keys.copyBoardBackfill(), BACKFILL_VERSION);
+    await this.d.stats.backfill(this.d.log);
   }
 
   private async within(src: Source, min: number, max: number): Promise<Map<string, number>> {

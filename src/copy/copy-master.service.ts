@@ -74,7 +74,7 @@ export class CopyMasterService {
     if (wallet.lt(minor)) throw rejected('INSUFFICIENT_BALANCE', 'Not enough available balance in the wallet');
     const acct = await this.d.futures.accounts.create(userId, {
       name: req.strategyName, currencyCode: req.currencyCode, leverage: req.leverage,
-    });
+    }, 'master');
     await this.d.futures.engine.transfer(userId, null, String(acct.id), req.currencyCode, minorString(minor));
     const now = Date.now();
     const m: MasterRecord = {

@@ -117,7 +117,7 @@ export class CopySlaveService {
     const margin = await this.marginMinor(slave.currency, req.margin);
     const subId = await this.d.store.nextSubscriptionId();
     const acct = await this.d.futures.accounts.create(
-      userId, { name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage) }, true,
+      userId, { name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage) }, 'copy',
     );
     const risk = riskArgs(req);
     const args = { stopLossPercent: startArg(risk.stopLossPercent), takeProfitPercent: startArg(risk.takeProfitPercent), maxSlippagePercent: startArg(risk.maxSlippagePercent) };

@@ -21,7 +21,8 @@ export interface PairTotals {
 
 /**
  * A futures account's trading aggregates as the Lua scripts keep them (lua/includes/futures/accountStats.lua):
- * sums over its filled opening orders, minor units; unrealized pnl is the reader's to add.
+ * sums over its filled opening orders, minor units; unrealized pnl is the reader's to add. Kept only
+ * for tracked accounts (copy masters' and copy subscriptions'); an untracked one reads as all zeros.
  */
 export interface AccountTradingStats {
   /** rpnl − fee − funding of every filled order */
@@ -52,8 +53,8 @@ function isoDay(n: string): string {
 const big = (v: string | undefined) => new BigNumber(v || 0);
 /** Accounts whose decoded daily series a process keeps (~25 KB each at a year of days). */
 const SERIES_CACHED = 2_000;
-/** The backfill's version: a new one reruns it over every account. */
-const BACKFILL_VERSION = '1';
+/** The backfill's version: a new one reruns it over every account (2: only tracked accounts keep aggregates). */
+const BACKFILL_VERSION = '2';
 
 /** Reads, rebuilds and ranks the futures accounts' trading aggregates. */
 export class FuturesAccountStats {
@@ -134,13 +135,16 @@ export class FuturesAccountStats {
     };
   }
 
-  /** Lists an account in the rankings with its base equity (minor units), scored at once. */
+  /**
+   * Lists an account in the rankings with its base equity (minor units), scored at once; an account
+   * not tracked yet is made tracked in the same step, its aggregates rebuilt from its orders.
+   */
   async rank(accountId: string | number, baseMinor: string, decimals: number): Promise<void> {
-    await this.scripts.run('rankFuturesAccount', this.rankKeys(), [this.keys.engine, String(accountId), baseMinor, decimals]);
+    await this.scripts.run('rankFuturesAccount', this.rankKeys(), [this.keys.engine, String(accountId), baseMinor, decimals, Date.now()]);
   }
 
   async unrank(accountId: string | number): Promise<void> {
-    await this.scripts.run('rankFuturesAccount', this.rankKeys(), [this.keys.engine, String(accountId), '', 0]);
+    await this.scripts.run('rankFuturesAccount', this.rankKeys(), [this.keys.engine, String(accountId), '', 0, Date.now()]);
   }
 
   /** A page of ranked accounts by `by`, best first (dd: lowest first), of those whose stored score is within [min, max]. */
@@ -163,19 +167,33 @@ export class FuturesAccountStats {
     return rankScores(this.redis, this.keys.futuresRank(by), ids);
   }
 
-  /** Rebuilds one account's aggregates from its orders (and its ranking, if ranked). */
+  /**
+   * Rebuilds one account's aggregates from its orders (and its ranking, if ranked) if it is tracked
+   * (an account of a copy subscription is made tracked); any other account's are deleted.
+   */
   async rebuild(accountId: string | number): Promise<void> {
+    await this.rebuildScript(accountId, false);
+  }
+
+  /** Makes an account tracked (idempotent), its aggregates rebuilt from its orders in the same step. */
+  async track(accountId: string | number): Promise<void> {
+    await this.rebuildScript(accountId, true);
+  }
+
+  private async rebuildScript(accountId: string | number, track: boolean): Promise<void> {
     const id = String(accountId);
     await this.scripts.run(
       'rebuildFuturesStats',
       [this.keys.futuresAccountOrders(id), this.keys.futuresStats(id), this.keys.futuresDaily(id), this.keys.futuresDays(id)],
-      [this.keys.engine, id, Date.now()],
+      [this.keys.engine, id, Date.now(), track ? '1' : '0'],
     );
   }
 
   /**
-   * Once per deployment (a version mark): rebuilds every account's aggregates from its orders, so
-   * history placed before the aggregates existed counts. Each account's rebuild is one atomic
+   * Once per deployment (a version mark): rebuilds every tracked account's aggregates from its
+   * orders (rebuild: copy subscriptions' accounts made tracked, a plain trader's aggregates
+   * deleted), so history placed before the aggregates existed counts. The masters' accounts must be
+   * tracked before (CopyBoard.backfill lists them first). Each account's rebuild is one atomic
    * script and commands after it go on from its sum, so it is safe while trading goes on.
    */
   async backfill(log: Logger): Promise<number> {

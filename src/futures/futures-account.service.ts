@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { fitsEngine, fromMinor, minorString, toMinorDown } from '../domain/decimal';
 import { futuresParams } from '../domain/futures';
 import { badRequest, conflict, notFound, rejected } from '../domain/errors';
-import type { FuturesEngine } from './futures-engine';
+import type { FuturesAccountKind, FuturesEngine } from './futures-engine';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
@@ -55,16 +55,17 @@ export class FuturesAccountService {
 
   /**
    * The margin currency must be the quote of a futures pair, the leverage within that pair family's maximum.
-   * `copy`: the account of a copy subscription, flagged at birth (no transfers, no hand-placed opening orders).
+   * `copy`: the account of a copy subscription, flagged at birth (no transfers, no hand-placed opening orders);
+   * `master`: a copy master's. Both keep trading aggregates from birth.
    */
-  async create(userId: string, req: CreateAccountRequest, copy = false): Promise<FuturesAccountDto> {
+  async create(userId: string, req: CreateAccountRequest, kind: FuturesAccountKind = 'own'): Promise<FuturesAccountDto> {
     const pairs = (await this.markets.listPairs('futures')).filter((p) => p.quoteCurrencyCode === req.currencyCode);
     if (pairs.length === 0) {
       throw rejected('UNSUPPORTED_MARGIN_CURRENCY', `No futures pair settles in ${req.currencyCode}`);
     }
     const max = Math.max(...pairs.map((p) => p.maxLeverage ?? 1));
     if (req.leverage > max) throw rejected('LEVERAGE_ABOVE_MAX', `Leverage above the maximum ${max} of the pairs`);
-    const h = await this.engine.createAccount(userId, req.name, req.currencyCode, req.leverage, Date.now(), copy);
+    const h = await this.engine.createAccount(userId, req.name, req.currencyCode, req.leverage, Date.now(), kind);
     return this.dto(h, new BigNumber(0));
   }
 

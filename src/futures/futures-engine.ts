@@ -31,6 +31,12 @@ export interface CreateFuturesInput {
 /** Orders of one market that one createFuturesOrders call places at most (group commit, docs/performance.md). */
 export const MAX_CREATE_BATCH = 64;
 
+/**
+ * Who a futures account is for: its owner's own trading, a copy subscription (`copy`), a copy
+ * master (`master`). The last two keep trading aggregates (lua/includes/futures/accountStats.lua).
+ */
+export type FuturesAccountKind = 'own' | 'copy' | 'master';
+
 /** How many orders each createFuturesOrders call carried: how much the group commit is batching. */
 export const createBatchOrders = new Histogram({
   name: 'futures_create_batch_orders',
@@ -52,6 +58,9 @@ export interface FuturesOrderRef {
  * Typed calls into the futures Lua scripts (lua/futures/): argument builders in KEYS/ARGV order (KEYS
  * from FuturesScriptKeys, the market's built once per pair), reply decoders.
  */
+/** A non-negative integer as its shortest decimal text: what the Lua's own printing gives. */
+const CANONICAL_INT = /^(0|[1-9][0-9]*)$/;
+
 export class FuturesEngine {
   private readonly scriptKeys: FuturesScriptKeys;
   private readonly commit: GroupCommit<CreateFuturesInput, ScriptReply>;
@@ -76,6 +85,10 @@ export class FuturesEngine {
     const args: (string | number)[] = [this.keys.engine, pair, this.streamMaxLen];
     for (const o of orders) {
       if (o.pairCode !== pair) throw new Error('one createFuturesOrders call takes orders of one pair');
+      // the script uses these as they come (book levels are keyed by the price's text): digits only
+      if (!CANONICAL_INT.test(o.amountLots) || (o.priceTicks != null && !CANONICAL_INT.test(o.priceTicks))) {
+        throw new Error(`createFuturesOrders takes canonical integer prices and amounts: ${o.priceTicks} ${o.amountLots}`);
+      }
       keys.push(...this.scriptKeys.createOrderItem(o.userId, o.accountId));
       args.push(
         o.userId, o.side, o.isMarket ? '1' : '0', o.priceTicks ?? '', o.amountLots, o.tpTicks ?? '', o.slTicks ?? '',
@@ -156,13 +169,16 @@ export class FuturesEngine {
     return futuresOrderOf(hashOf(reply[1]));
   }
 
-  /** `copy`: the account belongs to a copy subscription from birth (createFuturesAccount ARGV[7]). */
-  async createAccount(userId: string, name: string, currency: string, leverage: number, timestamp: number, copy = false) {
+  /**
+   * `copy`: the account belongs to a copy subscription from birth (createFuturesAccount ARGV[7]);
+   * `master`: a copy master's. Both keep trading aggregates from birth (ARGV[8], flag `stats`).
+   */
+  async createAccount(userId: string, name: string, currency: string, leverage: number, timestamp: number, kind: FuturesAccountKind = 'own') {
     const reply = unwrap(
       await this.scripts.runOnce<ScriptReply>(
         'createFuturesAccount',
         [this.keys.futuresAccountIds(), this.keys.userFuturesAccounts(userId)],
-        [this.keys.engine, userId, name, currency, leverage, timestamp, copy ? '1' : '0'],
+        [this.keys.engine, userId, name, currency, leverage, timestamp, kind === 'copy' ? '1' : '0', kind === 'own' ? '0' : '1'],
         newOperation(this.keys),
       ),
     );

@@ -18,7 +18,7 @@ local function fIndexAccount(ctx, o)
   local open = fIsOpen(o.status)
   if open == (o.wasOpen or false) then return end
   local key = fAccountKeys(ctx, o.acct).open
-  local idx = fmt(o.id)
+  local idx = o.idText or fmt(o.id)
   if open then redis.call('ZADD', key, idx, idx) else redis.call('ZREM', key, idx) end
   o.wasOpen = open
 end

@@ -1,7 +1,17 @@
 --[[
-  Trading aggregates of every futures account, kept in the same step as its orders: fFlush calls
-  fStatsOrder for each opening order it writes and fStatsCommit once after the last, so a read of an
-  account's analytics or of the rankings costs O(days + open positions), never O(history).
+  Trading aggregates of the futures accounts copy trading reads, kept in the same step as their
+  orders: fFlush calls fStatsOrder for each opening order of such an account it writes and
+  fStatsCommit once after the last, so a read of an account's analytics or of the rankings costs
+  O(days + open positions), never O(history).
+
+  Which accounts: those whose hash has `stats` = '1' (tracked), a master's account and a copy
+  subscription's (docs/copy-trading.md "Read models"); no one reads a plain trader's, so its orders
+  do no aggregate work at all (the aggregates were a quarter of a crossing order's cost). The flag
+  is set for good: at the birth of the account (createFuturesAccount), or by fStatsTrack in the
+  step that makes an existing account one (rankFuturesAccount, the listing of a master; the
+  deployment's backfill), which rebuilds its aggregates from its orders in the same step, so they
+  are exact from then on whatever the account did before. A command asks once per account
+  (fStatsTracked, one HGET; the taker's comes with the HMGET createOrder makes of its hash).
 
   Each opening order that has filled contributes a part (fStatsPart), a function of its own fields
   only; the aggregates are the sum of the parts of the account's orders. A write removes the order's
@@ -26,6 +36,8 @@
 ]]
 --- @include "includes/keys"
 --- @include "includes/fmt"
+--- @include "includes/futures/commandKeys"
+--- @include "includes/futures/orderRecord"
 --- @include "includes/futures/accountRank"
 
 local DAY_MS = 86400000
@@ -89,6 +101,31 @@ local function fStatsApply(ctx, acct, pair, p, sign)
   end
 end
 
+-- What the caller read of the account hash's `stats` field (its taker's, read anyway): no HGET for it.
+local function fStatsKnow(ctx, acct, flag)
+  local t = ctx.tracked
+  if not t then
+    t = {}
+    ctx.tracked = t
+  end
+  t[acct] = flag == '1'
+end
+
+-- Whether the account keeps aggregates: one HGET per account per command.
+local function fStatsTracked(ctx, acct)
+  local t = ctx.tracked
+  if not t then
+    t = {}
+    ctx.tracked = t
+  end
+  local v = t[acct]
+  if v == nil then
+    v = redis.call('HGET', fAccountKeys(ctx, acct).hash, 'stats') == '1'
+    t[acct] = v
+  end
+  return v
+end
+
 -- The change one written opening order makes: its part as loaded out, its part as written in.
 local function fStatsOrder(ctx, o)
   local h = o.orig
@@ -146,4 +183,39 @@ local function fStatsCommit(ctx)
     fRankAfter(ctx.P, acct, changed)
   end
   ctx.stats, ctx.statsOrder = nil, nil
+end
+
+-- Rebuilds one account's aggregates from its orders: each opening order's part as it stands now,
+-- summed, then its rankings if it is ranked. O(orders of the account); commands after it go on from
+-- exactly this sum. Returns how many orders it read.
+local function fStatsRebuild(P, acct, ts)
+  local ctx = { P = P, ts = ts }
+  local ids = redis.call('ZRANGE', futuresAccountOrdersKey(P, acct), 0, -1)
+  for _, id in ipairs(ids) do
+    local h = fReadRecord(orderKey(P, id))
+    if h and h.role == 'open' then
+      fStatsApply(ctx, acct, h.pair, fStatsPart(h.status, fStatsNum(h.filled), fStatsNum(h.rpnl), fStatsNum(h.fee),
+        fStatsNum(h.funding), fStatsNum(h.ecost), fStatsNum(h.cost), h.side, h.cts or ts, h.uts or ts), 1)
+    end
+  end
+  local key = futuresStatsKey(P, acct)
+  local version = tonumber(redis.call('HGET', key, 'dver') or '0')
+  redis.call('DEL', key, futuresDailyKey(P, acct), futuresDaysKey(P, acct))
+  if ctx.stats then fStatsWrite(ctx, acct, ctx.stats[acct]) end
+  -- past every version a reader may hold: the rebuilt series is never taken for a cached one
+  redis.call('HSET', key, 'dver', version + 1)
+  fRankAfter(P, acct, nil)
+  return #ids
+end
+
+-- Makes an existing account tracked: sets the flag and rebuilds its aggregates, in the caller's
+-- step. True if it did; false if it was tracked already (its aggregates are exact) or there is no
+-- such account.
+local function fStatsTrack(P, acct, ts)
+  local key = futuresAccountKey(P, acct)
+  local a = redis.call('HMGET', key, 'id', 'stats')
+  if not a[1] or a[2] == '1' then return false end
+  redis.call('HSET', key, 'stats', '1')
+  fStatsRebuild(P, acct, ts)
+  return true
 end

@@ -37,10 +37,11 @@ end
 
 -- A context for one futures command on a market: KEYS[1..22] as futuresMarketFor reads them (or
 -- `market`, what it answered earlier in the same call); nil when there is no such pair.
-local function futuresContextFor(KEYS, P, pair, ts, maxlen, market)
+-- `events`, `changed`: the event entry it adds to, when a batch shares one.
+local function futuresContextFor(KEYS, P, pair, ts, maxlen, market, events, changed)
   market = market or futuresMarketFor(KEYS)
   if not market then return nil end
-  local ctx = newContext(P, market.keys, ts, maxlen)
+  local ctx = newContext(P, market.keys, ts, maxlen, events, changed)
   ctx.pair = pair
   ctx.fkeys = market.fkeys
   ctx.fut = market.fut
@@ -59,7 +60,9 @@ local function fDirty(ctx, o)
   end
 end
 
+-- A record's number; most fields of a young order are '0', which skips tonumber.
 local function numOr(v, d)
+  if v == '0' then return 0 end
   if v == nil or v == '' then return d end
   return tonumber(v)
 end
@@ -74,7 +77,7 @@ local function fLoad(ctx, id, t)
   if not t then return nil end
   if t.pos == '' then t.pos = nil end
   local o = {
-    id = id, user = t.user, acct = t.acct, side = t.side, role = t.role, pair = t.pair, kind = 'futures',
+    id = id, idText = t.id, user = t.user, acct = t.acct, side = t.side, role = t.role, pair = t.pair, kind = 'futures',
     price = numOr(t.price, nil), amount = numOr(t.amount, 0), filled = numOr(t.filled, 0),
     rsv = numOr(t.rsv, 0), lev = numOr(t.lev, 1), cost = numOr(t.cost, 0), ecost = numOr(t.ecost, 0), openQty = numOr(t.openQty, 0),
     margin = numOr(t.margin, 0), imargin = numOr(t.imargin, 0), fee = numOr(t.fee, 0), rpnl = numOr(t.rpnl, 0),
@@ -90,10 +93,13 @@ local function fLoad(ctx, id, t)
   return o
 end
 
--- A field of an account hash as it stands with this command's pending deltas.
+-- A field of an account hash as it stands with this command's pending deltas (what the command
+-- read of it, includes/deltas knowValues, when it did).
 local function fAcctField(ctx, acct, field)
   local key = fAccountKeys(ctx, acct).hash
-  local v = tonumber(redis.call('HGET', key, field) or '0')
+  local known = ctx.known and ctx.known[key]
+  local v = known and known[field]
+  if v == nil then v = tonumber(redis.call('HGET', key, field) or '0') end
   local pending = ctx.deltas[key]
   if pending and pending[field] then v = v + pending[field] end
   return v

@@ -47,13 +47,20 @@ local function fMarketReach(ctx, opp, amount)
   return checkAt, amount
 end
 
+-- ARGV's optional ticks ('' none) and self-trade prevention flags, without a tonumber for the usual values
+local function fOptTicks(v)
+  if v == '' then return nil end
+  return tonumber(v)
+end
+local STP_OF = { ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3 }
+
 local function fCreateOrder(KEYS, ARGV, b, k, a)
   local clidKey, acctKey, acctOrdersKey, acctOpenKey = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
   local P, pair = b.P, b.pair
   local user, side, isMarket = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3] == '1'
-  local price, amount = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
-  local tp, sl, acctId = tonumber(ARGV[a + 6]), tonumber(ARGV[a + 7]), ARGV[a + 8]
-  local postOnly, stp, clid, ts = ARGV[a + 9] == '1', tonumber(ARGV[a + 10]), ARGV[a + 11], ARGV[a + 12]
+  local price, amount = fOptTicks(ARGV[a + 4]), tonumber(ARGV[a + 5])
+  local tp, sl, acctId = fOptTicks(ARGV[a + 6]), fOptTicks(ARGV[a + 7]), ARGV[a + 8]
+  local postOnly, stp, clid, ts = ARGV[a + 9] == '1', STP_OF[ARGV[a + 10]] or tonumber(ARGV[a + 10]), ARGV[a + 11], ARGV[a + 12]
   -- immediate or cancel: a limit order that never rests (post-only and IOC exclude each other)
   local ioc = ARGV[a + 9] == 'IOC'
   if isMarket then price = nil end
@@ -66,12 +73,12 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the market as this call's first order read it (no order changes the pair hash)
   if b.market == nil then b.market = futuresMarketFor(KEYS) or false end
   if not b.market then return { 'ERR', 'PAIR_NOT_FOUND', pair } end
-  local ctx = futuresContextFor(KEYS, P, pair, ts, b.maxlen, b.market)
   -- the batch's event entry: this order's events and book levels go into it
-  ctx.events, ctx.changed = b.events, b.changed
+  local ctx = futuresContextFor(KEYS, P, pair, ts, b.maxlen, b.market, b.events, b.changed)
   fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
-  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance')
+  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'stats', 'locked')
   if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
+  fStatsKnow(ctx, acctId, acct[5])
   if acct[2] ~= ctx.fut.cur then return { 'ERR', 'CURRENCY_MISMATCH', ctx.fut.cur } end
   local lev = tonumber(acct[3])
   if lev > ctx.fut.maxLev then return { 'ERR', 'LEVERAGE_ABOVE_MAX', fmt(ctx.fut.maxLev) } end
@@ -80,8 +87,10 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the best opposite price matters to market orders, sells (margin at the bids) and post-only only
   local best
   if isMarket or side == 'sell' or postOnly then
-    local _
-    _, best = bestOrder(ctx, opp)
+    local bestId, bestTicks, bestMember, bestText = bestOrder(ctx, opp)
+    best = bestTicks
+    -- matching starts from it (includes/matchOrder), unless the order is rejected first
+    if bestId then ctx.best = { bestId, bestTicks, bestMember, bestText } end
   end
 
   -- Reference price of the TP/SL check and the price the margin check is made at.
@@ -110,11 +119,17 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   local need = fReserve(ctx, checkAt, checkLots, lev)
   local free = tonumber(acct[4] or '0')
   if free < need then return { 'ERR', 'INSUFFICIENT_MARGIN', '' } end
+  -- nothing but this order's deltas writes its account until they are flushed: one HSET then
+  knowValues(ctx, acctKey, { balance = free, locked = tonumber(acct[6] or '0') })
 
   -- Accepted: from here on nothing rejects.
   local id = redis.call('INCR', ctx.keys.orderIds)
   b.allocated = id
-  local o = { id = id, role = 'open', kind = 'futures', user = user, acct = acctId, side = side, pair = pair,
+  -- the id, price and amount as text, printed once: ARGV's are canonical (src/futures/futures-engine.ts)
+  local idText, priceText, amountText = fmt(id), ARGV[a + 4], ARGV[a + 5]
+  ctx.orderKeys[id] = orderKey(P, idText)
+  local o = { id = id, idText = idText, priceText = priceText, amountText = amountText, role = 'open', kind = 'futures',
+    user = user, acct = acctId, side = side, pair = pair,
     price = price, limit = price, amount = amount, filled = 0, remaining = amount, rsv = 0, lev = lev, cost = 0, ecost = 0, openQty = 0,
     margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED, tp = tp, sl = sl,
     closeOrd = '', isMarket = isMarket, resting = '0', wasActive = false, wasOpen = false }
@@ -125,20 +140,20 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     addDelta(ctx, acctKey, 'balance', -o.rsv)
     addDelta(ctx, acctKey, 'locked', o.rsv)
   end
-  ctx.events[#ctx.events + 1] = { e = 'accepted', id = fmt(id), u = user, side = side,
-    type = isMarket and 'market' or 'limit', p = price and fmt(price) or '', a = fmt(amount) }
+  ctx.events[#ctx.events + 1] = { e = 'accepted', id = idText, u = user, side = side,
+    type = isMarket and 'market' or 'limit', p = priceText, a = amountText }
 
   local outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT)
 
   if not isMarket and not ioc and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then
-    restOrder(ctx, ownSide(side), id, price, o.remaining)
+    restOrder(ctx, ownSide(side), id, price, o.remaining, priceText, o.remaining == amount and amountText or nil)
     o.resting = '1'
   else
     fReleaseRest(ctx, o)
     if o.filled == 0 and o.budgetSpent then o.status = FST.ERROR end
     local st = 'filled'
     if o.remaining > 0 then st = 'expired' end
-    ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(id), u = user, status = st }
+    ctx.events[#ctx.events + 1] = { e = 'done', id = idText, u = user, status = st }
   end
 
   -- written with the order's first flush (fFlush), in one HSET
@@ -148,7 +163,6 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   fFlush(ctx)
   if ctx.lastTicks then b.lastTicks = ctx.lastTicks end
   b.ts = ts
-  local idText = fmt(id)
   redis.call('ZADD', acctOrdersKey, idText, idText)
   if clid ~= '' then redis.call('HSET', clidKey, clid, id) end
   return { 'OK', { 'id', idText, 'clid', clid, 'status', o.status } }

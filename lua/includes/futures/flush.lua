@@ -1,7 +1,8 @@
 --[[
   The end of a futures command: balance deltas, then every order the command touched (one HSET
   of its record each, includes/futures/orderRecord) with the trigger indices of the positions
-  among them and the open-orders indices of their accounts, then the market's event entry.
+  among them, the open-orders indices of their accounts and the trading aggregates of the tracked
+  accounts among those (includes/futures/accountStats), then the market's event entry.
 ]]
 --- @include "includes/futures/context"
 --- @include "includes/futures/triggerIndex"
@@ -19,7 +20,8 @@ local function fFlush(ctx)
     if o.role ~= 'close' then
       fIndex(ctx, o)
       fIndexAccount(ctx, o)
-      fStatsOrder(ctx, o)
+      -- aggregates only for the accounts copy trading reads (includes/futures/accountStats)
+      if fStatsTracked(ctx, o.acct) then fStatsOrder(ctx, o) end
     end
     local state = fStateText(o, ctx.ts)
     -- a new order's fixed fields go out in the same HSET

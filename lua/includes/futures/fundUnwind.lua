@@ -25,13 +25,13 @@
 local FUND_SETTLEMENT = {
   loadMaker = fLoad,
   maxQty = function(_, _, _, qty) return qty end,
-  fill = function(ctx, taker, maker, ticks, qty)
+  fill = function(ctx, taker, maker, ticks, qty, _, ev)
     local pnl = fFundTrade(ctx, taker.dir * qty, ticks)
     local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false)
     local left = fFundPosition(ctx)
-    return { tf = '0', mf = fmt(mf), tpnl = fmt(pnl), mpnl = fmt(mpnl), tpos = 'fund', mpos = fmt(mpos.id),
-      tl = taker.side == 'buy' and '1' or '0', ml = mpos.side == 'buy' and '1' or '0', tt = '3',
-      to = fmt(left and left.openQty or 0), mo = fmt(mpos.openQty) }
+    ev.tf, ev.mf, ev.tpnl, ev.mpnl, ev.tpos, ev.mpos = '0', fmt(mf), fmt(pnl), fmt(mpnl), 'fund', mpos.idText or fmt(mpos.id)
+    ev.tl, ev.ml, ev.tt = taker.side == 'buy' and '1' or '0', mpos.side == 'buy' and '1' or '0', '3'
+    ev.to, ev.mo = fmt(left and left.openQty or 0), fmt(mpos.openQty)
   end,
   finishMaker = fFinishMaker,
 }

@@ -22,15 +22,18 @@ local function optTicks(v)
   return fmt(v)
 end
 
+local STP_TEXT = { [0] = '0', '1', '2', '3' }
+
 -- The `futures` field of a new order (`o` as includes/futures/createOrder and close build it).
 local function fFixedText(o, postOnly, cts, clid)
   if o.role == 'close' then
     return fmt(o.id) .. '|close|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '||'
       .. optTicks(o.price) .. '|' .. fmt(o.amount) .. '|||||' .. o.pos .. '|'
   end
-  return fmt(o.id) .. '|open|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '|'
-    .. (o.isMarket and '1' or '0') .. '|' .. optTicks(o.price) .. '|' .. fmt(o.amount) .. '|' .. fmt(o.lev) .. '|'
-    .. fmt(o.stp) .. '|' .. postOnly .. '|' .. cts .. '||' .. clid
+  -- a new opening order carries its id, price and amount as text (includes/futures/createOrder)
+  return (o.idText or fmt(o.id)) .. '|open|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '|'
+    .. (o.isMarket and '1' or '0') .. '|' .. (o.priceText or optTicks(o.price)) .. '|' .. (o.amountText or fmt(o.amount))
+    .. '|' .. fmt(o.lev) .. '|' .. (STP_TEXT[o.stp] or fmt(o.stp)) .. '|' .. postOnly .. '|' .. cts .. '||' .. clid
 end
 
 -- The `state` field of an order as it now stands; `ts` the command's time.
@@ -38,8 +41,14 @@ local function fStateText(o, ts)
   if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts end
   local liq = ''
   if o.status == '50' and o.liq then liq = fmt(o.liq) end
-  return fmt(o.filled) .. '|' .. fmt(o.rsv) .. '|' .. fmt(o.cost) .. '|' .. fmt(o.ecost) .. '|' .. fmt(o.openQty) .. '|'
-    .. fmt(o.margin) .. '|' .. fmt(o.imargin) .. '|' .. fmt(o.fee) .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
+  -- pairs that are equal until a position is closed or funded, printed once
+  local filled, cost, margin = fmt(o.filled), fmt(o.cost), fmt(o.margin)
+  local openQty, ecost, imargin = filled, cost, margin
+  if o.openQty ~= o.filled then openQty = fmt(o.openQty) end
+  if o.ecost ~= o.cost then ecost = fmt(o.ecost) end
+  if o.imargin ~= o.margin then imargin = fmt(o.imargin) end
+  return filled .. '|' .. fmt(o.rsv) .. '|' .. cost .. '|' .. ecost .. '|' .. openQty .. '|'
+    .. margin .. '|' .. imargin .. '|' .. fmt(o.fee) .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
     .. o.status .. '|' .. optTicks(o.tp) .. '|' .. optTicks(o.sl) .. '|' .. liq .. '|' .. o.closeOrd .. '|'
     .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
 end

@@ -39,15 +39,18 @@ local function fMaxQty(ctx, taker, ticks, qty)
   return lo
 end
 
-local function fFill(ctx, taker, maker, ticks, qty, tradeId)
+-- Both sides of a fill; their fields go into the trade event `ev`.
+local function fFill(ctx, taker, maker, ticks, qty, _, ev)
   local tf, tpnl, tpos = fPartyFill(ctx, taker, ticks, qty, true)
   local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false)
   local tt = '2'
   if ctx.liquidating and ctx.liquidating == tpos.id then tt = '3' end
+  ev.tf, ev.mf, ev.tpnl, ev.mpnl = fmt(tf), fmt(mf), fmt(tpnl), fmt(mpnl)
+  ev.tpos, ev.mpos = tpos.idText or fmt(tpos.id), mpos.idText or fmt(mpos.id)
+  ev.tl, ev.ml, ev.tt = tpos.side == 'buy' and '1' or '0', mpos.side == 'buy' and '1' or '0', tt
   -- to/mo: each position's open quantity after the fill (copy trading mirrors a partial close as a fraction)
-  return { tf = fmt(tf), mf = fmt(mf), tpnl = fmt(tpnl), mpnl = fmt(mpnl), tpos = fmt(tpos.id), mpos = fmt(mpos.id),
-    tl = tpos.side == 'buy' and '1' or '0', ml = mpos.side == 'buy' and '1' or '0', tt = tt,
-    to = fmt(tpos.openQty), mo = fmt(mpos.openQty) }
+  -- (a new position's open quantity is the fill's, already printed)
+  ev.to, ev.mo = tpos.openQty == qty and ev.q or fmt(tpos.openQty), mpos.openQty == qty and ev.q or fmt(mpos.openQty)
 end
 
 -- An opening order stops resting: its reservation goes back; unfilled it is cancelled.

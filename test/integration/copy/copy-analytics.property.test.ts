@@ -22,7 +22,9 @@ const refused = (err: unknown) => {
  * recompute over every order (test/support/analytics-oracle.ts), after random trading spread over
  * days: limit and market orders that open, add to, partly and fully close positions, closes at
  * market, index moves with funding rounds, TP/SL and liquidation sweeps. Then a rebuild from the
- * orders (the backfill) gives the same aggregates again.
+ * orders (the backfill) gives the same aggregates again. Aggregates are kept for tracked accounts
+ * only (those copy trading reads): two are tracked from the start, one from midway (its aggregates
+ * rebuilt from the orders it placed untracked), and one never is, which leaves no aggregate keys.
  */
 describe('copy analytics: incremental aggregates equal the full recompute', () => {
   let b: Awaited<ReturnType<typeof futuresBed>>;
@@ -43,11 +45,23 @@ describe('copy analytics: incremental aggregates equal the full recompute', () =
     const users = ['p1', 'p2', 'p3', 'p4'].map((u) => `${u}-${seed}`);
     const accts = new Map<string, number>();
     for (const u of users) accts.set(u, await b.fundedAccount(u, 1_000_000, 5));
+    const [first, second, late, untracked] = users.map((u) => accts.get(u) as number);
+    const tracked = [first, second];
+    for (const acct of tracked) await ctx.futures.accountStats.track(acct);
+    let lateFilledBefore = 0;
     let index = 100;
     await ctx.futures.market.setIndexPrice('BTC_USDT', index);
     for (let step = 0; step < 160; step++) {
       // a reader midway keeps the decoded daily series: every later change must still reach the end's reads
-      if (step % 16 === 8) await ctx.futures.accountStats.read([...accts.values()]);
+      if (step % 16 === 8) await ctx.futures.accountStats.read(tracked);
+      // tracked midway: the rebuild in the tracking step counts what it traded before (twice: idempotent)
+      if (step === 80) {
+        const before = (await ctx.futures.accountReader.state(late))?.orders ?? [];
+        lateFilledBefore = before.filter((o) => o.h.status === '20' || o.h.status === '50').length;
+        await ctx.futures.accountStats.track(late);
+        await ctx.futures.accountStats.track(late);
+        tracked.push(late);
+      }
       if (random() < 0.08) clock += Math.floor(random() * 2.5 * DAY);
       const user = users[Math.floor(random() * users.length)];
       const acct = accts.get(user) as number;
@@ -76,7 +90,9 @@ describe('copy analytics: incremental aggregates equal the full recompute', () =
     let closedSeen = 0;
     let fundingSeen = false;
     let manyDays = false;
-    for (const acct of accts.values()) {
+    expect(tracked).toEqual([first, second, late]);
+    expect(lateFilledBefore).toBeGreaterThan(0);
+    for (const acct of tracked) {
       const state = await ctx.futures.accountReader.state(acct);
       const orders = state?.orders ?? [];
       closedSeen += orders.filter((o) => o.h.status === '20').length;
@@ -92,6 +108,11 @@ describe('copy analytics: incremental aggregates equal the full recompute', () =
       const [rebuilt] = await ctx.futures.accountStats.read([acct]);
       expect(plain(rebuilt)).toEqual(plain(kept));
     }
+    // the untracked account traded (filled orders, closed positions) and left no aggregates
+    const untrackedOrders = (await ctx.futures.accountReader.state(untracked))?.orders ?? [];
+    expect(untrackedOrders.filter((o) => o.h.status === '20').length).toBeGreaterThan(0);
+    const k = ctx.keys;
+    expect(await ctx.redis.exists(k.futuresStats(untracked), k.futuresDaily(untracked), k.futuresDays(untracked))).toBe(0);
     // the history is worth checking: positions closed, over several days
     expect(closedSeen).toBeGreaterThan(5);
     expect(clock).toBeGreaterThan(DAY);

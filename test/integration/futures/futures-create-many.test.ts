@@ -16,7 +16,7 @@ describe('FuturesOrderService.createMany (the copy fan-out places a chunk with i
     await b.order('mm', mm, false, 101, 50);
     const rich = await b.fundedAccount('rich', 10_000);
     const poor = await b.fundedAccount('poor', 1);
-    const copyAcct = (await b.ctx.futures.accounts.create('cp', { name: 'c', currencyCode: 'USDT', leverage: 10 }, true)).id;
+    const copyAcct = (await b.ctx.futures.accounts.create('cp', { name: 'c', currencyCode: 'USDT', leverage: 10 }, 'copy')).id;
     const stream = b.ctx.keys.events('futures', 'BTC_USDT');
     const before = await b.ctx.redis.xlen(stream);
 
