@@ -2,11 +2,10 @@ import { resolveIncludes, LUA_DIR } from '../../src/platform/redis/lua-loader';
 import { testContext } from '../support/harness';
 
 /**
- * recordTrades writes a command's trades in one ZADD for the records and one per user for their
- * indices, and checks trimming once per second of trade time. What it leaves must be what the
- * former per-trade writes left (their code is frozen below): same records, time index and user
- * indices, over random commands (several trades, self-trades, more trades than one unpack takes,
- * clocks behind), and trimmed alike whenever a command starts a new second.
+ * recordTrades builds each record by one concatenation and checks trimming once per second of trade
+ * time. What it leaves must be what the former code left (frozen below): same records, time index
+ * and user indices, over random commands (several trades, self-trades, a sweep of 2,100 fills,
+ * missing fields, clocks behind), and trimmed alike whenever a command starts a new second.
  */
 const BEFORE = `local FIELDS_SPOT = { 'id', 'ts', 'p', 'q', 'side', 'tk', 'mk', 'tu', 'mu', 'tf', 'mf' }
 local FIELDS_FUTURES = { 'tpnl', 'mpnl', 'tpos', 'mpos', 'tl', 'ml', 'tt' }
@@ -100,7 +99,7 @@ function rng(seed: number): () => number {
   };
 }
 
-it('records, indexes and trims a command\'s trades as the per-trade writes did', async () => {
+it('records, indexes and trims a command\'s trades as the former code did', async () => {
   const ctx = await testContext();
   try {
     const lua = resolveIncludes(LUA_DIR, SCRIPT, 'record-trades-probe.lua');
@@ -113,7 +112,7 @@ it('records, indexes and trims a command\'s trades as the per-trade writes did',
       let ts = 1_700_000_000_000;
       let last: number | undefined;
       for (let cmd = 0; cmd < 60; cmd++) {
-        // mostly a few trades; once more than 2000 (4000+ ZADD arguments: sliced); clocks sometimes behind
+        // mostly a few trades, once a long sweep; clocks sometimes behind
         const n = cmd === 30 ? 2100 : 1 + pick(4);
         ts += cmd % 7 === 3 ? -1500 : pick(3) * 900;
         const events: Record<string, string>[] = [{ e: 'order', id: String(cmd) }];
