@@ -12,7 +12,7 @@
   Input: n orders; the file name says 22 keys plus 4 per order.
     KEYS[1..22] the market's keys (includes/futures/commandKeys lists them: pair hash, book, levels,
       book sequence, events, last price, order and trade ids, fees, insurance fund, pnl pool,
-      trigger indices, positions in force)
+      trigger indices, an unused slot)
     per order i, from k = 22 + 4 (i - 1):
     KEYS[k+1] user's futures clientOrderId -> order id (hash)
     KEYS[k+2] the futures account hash

@@ -11,8 +11,8 @@
   liquidation sweep the caller runs next finds those at maintenance.
 
   Input:
-    KEYS[1..22] the market's keys (includes/futures/commandKeys lists them; KEYS[22] is the set of
-      positions in force)
+    KEYS[1..22] the market's keys (includes/futures/commandKeys lists them; the positions in force
+      are those of the liquidation indices KEYS[20] and KEYS[21]; KEYS[22] is unused)
     KEYS[23] the market's funding state (hash: round, rate, mark, ts; premium samples pn, pw, pslot)
     ARGV[1] engine key prefix   ARGV[4] interest, ppm per interval   ARGV[6] timestamp, ms
     ARGV[2] pair code           ARGV[5] round number                 ARGV[7] stream MAXLEN
@@ -71,7 +71,9 @@ local function mulDivWide(a, b, c)
   return q
 end
 
-local ids = rcall('SMEMBERS', ctx.fkeys.active)
+-- the positions in force: each is in exactly one liquidation index; settled in id order
+local ids = rcall('ZRANGE', ctx.fkeys.liqL, '0', '-1')
+for _, id in ipairs(rcall('ZRANGE', ctx.fkeys.liqS, '0', '-1')) do ids[#ids + 1] = id end
 table.sort(ids, function(a, b) return tonumber(a) < tonumber(b) end)
 local absRate = math.abs(rate)
 local payers, receivers, receiverWeight = {}, {}, 0

@@ -52,9 +52,9 @@ export class FuturesContractStats {
     };
   }
 
-  /** Sum of the open quantity of the long positions in force (`factive`), in lots. */
+  /** Sum of the open quantity of the long positions in force (those of the longs' liquidation index), in lots. */
   private async openLongLots(pair: Pair): Promise<BigNumber> {
-    const ids = await this.redis.smembers(this.keys.futuresActive(pair.code));
+    const ids = await this.redis.zrange(this.keys.futuresTrigger(pair.code, 'liqL'), '0', '-1');
     if (ids.length === 0) return new BigNumber(0);
     const pipe = this.redis.pipeline();
     for (const id of ids) pipe.hgetall(this.keys.order(id));

@@ -11,7 +11,7 @@ export class FuturesScriptKeys {
 
   constructor(private readonly keys: Keys) {}
 
-  /** KEYS[1..22]: pair hash, book, levels, book sequence, events, last price, ids, money, trigger indices. */
+  /** KEYS[1..22]: pair hash, book, levels, book sequence, events, last price, ids, money, trigger indices, an unused slot. */
   market(pair: string): readonly string[] {
     let keys = this.byPair.get(pair);
     if (!keys) {
@@ -26,7 +26,7 @@ export class FuturesScriptKeys {
         k.futuresTrigger(pair, 'tpL'), k.futuresTrigger(pair, 'tpS'),
         k.futuresTrigger(pair, 'slL'), k.futuresTrigger(pair, 'slS'),
         k.futuresTrigger(pair, 'liqL'), k.futuresTrigger(pair, 'liqS'),
-        k.futuresActive(pair),
+        k.futuresActive(pair), // unused (lua/includes/futures/commandKeys.lua)
       ]);
       this.byPair.set(pair, keys);
     }

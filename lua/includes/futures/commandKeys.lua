@@ -7,7 +7,12 @@
     4 level prices bids       9 market event stream     14 insurance fund        19 SL index, shorts
     5 level prices asks      10 last price              15 pnl pool              20 liquidation index, longs
                                                                                  21 liquidation index, shorts
-                                                                                 22 positions in force
+                                                                                 22 unused (was the set of
+                                                                                    positions in force: the
+                                                                                    liquidation indices are
+                                                                                    that set; the slot stays
+                                                                                    so six scripts keep their
+                                                                                    numbering)
   A script's own keys follow from KEYS[23]. Keys of orders, accounts and users: the caller's own
   arrive in KEYS too (the script registers them with fKnow*), any other (a maker met in the book, a
   position found by a sweep, a new order) is built from the engine prefix by includes/keys, once
@@ -22,8 +27,7 @@ local function futuresMarketKeys(KEYS)
     lvlqty = { bids = KEYS[6], asks = KEYS[7] }, seq = KEYS[8], events = KEYS[9], last = KEYS[10],
     orderIds = KEYS[11], tradeIds = KEYS[12], fees = KEYS[13], insurance = KEYS[14], pool = KEYS[15],
   }
-  local fkeys = { tpL = KEYS[16], tpS = KEYS[17], slL = KEYS[18], slS = KEYS[19], liqL = KEYS[20], liqS = KEYS[21],
-    active = KEYS[22] }
+  local fkeys = { tpL = KEYS[16], tpS = KEYS[17], slL = KEYS[18], slS = KEYS[19], liqL = KEYS[20], liqS = KEYS[21] }
   return keys, fkeys
 end
 

@@ -4,7 +4,7 @@
   Margin = floor(notional / leverage) (locked collateral, so rounding down is safe and splits of a
   fill never need more than the whole); fees round up (the exchange collects them).
   Liquidation and bankruptcy prices are exact integers (docs/futures.md): every product stays below
-  2^53, the one that could not (a remainder x 1e6) goes through wideMulDiv.
+  2^53, the one that could not (a remainder x 1e6) goes through wideMulDiv when it would.
 ]]
 --- @include "includes/mulDiv"
 --- @include "includes/safeInt"
@@ -50,6 +50,16 @@ local function wideMulDiv(a, b, c)
   return q, r
 end
 
+-- floor(r x 1e6 / c) and its remainder for 0 <= r < c < 2^53 / 3, exactly. Directly when r x 1e6 <
+-- 2^52 (the product is exact, and so is every step of divMod: q x c <= r x 1e6 + c < 2^53), which
+-- is any position short of about 4.5e9 minor units of notional per tick; by doubling otherwise.
+-- A double product at or past 2^52 never rounds below it, so the test itself is exact.
+local function fFracMillionths(r, c)
+  local x = r * 1000000
+  if x < 4503599627370496 then return divMod(x, c) end
+  return wideMulDiv(r, 1000000, c)
+end
+
 -- The position's price parts: C = notional of one tick (openQty x ns), A = what the position is worth
 -- at the price where its margin is used up, times C (cost x ns -/+ current margin). nil when out of range.
 local function fPriceParts(ctx, o)
@@ -87,7 +97,7 @@ local function fLiqPrice(ctx, o)
   -- which creation keeps below 2^53 / 2e6): a price below the true one, far from any mark, is safe
   if q1 * 1000000 > MAX_SAFE then return math.floor(q1 / k * 999999) end
   -- a x 1e6 / c = w + frac, w = q1 x 1e6 + floor(r1 x 1e6 / c), frac > 0 when rv > 0
-  local v, rv = wideMulDiv(r1, 1000000, c)
+  local v, rv = fFracMillionths(r1, c)
   local w = q1 * 1000000 + v
   local p, rp = divMod(w, k)
   if o.side == 'buy' then

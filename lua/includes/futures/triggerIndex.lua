@@ -1,7 +1,8 @@
 --[[
   The trigger indices of a futures market, kept in step with its positions: per side a sorted set
-  of liquidation, take-profit and stop-loss prices (score = ticks, member = position id), and the
-  set of positions in force (funding iterates it). Sweeps find their positions by range queries here.
+  of liquidation, take-profit and stop-loss prices (score = ticks, member = position id). Sweeps find
+  their positions by range queries here. Every position in force is in exactly one liquidation index
+  (liqL or liqS), so together they are the positions in force (funding reads them): no separate set.
 ]]
 --- @include "includes/futures/context"
 --- @include "includes/futures/margin"
@@ -20,9 +21,7 @@ local function fIndex(ctx, o)
     -- a position that was not in force yet has no entries to remove
     if o.tp then redis.call('ZADD', tpKey, o.tp, idx) elseif o.wasActive then redis.call('ZREM', tpKey, idx) end
     if o.sl then redis.call('ZADD', slKey, o.sl, idx) elseif o.wasActive then redis.call('ZREM', slKey, idx) end
-    if not o.wasActive then redis.call('SADD', k.active, idx) end
   elseif o.wasActive then
     for _, key in ipairs({ k.liqL, k.liqS, k.tpL, k.tpS, k.slL, k.slS }) do redis.call('ZREM', key, idx) end
-    redis.call('SREM', k.active, idx)
   end
 end

@@ -167,7 +167,11 @@ export class Keys {
   futuresTrigger(pair: string, index: FuturesTriggerIndex): string {
     return `${this.engine}ftrig:${pair}:${index}`;
   }
-  /** Positions in force on a futures market (funding iterates it). */
+  /**
+   * Was the set of positions in force on a futures market; no longer written or read (the liquidation
+   * indices liqL and liqS hold exactly those positions). Still KEYS[22] of the futures scripts, unused,
+   * so six scripts keep their key numbering; a store from before may hold a stale one (deletable).
+   */
   futuresActive(pair: string): string {
     return `${this.engine}factive:${pair}`;
   }

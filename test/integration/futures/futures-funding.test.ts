@@ -113,7 +113,8 @@ describe('random price walk', () => {
       await place(maker, isLong, Math.round((95 + rnd() * 10) * 10) / 10, 0.1 + Math.floor(rnd() * 10) / 10);
       await place(taker === maker ? (taker + 1) % accts.length : taker, !isLong, null, 2);
     }
-    expect(Number(await ctx.redis.scard(ctx.keys.futuresActive(PAIR)))).toBeGreaterThanOrEqual(200);
+    const inForce = (await ctx.redis.zcard(ctx.keys.futuresTrigger(PAIR, 'liqL'))) + (await ctx.redis.zcard(ctx.keys.futuresTrigger(PAIR, 'liqS')));
+    expect(inForce).toBeGreaterThanOrEqual(200);
     let price = 100;
     const start = (Math.floor(Date.now() / T) + 1) * T;
     for (let round = 0; round < 50; round++) {

@@ -17,7 +17,7 @@ it('Lua and TypeScript agree on the futures key names', async () => {
 local P, pair = ARGV[1], ARGV[2]
 local ctx = futuresContextFor(KEYS, P, pair, '0', '1000')
 local f = ctx.fkeys
-return { futuresAccountKey(P, '7'), f.tpL, f.tpS, f.slL, f.slS, f.liqL, f.liqS, f.active, ctx.keys.tradeIds,
+return { futuresAccountKey(P, '7'), f.tpL, f.tpS, f.slL, f.slS, f.liqL, f.liqS, ctx.keys.tradeIds,
   ctx.keys.orderIds, ctx.keys.fees, ctx.keys.insurance, ctx.keys.pool, ctx.keys.last, ctx.keys.events,
   futuresAccountOpenKey(P, '7'), tostring(ctx.fut.ns), tostring(ctx.fut.maker), tostring(ctx.fut.taker),
   tostring(ctx.fut.mmr) }`,
@@ -26,9 +26,11 @@ return { futuresAccountKey(P, '7'), f.tpL, f.tpS, f.slL, f.slS, f.liqL, f.liqS, 
     const k = ctx.keys;
     const pair = 'BTC_USDT';
     const market = new FuturesScriptKeys(k).market(pair);
+    // KEYS[22] is unused (was the set of positions in force) but kept: six scripts' numbering stays
+    expect([market.length, market[21]]).toEqual([22, k.futuresActive(pair)]);
     expect(await ctx.redis.eval(lua, market.length, ...market, k.engine, pair)).toEqual([
       k.futuresAccount(7), k.futuresTrigger(pair, 'tpL'), k.futuresTrigger(pair, 'tpS'), k.futuresTrigger(pair, 'slL'),
-      k.futuresTrigger(pair, 'slS'), k.futuresTrigger(pair, 'liqL'), k.futuresTrigger(pair, 'liqS'), k.futuresActive(pair),
+      k.futuresTrigger(pair, 'slS'), k.futuresTrigger(pair, 'liqL'), k.futuresTrigger(pair, 'liqS'),
       k.tradeIds(), k.orderIds(), k.feesCollected(), k.insuranceFund(), k.futuresPnlPool(), k.lastPrice('futures', pair),
       k.events('futures', pair), k.futuresAccountOpenOrders(7),
       // the parameters Lua derives from the pair hash agree with src/domain/futures.ts
