@@ -32,9 +32,8 @@
     The market's trade history (records, time index, retention) and each trader's index in it:
     includes/tradeHistory builds them, in the market's slot (why they are not in KEYS: its header).
   Output: one reply per order, in order:
-    {'OK', {'id', id, 'clid', clientOrderId, 'status', status}}    placed (matched, rested, or ended)
-    {'DUP', {'id', id, 'clid', clientOrderId, 'status', status}}   clientOrderId already used by this
-                                                                   user: nothing done
+    {'OK', id, clientOrderId, status}    placed (matched, rested, or ended)
+    {'DUP', id, clientOrderId, status}   clientOrderId already used by this user: nothing done
     {'ERR', code, detail}                rejected, nothing changed: PAIR_NOT_FOUND, ACCOUNT_NOT_FOUND,
       CURRENCY_MISMATCH, LEVERAGE_ABOVE_MAX, NO_LIQUIDITY, INVALID_TRIGGER, ORDER_POST_ONLY_WOULD_TAKE,
       NOTIONAL_TOO_LARGE, INSUFFICIENT_MARGIN

@@ -2,7 +2,7 @@ import type { ChainableCommander } from 'ioredis';
 import { Histogram } from 'prom-client';
 import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
-import { decodePlace, hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/redis/reply';
+import { hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/redis/reply';
 import { STP_FLAGS, type Side, type StpMode } from '../domain/order';
 import { newOperation } from '../platform/redis/operation';
 import { FuturesScriptKeys } from './futures-script-keys';
@@ -58,6 +58,15 @@ export interface FuturesOrderRef {
  * Typed calls into the futures Lua scripts (lua/futures/): argument builders in KEYS/ARGV order (KEYS
  * from FuturesScriptKeys, the market's built once per pair), reply decoders.
  */
+/** What createFuturesOrders answers for one order: its id, clientOrderId and status. */
+export type FuturesPlaceReply = PlaceReply<{ id: string; clid: string; status: string }>;
+
+/** createFuturesOrders' reply to one order, `{'OK'|'DUP', id, clientOrderId, status}` (lua/futures/createFuturesOrders). */
+export function decodePlace(reply: ScriptReply): FuturesPlaceReply {
+  const r = unwrap(reply);
+  return { duplicate: r[0] === 'DUP', order: { id: String(r[1]), clid: String(r[2] ?? ''), status: String(r[3]) } };
+}
+
 /** A non-negative integer as its shortest decimal text: what the Lua's own printing gives. */
 const CANONICAL_INT = /^(0|[1-9][0-9]*)$/;
 
@@ -99,7 +108,7 @@ export class FuturesEngine {
   }
 
   /** Places one order; orders arriving together on one market share a script call (group commit). */
-  async create(o: CreateFuturesInput): Promise<PlaceReply> {
+  async create(o: CreateFuturesInput): Promise<FuturesPlaceReply> {
     return decodePlace(await this.commit.submit(o.pairCode, o));
   }
 

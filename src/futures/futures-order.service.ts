@@ -4,8 +4,7 @@ import { fitsEngine, MAX_SAFE, minorString, toMinorDown, decimal } from '../doma
 import { futuresParams, FuturesStatus } from '../domain/futures';
 import { AppError, engineError, notFound, rejected } from '../domain/errors';
 import type { Pair } from '../domain/market';
-import type { FuturesEngine, CreateFuturesInput } from './futures-engine';
-import { decodePlace } from '../platform/redis/reply';
+import { decodePlace, type FuturesEngine, type CreateFuturesInput } from './futures-engine';
 import type { StpMode } from '../domain/order';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';

@@ -23,10 +23,11 @@
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
 
--- The caller answers {id, clientOrderId} (SPEC 4.3), so that is all the reply carries.
+-- The caller answers {id, clientOrderId} (SPEC 4.3), so that is all the reply carries, flat (a
+-- nested table per order costs its conversion to RESP and to the exactly-once record's JSON).
 local function fOrderReply(P, tag, id)
   local t = fReadRecord(orderKey(P, id)) or {}
-  return { tag, { 'id', fmt(tonumber(id)), 'clid', t.clid or '', 'status', t.status } }
+  return { tag, fmt(tonumber(id)), t.clid or '', t.status }
 end
 
 -- The walk to the worst price a market order of `amount` lots can reach: that price and the lots there.
@@ -165,5 +166,5 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   b.ts = ts
   redis.call('ZADD', acctOrdersKey, idText, idText)
   if clid ~= '' then redis.call('HSET', clidKey, clid, id) end
-  return { 'OK', { 'id', idText, 'clid', clid, 'status', o.status } }
+  return { 'OK', idText, clid, o.status }
 end

@@ -14,10 +14,6 @@ export interface PlaceReply<O = Record<string, string>> {
   order: O;
 }
 
-export function decodePlace(reply: ScriptReply): PlaceReply {
-  const r = unwrap(reply);
-  return { duplicate: r[0] === 'DUP', order: hashOf(r[1]) };
-}
 
 /** A flat HGETALL list as an object. */
 export function hashOf(flat: unknown): Record<string, string> {
