@@ -23,74 +23,66 @@
   Output: the number of orders.
 ]]
 
-local function perCall(KEYS, ids)
+-- One call: the exactly-once record's read, `place` per order (k, a: where its KEYS and ARGV
+-- start; it answers the order's id), the book sequence, the event entry, the record written.
+local function eachOrder(KEYS, ARGV, place)
+  redis.call('GET', KEYS[1])
+  local n, ids = (#KEYS - 11) / 2, {}
+  for i = 1, n do ids[i] = place(KEYS, ARGV, 11 + 2 * (i - 1), 1 + 4 * (i - 1)) end
   redis.call('INCR', KEYS[8])
   redis.call('XADD', KEYS[7], 'MAXLEN', '~', '1000000', '*', 'ev', table.concat(ids, ','))
   redis.call('SET', KEYS[1], '1', 'EX', '60')
-end
-
-local function resting(KEYS, ARGV)
-  redis.call('GET', KEYS[1])
-  local n, ids = (#KEYS - 11) / 2, {}
-  for i = 1, n do
-    local k, a = 11 + 2 * (i - 1), 1 + 4 * (i - 1)
-    local acctKey, buy, price, amount = KEYS[k + 1], ARGV[a + 2] == 'buy', ARGV[a + 3], ARGV[a + 4]
-    local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'locked')
-    local rsv = math.floor(tonumber(price) * tonumber(amount) / tonumber(acct[3]))
-    redis.call('ZRANGE', buy and KEYS[3] or KEYS[2], '0', '0', 'WITHSCORES')
-    local idText = string.format('%d', redis.call('INCR', KEYS[5]))
-    redis.call('ZADD', buy and KEYS[2] or KEYS[3], buy and '-' .. price or price, string.format('%016d', idText))
-    redis.call('HINCRBY', KEYS[4], price, amount)
-    redis.call('HSET', acctKey, 'balance', string.format('%d', tonumber(acct[4]) - rsv),
-      'locked', string.format('%d', tonumber(acct[5]) + rsv))
-    redis.call('HSET', ARGV[1] .. 'order:' .. idText, 'f', idText .. '|' .. ARGV[a + 1] .. '|' .. price .. '|' .. amount,
-      's', '0|' .. string.format('%d', rsv))
-    redis.call('ZADD', KEYS[k + 2], idText, idText)
-    ids[i] = idText
-  end
-  perCall(KEYS, ids)
   return n
 end
 
-local function crossing(KEYS, ARGV)
-  redis.call('GET', KEYS[1])
-  local n, ids = (#KEYS - 11) / 2, {}
-  for i = 1, n do
-    local k, a = 11 + 2 * (i - 1), 1 + 4 * (i - 1)
-    local acctKey, acctId, buy, amount = KEYS[k + 1], ARGV[a + 1], ARGV[a + 2] == 'buy', ARGV[a + 4]
-    local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'locked')
-    local book = buy and KEYS[3] or KEYS[2]
-    local top = redis.call('ZRANGE', book, '0', '0', 'WITHSCORES')
-    local p = buy and top[2] or string.sub(top[2], 2)
-    local makerKey = ARGV[1] .. 'order:' .. tonumber(top[1])
-    local maker = redis.call('HMGET', makerKey, 'f', 's')
-    local mid, macct = string.match(maker[1], '^([^|]*)|([^|]*)|')
-    local idText = string.format('%d', redis.call('INCR', KEYS[5]))
-    local tradeText = string.format('%d', redis.call('INCR', KEYS[6]))
-    redis.call('ZREM', book, top[1])
-    redis.call('HINCRBY', KEYS[4], p, '-' .. amount)
-    local m = math.floor(tonumber(p) * tonumber(amount) / tonumber(acct[3]))
-    redis.call('HSET', acctKey, 'balance', string.format('%d', tonumber(acct[4]) - m),
-      'locked', string.format('%d', tonumber(acct[5]) + m))
-    local makerAcct = ARGV[1] .. 'facct:' .. macct
-    redis.call('HINCRBY', makerAcct, 'balance', '-1')
-    redis.call('HINCRBY', makerAcct, 'locked', '1')
-    redis.call('HINCRBY', KEYS[9], 'USDT', '2')
-    local mText = string.format('%d', m)
-    redis.call('HSET', makerKey, 's', amount .. '|' .. mText .. '|' .. string.format('%d', m + 1))
-    redis.call('HSET', ARGV[1] .. 'order:' .. idText, 'f', idText .. '|' .. acctId .. '|' .. p .. '|' .. amount,
-      's', amount .. '|' .. mText)
-    redis.call('ZADD', KEYS[10], string.format('%d', m), mid)
-    redis.call('ZADD', KEYS[10], string.format('%d', m + 1), idText)
-    redis.call('ZADD', KEYS[k + 2], idText, idText)
-    redis.call('ZADD', KEYS[11], tradeText, tradeText .. '|' .. p .. '|' .. amount .. '|' .. idText .. '|' .. mid)
-    redis.call('ZADD', ARGV[1] .. 'utrades:' .. acctId, tradeText, tradeText .. ':t')
-    redis.call('ZADD', ARGV[1] .. 'utrades:' .. macct, tradeText, tradeText .. ':m')
-    ids[i] = idText
-  end
-  perCall(KEYS, ids)
-  return n
+local function resting(KEYS, ARGV, k, a)
+  local acctKey, buy, price, amount = KEYS[k + 1], ARGV[a + 2] == 'buy', ARGV[a + 3], ARGV[a + 4]
+  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'locked')
+  local rsv = math.floor(tonumber(price) * tonumber(amount) / tonumber(acct[3]))
+  redis.call('ZRANGE', buy and KEYS[3] or KEYS[2], '0', '0', 'WITHSCORES')
+  local idText = string.format('%d', redis.call('INCR', KEYS[5]))
+  redis.call('ZADD', buy and KEYS[2] or KEYS[3], buy and '-' .. price or price, string.format('%016d', idText))
+  redis.call('HINCRBY', KEYS[4], price, amount)
+  redis.call('HSET', acctKey, 'balance', string.format('%d', tonumber(acct[4]) - rsv),
+    'locked', string.format('%d', tonumber(acct[5]) + rsv))
+  redis.call('HSET', ARGV[1] .. 'order:' .. idText, 'f', idText .. '|' .. ARGV[a + 1] .. '|' .. price .. '|' .. amount,
+    's', '0|' .. string.format('%d', rsv))
+  redis.call('ZADD', KEYS[k + 2], idText, idText)
+  return idText
 end
 
-redis.register_function('futuresFloorResting', resting)
-redis.register_function('futuresFloorCrossing', crossing)
+local function crossing(KEYS, ARGV, k, a)
+  local acctKey, acctId, buy, amount = KEYS[k + 1], ARGV[a + 1], ARGV[a + 2] == 'buy', ARGV[a + 4]
+  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'locked')
+  local book = buy and KEYS[3] or KEYS[2]
+  local top = redis.call('ZRANGE', book, '0', '0', 'WITHSCORES')
+  local p = buy and top[2] or string.sub(top[2], 2)
+  local makerKey = ARGV[1] .. 'order:' .. tonumber(top[1])
+  local maker = redis.call('HMGET', makerKey, 'f', 's')
+  local mid, macct = string.match(maker[1], '^([^|]*)|([^|]*)|')
+  local idText = string.format('%d', redis.call('INCR', KEYS[5]))
+  local tradeText = string.format('%d', redis.call('INCR', KEYS[6]))
+  redis.call('ZREM', book, top[1])
+  redis.call('HINCRBY', KEYS[4], p, '-' .. amount)
+  local m = math.floor(tonumber(p) * tonumber(amount) / tonumber(acct[3]))
+  redis.call('HSET', acctKey, 'balance', string.format('%d', tonumber(acct[4]) - m),
+    'locked', string.format('%d', tonumber(acct[5]) + m))
+  local makerAcct = ARGV[1] .. 'facct:' .. macct
+  redis.call('HINCRBY', makerAcct, 'balance', '-1')
+  redis.call('HINCRBY', makerAcct, 'locked', '1')
+  redis.call('HINCRBY', KEYS[9], 'USDT', '2')
+  local mText = string.format('%d', m)
+  redis.call('HSET', makerKey, 's', amount .. '|' .. mText .. '|' .. string.format('%d', m + 1))
+  redis.call('HSET', ARGV[1] .. 'order:' .. idText, 'f', idText .. '|' .. acctId .. '|' .. p .. '|' .. amount,
+    's', amount .. '|' .. mText)
+  redis.call('ZADD', KEYS[10], string.format('%d', m), mid)
+  redis.call('ZADD', KEYS[10], string.format('%d', m + 1), idText)
+  redis.call('ZADD', KEYS[k + 2], idText, idText)
+  redis.call('ZADD', KEYS[11], tradeText, tradeText .. '|' .. p .. '|' .. amount .. '|' .. idText .. '|' .. mid)
+  redis.call('ZADD', ARGV[1] .. 'utrades:' .. acctId, tradeText, tradeText .. ':t')
+  redis.call('ZADD', ARGV[1] .. 'utrades:' .. macct, tradeText, tradeText .. ':m')
+  return idText
+end
+
+redis.register_function('futuresFloorResting', function(KEYS, ARGV) return eachOrder(KEYS, ARGV, resting) end)
+redis.register_function('futuresFloorCrossing', function(KEYS, ARGV) return eachOrder(KEYS, ARGV, crossing) end)
