@@ -39,15 +39,12 @@ end
 
 -- A trade's record (above): one concatenation of the `trade` event's fields, already strings.
 local function tradeRecord(t, tsText, futures)
-  if futures then
-    return t.id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' .. (t.side or '') .. '|' ..
-      (t.tk or '') .. '|' .. (t.mk or '') .. '|' .. (t.tu or '') .. '|' .. (t.mu or '') .. '|' .. (t.tf or '') .. '|' ..
-      (t.mf or '') .. '|' .. (t.tpnl or '') .. '|' .. (t.mpnl or '') .. '|' .. (t.tpos or '') .. '|' ..
-      (t.mpos or '') .. '|' .. (t.tl or '') .. '|' .. (t.ml or '') .. '|' .. (t.tt or '')
-  end
-  return t.id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' .. (t.side or '') .. '|' ..
+  local r = t.id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' .. (t.side or '') .. '|' ..
     (t.tk or '') .. '|' .. (t.mk or '') .. '|' .. (t.tu or '') .. '|' .. (t.mu or '') .. '|' .. (t.tf or '') .. '|' ..
     (t.mf or '')
+  if not futures then return r end
+  return r .. '|' .. (t.tpnl or '') .. '|' .. (t.mpnl or '') .. '|' .. (t.tpos or '') .. '|' ..
+    (t.mpos or '') .. '|' .. (t.tl or '') .. '|' .. (t.ml or '') .. '|' .. (t.tt or '')
 end
 
 local function recordTrades(ctx)

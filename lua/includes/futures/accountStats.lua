@@ -101,23 +101,24 @@ local function fStatsApply(ctx, acct, pair, p, sign)
   end
 end
 
--- What the caller read of the account hash's `stats` field (its taker's, read anyway): no HGET for it.
-local function fStatsKnow(ctx, acct, flag)
+-- The command's answers so far: account -> whether it keeps aggregates.
+local function fStatsFlags(ctx)
   local t = ctx.tracked
   if not t then
     t = {}
     ctx.tracked = t
   end
-  t[acct] = flag == '1'
+  return t
+end
+
+-- What the caller read of the account hash's `stats` field (its taker's, read anyway): no HGET for it.
+local function fStatsKnow(ctx, acct, flag)
+  fStatsFlags(ctx)[acct] = flag == '1'
 end
 
 -- Whether the account keeps aggregates: one HGET per account per command.
 local function fStatsTracked(ctx, acct)
-  local t = ctx.tracked
-  if not t then
-    t = {}
-    ctx.tracked = t
-  end
+  local t = fStatsFlags(ctx)
   local v = t[acct]
   if v == nil then
     v = redis.call('HGET', fAccountKeys(ctx, acct).hash, 'stats') == '1'
