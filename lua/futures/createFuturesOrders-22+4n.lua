@@ -46,7 +46,8 @@
 --- @include "includes/futures/context"
 --- @include "includes/publishEvents"
 
-local b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], events = {}, changed = { bids = {}, asks = {} } }
+local b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], events = {}, changed = { bids = {}, asks = {} },
+  accounts = {}, orderKeys = {} }
 local replies = {}
 local n = (#KEYS - 22) / 4
 for i = 1, n do

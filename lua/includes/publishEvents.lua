@@ -32,7 +32,8 @@ local function publishEvents(ctx)
   redis.call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', unpack(fields))
 end
 
--- `events`, `changed`: an entry already being built (a batch's), else new ones.
+-- `events`, `changed`: an entry already being built (a batch's), else new ones. (A futures
+-- command's context has these fields too, in its own constructor: includes/futures/context.)
 local function newContext(P, keys, ts, maxlen, events, changed)
   return {
     P = P, keys = keys, ts = ts, maxlen = maxlen,

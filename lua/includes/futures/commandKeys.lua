@@ -38,6 +38,9 @@ local function fKnowOrder(ctx, id, key)
 end
 
 local function fKnowAccount(ctx, acct, hashKey, openKey)
+  local k = ctx.accounts[acct]
+  -- an earlier order of the batch may have named it already (the names are the same)
+  if k and k.hash == hashKey and k.open == openKey then return end
   ctx.accounts[acct] = { hash = hashKey, open = openKey }
 end
 

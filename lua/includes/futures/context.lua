@@ -37,20 +37,22 @@ end
 
 -- A context for one futures command on a market: KEYS[1..22] as futuresMarketFor reads them (or
 -- `market`, what it answered earlier in the same call); nil when there is no such pair.
--- `events`, `changed`: the event entry it adds to, when a batch shares one.
-local function futuresContextFor(KEYS, P, pair, ts, maxlen, market, events, changed)
+-- `batch`: what the orders of one call share (includes/futures/createOrder), else nil: the event
+-- entry they add to (events, changed) and the key names built so far (accounts, orderKeys; a name
+-- is a function of its id alone, so sharing them changes no order's outcome).
+-- The fields of newContext (includes/publishEvents) and a futures command's, in one constructor:
+-- a table filled field by field rehashes as it grows.
+local function futuresContextFor(KEYS, P, pair, ts, maxlen, market, batch)
   market = market or futuresMarketFor(KEYS)
   if not market then return nil end
-  local ctx = newContext(P, market.keys, ts, maxlen, events, changed)
-  ctx.pair = pair
-  ctx.fkeys = market.fkeys
-  ctx.fut = market.fut
-  ctx.objs = {}
-  ctx.dirty = {}
-  ctx.dirtyOrder = {}
-  ctx.accounts = {}
-  ctx.orderKeys = {}
-  return ctx
+  local events, changed, accounts, orderKeys
+  if batch then events, changed, accounts, orderKeys = batch.events, batch.changed, batch.accounts, batch.orderKeys end
+  return {
+    P = P, keys = market.keys, ts = ts, maxlen = maxlen, changed = changed or { bids = {}, asks = {} },
+    bookChanged = false, events = events or {}, deltas = {}, deltaOrder = {},
+    pair = pair, fkeys = market.fkeys, fut = market.fut, objs = {}, dirty = {}, dirtyOrder = {},
+    accounts = accounts or {}, orderKeys = orderKeys or {}, known = {}, tracked = {},
+  }
 end
 
 local function fDirty(ctx, o)
