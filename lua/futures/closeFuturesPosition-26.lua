@@ -39,7 +39,7 @@ local orderHash = KEYS[23]
 local P, user, isMarket, limit, ts, maxlen = ARGV[1], ARGV[2], ARGV[3] == '1', tonumber(ARGV[4]), ARGV[5], ARGV[6]
 local pair, acct, lots, clid = ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10]
 
-local f = fReadRecord(orderHash)
+local f, fixed, state = fReadRecord(orderHash)
 if not f or f.role ~= 'open' or f.user ~= user or f.pair ~= pair or f.acct ~= acct then
   return { 'ERR', 'ORDER_NOT_FOUND', '' }
 end
@@ -47,7 +47,7 @@ if clid ~= '' and rcall('HEXISTS', KEYS[26], clid) == 1 then return { 'DUP', rca
 local ctx = futuresContextFor(KEYS, P, pair, ts, maxlen)
 fKnowOrder(ctx, f.id, orderHash)
 fKnowAccount(ctx, acct, KEYS[24], KEYS[25])
-local pos = fLoad(ctx, f.id, f)
+local pos = fLoad(ctx, f.id, fixed, state)
 
 if pos.status == FST.CREATED then
   fCancelWorking(ctx, pos)

@@ -26,13 +26,13 @@ local rcall = redis.call
 local orderHash = KEYS[23]
 local P, user, which, ticks, ts, pair, maxlen = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7]
 
-local f = fReadRecord(orderHash)
+local f, fixed, state = fReadRecord(orderHash)
 if not f or f.role ~= 'open' or f.user ~= user or f.pair ~= pair then
   return { 'ERR', 'ORDER_NOT_FOUND', '' }
 end
 local ctx = futuresContextFor(KEYS, P, pair, ts, maxlen)
 fKnowOrder(ctx, f.id, orderHash)
-local pos = fLoad(ctx, f.id, f)
+local pos = fLoad(ctx, f.id, fixed, state)
 if pos.status ~= FST.CREATED and pos.status ~= FST.IN_POSITION then return { 'ERR', 'ORDER_NOT_ACTIVE', pos.status } end
 
 if ticks then

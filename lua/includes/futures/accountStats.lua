@@ -15,7 +15,8 @@
 
   Each opening order that has filled contributes a part (fStatsPart), a function of its own fields
   only; the aggregates are the sum of the parts of the account's orders. A write removes the order's
-  part as loaded (o.orig) and adds its part as written, so the sums follow every change exactly once.
+  part as loaded (its record's texts, o.origFixed and o.origState) or as last written in the command
+  (o.orig) and adds its part as written, so the sums follow every change exactly once.
   The parts are those of src/copy/copy-analytics.ts (docs/copy-trading.md "Read models"):
     net   rpnl − fee − funding                   trades  1, or 2 once some quantity closed
     vq    ecost, + (ecost − cost) once closed     vr      ± rpnl once closed (+ long): volume = vq·ns + vr
@@ -129,7 +130,9 @@ end
 
 -- The change one written opening order makes: its part as loaded out, its part as written in.
 local function fStatsOrder(ctx, o)
+  -- as last written in this command, else as loaded (includes/futures/context fLoad keeps the texts)
   local h = o.orig
+  if not h and o.origState then h = fRecordOf(o.origFixed, o.origState) end
   if h then
     fStatsApply(ctx, o.acct, o.pair, fStatsPart(h.status, fStatsNum(h.filled), fStatsNum(h.rpnl),
       fStatsNum(h.fee), fStatsNum(h.funding), fStatsNum(h.ecost), fStatsNum(h.cost),

@@ -70,28 +70,41 @@ local function numOr(v, d)
 end
 
 -- An order record as a table (cached per command); a close order carries its position as posObj.
--- `t`: the record as fReadRecord gave it, when the caller has already read it.
-local function fLoad(ctx, id, t)
+-- `fixed`, `state`: the record's texts (includes/futures/orderRecord), when the caller has read them.
+-- Built from the record's captures in one constructor; the texts stay on it as loaded (origFixed,
+-- origState), decoded only for an account that keeps aggregates (includes/futures/accountStats).
+local function fLoad(ctx, id, fixed, state)
   id = tonumber(id)
   local hit = ctx.objs[id]
   if hit then return hit end
-  t = t or fReadRecord(fOrderKey(ctx, id))
-  if not t then return nil end
-  if t.pos == '' then t.pos = nil end
+  if not fixed then
+    fixed, state = fRecordTexts(fOrderKey(ctx, id))
+    if not fixed then return nil end
+  end
+  local idText, role, user, acct, pair, side, isMarket, price, amount, lev, stp, _, _, pos = string.match(fixed, F_FIXED)
+  -- a close order's state lacks the rest: absent, as an opening order's empty values
+  local filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd, closeReason, resting
+  if role == 'close' then
+    filled, resting = string.match(state, F_CLOSE_STATE)
+  else
+    filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd, closeReason, resting =
+      string.match(state, F_OPEN_STATE)
+  end
+  if pos == '' then pos = nil end
+  local amountN, filledN = numOr(amount, 0), numOr(filled, 0)
   local o = {
-    id = id, idText = t.id, user = t.user, acct = t.acct, side = t.side, role = t.role, pair = t.pair, kind = 'futures',
-    price = numOr(t.price, nil), amount = numOr(t.amount, 0), filled = numOr(t.filled, 0),
-    rsv = numOr(t.rsv, 0), lev = numOr(t.lev, 1), cost = numOr(t.cost, 0), ecost = numOr(t.ecost, 0), openQty = numOr(t.openQty, 0),
-    margin = numOr(t.margin, 0), imargin = numOr(t.imargin, 0), fee = numOr(t.fee, 0), rpnl = numOr(t.rpnl, 0),
-    funding = numOr(t.funding, 0), stp = numOr(t.stp, 0), status = t.status, tp = numOr(t.tp, nil),
-    sl = numOr(t.sl, nil), liq = numOr(t.liq, nil), closeOrd = t.closeOrd or '', pos = t.pos,
-    isMarket = t.isMarket == '1', closeReason = t.closeReason or '', isMaker = true,
-    wasActive = t.status == '50', wasOpen = t.status == '10' or t.status == '50', resting = t.resting or '0',
-    orig = t, -- the hash as loaded: includes/futures/accountStats takes its part out
+    id = id, idText = idText, user = user, acct = acct, side = side, role = role, pair = pair,
+    price = numOr(price, nil), amount = amountN, filled = filledN, remaining = amountN - filledN,
+    rsv = numOr(rsv, 0), lev = numOr(lev, 1), cost = numOr(cost, 0), ecost = numOr(ecost, 0), openQty = numOr(openQty, 0),
+    margin = numOr(margin, 0), imargin = numOr(imargin, 0), fee = numOr(fee, 0), rpnl = numOr(rpnl, 0),
+    funding = numOr(funding, 0), stp = numOr(stp, 0), status = status, tp = numOr(tp, nil),
+    sl = numOr(sl, nil), liq = numOr(liq, nil), closeOrd = closeOrd or '', pos = pos,
+    isMarket = isMarket == '1', closeReason = closeReason or '',
+    wasActive = status == '50', wasOpen = status == '10' or status == '50', resting = resting or '0',
+    origFixed = fixed, origState = state,
   }
-  o.remaining = o.amount - o.filled
   ctx.objs[id] = o
-  if o.role == 'close' then o.posObj = fLoad(ctx, o.pos) end
+  if role == 'close' then o.posObj = fLoad(ctx, pos) end
   return o
 end
 

@@ -53,24 +53,37 @@ local function fStateText(o, ts)
     .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
 end
 
--- The record at `key` as text fields by name (empty optional values ''), or nil when it holds no
--- futures order. Built by one constructor each: a table filled field by field rehashes as it grows.
-local function fReadRecord(key)
-  local h = redis.call('HMGET', key, 'futures', 'state')
-  if not h[1] or not h[2] then return nil end
+-- The record's two texts, `futures` and `state`, as fields by name (empty optional values '').
+-- Built by one constructor each: a table filled field by field rehashes as it grows.
+local function fRecordOf(fixed, state)
   local id, role, user, acct, pair, side, isMarket, price, amount, lev, stp, postOnly, cts, pos, clid =
-    string.match(h[1], F_FIXED)
+    string.match(fixed, F_FIXED)
   if role == 'close' then
-    local filled, resting, uts = string.match(h[2], F_CLOSE_STATE)
+    local filled, resting, uts = string.match(state, F_CLOSE_STATE)
     return { id = id, role = role, user = user, acct = acct, pair = pair, side = side, isMarket = isMarket,
       price = price, amount = amount, lev = lev, stp = stp, postOnly = postOnly, cts = cts, pos = pos, clid = clid,
       filled = filled, resting = resting, uts = uts }
   end
   local filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd,
-    closeReason, resting, uts = string.match(h[2], F_OPEN_STATE)
+    closeReason, resting, uts = string.match(state, F_OPEN_STATE)
   return { id = id, role = role, user = user, acct = acct, pair = pair, side = side, isMarket = isMarket,
     price = price, amount = amount, lev = lev, stp = stp, postOnly = postOnly, cts = cts, pos = pos, clid = clid,
     filled = filled, rsv = rsv, cost = cost, ecost = ecost, openQty = openQty, margin = margin, imargin = imargin,
     fee = fee, rpnl = rpnl, funding = funding, status = status, tp = tp, sl = sl, liq = liq, closeOrd = closeOrd,
     closeReason = closeReason, resting = resting, uts = uts }
+end
+
+-- The record's two texts, nil when `key` holds no futures order.
+local function fRecordTexts(key)
+  local h = redis.call('HMGET', key, 'futures', 'state')
+  if not h[1] or not h[2] then return nil end
+  return h[1], h[2]
+end
+
+-- The record at `key` as fRecordOf gives it, and its two texts (for includes/futures/context
+-- fLoad); nil when it holds no futures order.
+local function fReadRecord(key)
+  local fixed, state = fRecordTexts(key)
+  if not fixed then return nil end
+  return fRecordOf(fixed, state), fixed, state
 end
