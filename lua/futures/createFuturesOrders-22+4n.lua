@@ -62,6 +62,7 @@ for i = 1, n do
     -- this order and the rest of the batch answer ENGINE_ERROR.
     for j = #b.events, before + 1, -1 do b.events[j] = nil end
     if b.allocated then redis.call('SET', KEYS[11], fmt(b.allocated - 1)) end
+    b.ctx = nil
     for j = i, n do replies[j] = { 'ERR', 'ENGINE_ERROR', tostring(reply) } end
     break
   end
@@ -70,7 +71,9 @@ end
 local bookChanged = next(b.changed.bids) ~= nil or next(b.changed.asks) ~= nil
 if #b.events > 0 or bookChanged then
   -- only an order past the pair check has events or moved the book, so the pair is there
-  local ctx = futuresContextFor(KEYS, b.P, b.pair, b.ts or ARGV[15], b.maxlen, b.market)
+  -- the context of the batch's last order serves (publishEvents reads none of what an order left in it)
+  local ctx = b.ctx or futuresContextFor(KEYS, b.P, b.pair, b.ts or ARGV[15], b.maxlen, b.market)
+  ctx.ts = b.ts or ARGV[15]
   ctx.events, ctx.changed, ctx.lastTicks, ctx.bookChanged = b.events, b.changed, b.lastTicks, bookChanged
   publishEvents(ctx)
 end

@@ -55,6 +55,22 @@ local function futuresContextFor(KEYS, P, pair, ts, maxlen, market, batch)
   }
 end
 
+-- The context of the next order of a batch (includes/futures/createOrder; `b` as it holds it, its
+-- market read): the batch's one context with this order's time and empty tables of its own, so each
+-- order starts from a fresh context as if it came alone, without a new 19-field table each time.
+-- Every field an order may set lazily on its context is put back here.
+local function futuresBatchContext(KEYS, b, ts)
+  local ctx = b.ctx
+  if not ctx then
+    ctx = futuresContextFor(KEYS, b.P, b.pair, ts, b.maxlen, b.market, b)
+    b.ctx = ctx
+    return ctx
+  end
+  ctx.ts, ctx.bookChanged, ctx.best, ctx.lastTicks, ctx.stats, ctx.statsOrder = ts, false, nil, nil, nil, nil
+  ctx.deltas, ctx.deltaOrder, ctx.objs, ctx.dirty, ctx.dirtyOrder, ctx.known, ctx.tracked = {}, {}, {}, {}, {}, {}, {}
+  return ctx
+end
+
 local function fDirty(ctx, o)
   if not ctx.dirty[o.id] then
     ctx.dirty[o.id] = true

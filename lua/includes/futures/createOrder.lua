@@ -7,10 +7,11 @@
   The order is read from KEYS[k+1..k+4] and ARGV[a+1..a+12] (that script's header lists them); the
   batch `b` holds what the orders of one call share: P (engine prefix), pair, maxlen, the
   event entry being built (events, changed levels, lastTicks, ts) and the key names built so far
-  (accounts, orderKeys: includes/futures/context futuresContextFor). Each order gets a
-  context of its own and writes its changes before the next one starts, so every check of a later
-  order sees the earlier ones as if they had been separate calls. `b.allocated` is the order id it
-  took, so a batch can give it back when the order fails with a runtime error.
+  (accounts, orderKeys: includes/futures/context futuresContextFor). Each order starts from a fresh
+  context (b.ctx, emptied for it: futuresBatchContext) and writes its changes before the next one
+  starts, so every check of a later order sees the earlier ones as if they had been separate calls.
+  `b.allocated` is the order id it took, so a batch can give it back when the order fails with a
+  runtime error (the batch then drops b.ctx).
 ]]
 --- @include "includes/futures/context"
 --- @include "includes/futures/margin"
@@ -75,8 +76,8 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the market as this call's first order read it (no order changes the pair hash)
   if b.market == nil then b.market = futuresMarketFor(KEYS) or false end
   if not b.market then return { 'ERR', 'PAIR_NOT_FOUND', pair } end
-  -- the batch's event entry: this order's events and book levels go into it; and its key names
-  local ctx = futuresContextFor(KEYS, P, pair, ts, b.maxlen, b.market, b)
+  -- the batch's context, emptied for this order: its events and book levels go into the batch's entry
+  local ctx = futuresBatchContext(KEYS, b, ts)
   fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
   local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'stats', 'locked')
   if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
