@@ -50,7 +50,7 @@ local function futuresContextFor(KEYS, P, pair, ts, maxlen, market, batch)
   return {
     P = P, keys = market.keys, ts = ts, maxlen = maxlen, changed = changed or { bids = {}, asks = {} },
     bookChanged = false, events = events or {}, deltas = {}, deltaOrder = {},
-    pair = pair, fkeys = market.fkeys, fut = market.fut, objs = {}, dirty = {}, dirtyOrder = {},
+    pair = pair, fkeys = market.fkeys, fut = market.fut, objs = {}, dirtyOrder = {},
     accounts = accounts or {}, orderKeys = orderKeys or {}, known = {}, tracked = {},
   }
 end
@@ -67,14 +67,16 @@ local function futuresBatchContext(KEYS, b, ts)
     return ctx
   end
   ctx.ts, ctx.bookChanged, ctx.best, ctx.lastTicks, ctx.stats, ctx.statsOrder = ts, false, nil, nil, nil, nil
-  ctx.deltas, ctx.deltaOrder, ctx.objs, ctx.dirty, ctx.dirtyOrder, ctx.known, ctx.tracked = {}, {}, {}, {}, {}, {}, {}
+  ctx.deltas, ctx.deltaOrder, ctx.objs, ctx.dirtyOrder, ctx.known, ctx.tracked = {}, {}, {}, {}, {}, {}
   return ctx
 end
 
+-- ctx.dirtyOrder lists the objects to write in order, and is keyed by them too (one table, not two).
 local function fDirty(ctx, o)
-  if not ctx.dirty[o.id] then
-    ctx.dirty[o.id] = true
-    ctx.dirtyOrder[#ctx.dirtyOrder + 1] = o
+  local d = ctx.dirtyOrder
+  if not d[o] then
+    d[o] = true
+    d[#d + 1] = o
   end
 end
 
