@@ -139,7 +139,8 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   ctx.objs[id] = o
   fDirty(ctx, o)
   if not isMarket then
-    o.rsv = fReserve(ctx, price, amount, lev)
+    -- a limit order's check was made for its whole amount: at its own price, that is the reservation
+    if checkAt == price then o.rsv = need else o.rsv = fReserve(ctx, price, amount, lev) end
     addDelta(ctx, acctKey, 'balance', -o.rsv)
     addDelta(ctx, acctKey, 'locked', o.rsv)
   end
