@@ -80,13 +80,6 @@ local function fDirty(ctx, o)
   end
 end
 
--- A record's number; most fields of a young order are '0', which skips tonumber.
-local function numOr(v, d)
-  if v == '0' then return 0 end
-  if v == nil or v == '' then return d end
-  return tonumber(v)
-end
-
 -- An order record as a table (cached per command); a close order carries its position as posObj.
 -- `fixed`, `state`: the record's texts (includes/futures/orderRecord), when the caller has read them.
 -- Built from the record's captures in one constructor; the texts stay on it as loaded (origFixed,
@@ -109,14 +102,19 @@ local function fLoad(ctx, id, fixed, state)
       string.match(state, F_OPEN_STATE)
   end
   if pos == '' then pos = nil end
-  local amountN, filledN = numOr(amount, 0), numOr(filled, 0)
+  -- numbers inline, not through a helper (a call per field cost more than the field): tonumber of
+  -- '' or nil is nil, an absent value; the commonest value, '0', skips tonumber
+  local amountN, filledN = tonumber(amount) or 0, filled == '0' and 0 or tonumber(filled) or 0
   local o = {
     id = id, idText = idText, user = user, acct = acct, side = side, role = role, pair = pair,
-    price = numOr(price, nil), amount = amountN, filled = filledN, remaining = amountN - filledN,
-    rsv = numOr(rsv, 0), lev = numOr(lev, 1), cost = numOr(cost, 0), ecost = numOr(ecost, 0), openQty = numOr(openQty, 0),
-    margin = numOr(margin, 0), imargin = numOr(imargin, 0), fee = numOr(fee, 0), rpnl = numOr(rpnl, 0),
-    funding = numOr(funding, 0), stp = numOr(stp, 0), status = status, tp = numOr(tp, nil),
-    sl = numOr(sl, nil), liq = numOr(liq, nil), closeOrd = closeOrd or '', pos = pos,
+    price = tonumber(price), amount = amountN, filled = filledN, remaining = amountN - filledN,
+    rsv = rsv == '0' and 0 or tonumber(rsv) or 0, lev = tonumber(lev) or 1,
+    cost = cost == '0' and 0 or tonumber(cost) or 0, ecost = ecost == '0' and 0 or tonumber(ecost) or 0,
+    openQty = openQty == '0' and 0 or tonumber(openQty) or 0, margin = margin == '0' and 0 or tonumber(margin) or 0,
+    imargin = imargin == '0' and 0 or tonumber(imargin) or 0, fee = fee == '0' and 0 or tonumber(fee) or 0,
+    rpnl = rpnl == '0' and 0 or tonumber(rpnl) or 0, funding = funding == '0' and 0 or tonumber(funding) or 0,
+    stp = stp == '0' and 0 or tonumber(stp) or 0, status = status, tp = tonumber(tp), sl = tonumber(sl),
+    liq = tonumber(liq), closeOrd = closeOrd or '', pos = pos,
     isMarket = isMarket == '1', closeReason = closeReason or '',
     wasActive = status == '50', wasOpen = status == '10' or status == '50', resting = resting or '0',
     origFixed = fixed, origState = state,
