@@ -37,8 +37,9 @@ local function fKnowOrder(ctx, id, key)
   ctx.orderKeys[tonumber(id)] = key
 end
 
-local function fKnowAccount(ctx, acct, hashKey, openKey)
-  ctx.accounts[acct] = { hash = hashKey, open = openKey }
+-- `finishedKey`: its index of finished orders (includes/futures/accountIndex), when the caller has it.
+local function fKnowAccount(ctx, acct, hashKey, openKey, finishedKey)
+  ctx.accounts[acct] = { hash = hashKey, open = openKey, finished = finishedKey }
 end
 
 -- An order's hash: the caller's from KEYS, any other (a maker met in the book, a position found by
