@@ -32,7 +32,8 @@ local function futuresAccountOpenKey(P, id)
   return P .. 'facctopen:' .. id
 end
 
--- Every opening order of a futures account (the rebuild of its aggregates reads it).
+-- A futures account's opening orders that have ended: with its open index, all of them
+-- (includes/futures/accountIndex; the rebuild of its aggregates reads both).
 local function futuresAccountOrdersKey(P, id)
   return P .. 'facctorders:' .. id
 end
