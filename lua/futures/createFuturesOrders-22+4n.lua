@@ -16,8 +16,9 @@
     per order i, from k = 22 + 4 (i - 1):
     KEYS[k+1] user's futures clientOrderId -> order id (hash)
     KEYS[k+2] the futures account hash
-    KEYS[k+3] the account's opening orders (zset by id; a user's orders are those of their accounts)
-    KEYS[k+4] the account's opening orders that are Created or InPosition (zset by id)
+    KEYS[k+3] the account's finished opening orders (zset by id; includes/futures/accountIndex)
+    KEYS[k+4] the account's opening orders that are Created or InPosition (zset by id); the account's
+      orders are the union of the two, a user's orders those of their accounts
     ARGV[1]  engine key prefix   ARGV[2]  pair code   ARGV[3]  stream MAXLEN
     per order i, from a = 3 + 12 (i - 1):
     ARGV[a+1] user id                      ARGV[a+7]  stop loss, ticks ('' none)

@@ -7,7 +7,8 @@
   O(orders of the account); commands after it go on from exactly this sum.
 
   Input:
-    KEYS[1] the account's opening orders (zset by id)   KEYS[2] its aggregates (hash)   KEYS[3] its daily series (hash)
+    KEYS[1] the account's finished opening orders (zset by id; with its open index, built from
+      ARGV[1] in the same slot, they are all its opening orders: includes/futures/accountIndex)   KEYS[2] its aggregates (hash)   KEYS[3] its daily series (hash)
     KEYS[4] its days' reference counts (hash)
     ARGV[1] engine key prefix   ARGV[2] account id   ARGV[3] now, ms   ARGV[4] '1': track the account
   Keys built while running (includes/keys, from ARGV[1]): the account's hash, each order's hash, the

@@ -22,8 +22,8 @@ local function userOpenKey(P, kind, pair, userId)
 end
 
 -- A futures account's hash, and the index of its opening orders that are Created or InPosition
--- (a maker's position closes, a sweep closes a position). The index of all its orders only grows
--- when the account's owner places an order, and then arrives in KEYS.
+-- (a maker's position closes, a sweep closes a position), built here when the script meets an
+-- account it was not given in KEYS.
 local function futuresAccountKey(P, id)
   return P .. 'facct:' .. id
 end
@@ -32,7 +32,8 @@ local function futuresAccountOpenKey(P, id)
   return P .. 'facctopen:' .. id
 end
 
--- Every opening order of a futures account (the rebuild of its aggregates reads it).
+-- A futures account's opening orders that have ended: with its open index, all of them
+-- (includes/futures/accountIndex; the rebuild of its aggregates reads both).
 local function futuresAccountOrdersKey(P, id)
   return P .. 'facctorders:' .. id
 end

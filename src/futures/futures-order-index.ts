@@ -6,10 +6,13 @@ import { futuresOrderOf } from './futures-order-record';
 export type AccountOrderStatus = 'open' | 'all';
 
 /**
- * The one read of a futures account's orders: a range of the account's own index, then its order
+ * The one read of a futures account's orders: a range of the account's own indices, then its order
  * hashes, never a scan of everything its owner ever ordered. The Lua scripts keep the indices in
- * the same step as the orders (keys.futuresAccountOrders, keys.futuresAccountOpenOrders); both hold
- * opening orders only (the orders that are or become positions), close orders are in neither.
+ * the same step as the orders (lua/includes/futures/accountIndex.lua): keys.futuresAccountOpenOrders
+ * holds the opening orders that are Created or InPosition, keys.futuresAccountOrders those that
+ * ended (an order goes there when it leaves the open index, so placing one writes one index); close
+ * orders are in neither. The account's orders are the union of the two, read with AGGREGATE MIN so
+ * an order in both (as every order of a deployment before the split is) reads once, at its id.
  * A user's orders are the union of their accounts' indices (an account's orders are all its
  * owner's, and accounts are never removed), so an order is indexed once, not per user and account.
  */
@@ -24,8 +27,9 @@ export class FuturesOrderIndex {
     accountId: string | number,
     { status = 'all' }: { status?: AccountOrderStatus } = {},
   ): Promise<Record<string, string>[]> {
-    const index = status === 'open' ? this.keys.futuresAccountOpenOrders(accountId) : this.keys.futuresAccountOrders(accountId);
-    return this.records(await this.redis.zrange(index, '0', '-1'));
+    const open = this.keys.futuresAccountOpenOrders(accountId);
+    if (status === 'open') return this.records(await this.redis.zrange(open, '0', '-1'));
+    return this.records(await this.union([this.keys.futuresAccountOrders(accountId), open]));
   }
 
   /** Every opening order of the user, in all their accounts, oldest first (by id). */
@@ -37,7 +41,13 @@ export class FuturesOrderIndex {
   async userOrderIds(userId: string): Promise<string[]> {
     const accounts = await this.redis.smembers(this.keys.userFuturesAccounts(userId));
     if (accounts.length === 0) return [];
-    return this.redis.zunion(accounts.length, accounts.map((a) => this.keys.futuresAccountOrders(a)));
+    return this.union(accounts.flatMap((a) => [this.keys.futuresAccountOrders(a), this.keys.futuresAccountOpenOrders(a)]));
+  }
+
+  /** The members of `indices` by id, each once (an order may sit in both of an account's indices). */
+  private async union(indices: string[]): Promise<string[]> {
+    // ioredis types ZUNION's AGGREGATE only together with WITHSCORES
+    return (await this.redis.call('ZUNION', indices.length, ...indices, 'AGGREGATE', 'MIN')) as string[];
   }
 
   private async records(ids: string[]): Promise<Record<string, string>[]> {

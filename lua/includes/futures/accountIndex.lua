@@ -1,9 +1,14 @@
 --[[
-  The open-orders index of a futures account, kept in step with its orders: a sorted set of the
-  account's opening orders that are Created (10) or InPosition (50), score = member = order id, so
-  the account's positions and working orders are one range read (src/futures/futures-order-index.ts).
-  The index of all the account's opening orders grows only when one is placed
-  (lua/futures/createFuturesOrder); close orders are in neither.
+  The two order indices of a futures account, kept in step with its orders (sorted sets, score =
+  member = order id; close orders are in neither):
+    open      its opening orders that are Created (10) or InPosition (50): the account's positions
+              and working orders are one range read (src/futures/futures-order-index.ts)
+    finished  its opening orders that are no longer open: an order goes in when it leaves the open
+              index, or when it is placed already finished (an IOC or market order that ended unfilled)
+  Every opening order is in one of them, so the account's orders are their union (ZUNION, AGGREGATE
+  MIN: an order in both, as the records of deployments before this split left every order, still
+  reads once at its id). Placing an order so costs one ZADD, not two: the finished index is written
+  when the order ends, by whatever command ends it.
 ]]
 --- @include "includes/futures/context"
 --- @include "includes/fmt"
@@ -12,13 +17,20 @@ local function fIsOpen(status)
   return status == FST.CREATED or status == FST.IN_POSITION
 end
 
--- Moves one opening order in or out of its account's open index when its status crossed the line
--- since it was loaded (a new order was nowhere). Called for each changed order by fFlush.
+-- Moves one opening order between its account's indices when its status crossed the line since it
+-- was loaded or last written; an order placed by this command (o.placed) was in neither. Called for
+-- each changed order by fFlush.
 local function fIndexAccount(ctx, o)
-  local open = fIsOpen(o.status)
-  if open == (o.wasOpen or false) then return end
-  local key = fAccountKeys(ctx, o.acct).open
+  local open, was, placed = fIsOpen(o.status), o.wasOpen or false, o.placed
+  o.placed = nil
+  if open == was and not (placed and not open) then return end
+  local keys = fAccountKeys(ctx, o.acct)
   local idx = o.idText or fmt(o.id)
-  if open then redis.call('ZADD', key, idx, idx) else redis.call('ZREM', key, idx) end
+  if open then
+    redis.call('ZADD', keys.open, idx, idx)
+  else
+    if was then redis.call('ZREM', keys.open, idx) end
+    redis.call('ZADD', keys.finished or futuresAccountOrdersKey(ctx.P, o.acct), idx, idx)
+  end
   o.wasOpen = open
 end

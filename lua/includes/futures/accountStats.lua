@@ -194,7 +194,8 @@ end
 -- exactly this sum. Returns how many orders it read.
 local function fStatsRebuild(P, acct, ts)
   local ctx = { P = P, ts = ts }
-  local ids = redis.call('ZRANGE', futuresAccountOrdersKey(P, acct), 0, -1)
+  -- the account's orders: its finished and open indices (includes/futures/accountIndex)
+  local ids = redis.call('ZUNION', '2', futuresAccountOrdersKey(P, acct), futuresAccountOpenKey(P, acct), 'AGGREGATE', 'MIN')
   for _, id in ipairs(ids) do
     local h = fReadRecord(orderKey(P, id))
     if h and h.role == 'open' then

@@ -37,11 +37,12 @@ local function fKnowOrder(ctx, id, key)
   ctx.orderKeys[tonumber(id)] = key
 end
 
-local function fKnowAccount(ctx, acct, hashKey, openKey)
+-- `finishedKey`: its index of finished orders (includes/futures/accountIndex), when the caller has it.
+local function fKnowAccount(ctx, acct, hashKey, openKey, finishedKey)
   local k = ctx.accounts[acct]
   -- an earlier order of the batch may have named it already (the names are the same)
-  if k and k.hash == hashKey and k.open == openKey then return end
-  ctx.accounts[acct] = { hash = hashKey, open = openKey }
+  if k and k.hash == hashKey and k.open == openKey and k.finished == finishedKey then return end
+  ctx.accounts[acct] = { hash = hashKey, open = openKey, finished = finishedKey }
 end
 
 -- An order's hash: the caller's from KEYS, any other (a maker met in the book, a position found by

@@ -78,7 +78,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   if not b.market then return { 'ERR', 'PAIR_NOT_FOUND', pair } end
   -- the batch's context, emptied for this order: its events and book levels go into the batch's entry
   local ctx = futuresBatchContext(KEYS, b, ts)
-  fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
+  fKnowAccount(ctx, acctId, acctKey, acctOpenKey, acctOrdersKey)
   local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'stats', 'locked')
   if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
   fStatsKnow(ctx, acctId, acct[5])
@@ -135,7 +135,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     user = user, acct = acctId, side = side, pair = pair,
     price = price, limit = price, amount = amount, filled = 0, remaining = amount, rsv = 0, lev = lev, cost = 0, ecost = 0, openQty = 0,
     margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED, tp = tp, sl = sl,
-    closeOrd = '', isMarket = isMarket, resting = '0', wasActive = false, wasOpen = false }
+    closeOrd = '', isMarket = isMarket, resting = '0', wasActive = false, wasOpen = false, placed = true }
   ctx.objs[id] = o
   fDirty(ctx, o)
   if not isMarket then
@@ -167,7 +167,6 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   fFlush(ctx)
   if ctx.lastTicks then b.lastTicks = ctx.lastTicks end
   b.ts = ts
-  redis.call('ZADD', acctOrdersKey, idText, idText)
   if clid ~= '' then redis.call('HSET', clidKey, clid, id) end
   return { 'OK', idText, clid, o.status }
 end

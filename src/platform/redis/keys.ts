@@ -131,7 +131,10 @@ export class Keys {
   userFuturesAccounts(userId: string): string {
     return `${this.engine}ufaccts:${userId}`;
   }
-  /** Opening orders of a futures account (zset, score = member = order id), whatever their status. */
+  /**
+   * Opening orders of a futures account that have ended (zset, score = member = order id); with the open
+   * index below they are all its orders (lua/includes/futures/accountIndex.lua).
+   */
   futuresAccountOrders(accountId: string | number): string {
     return `${this.engine}facctorders:${accountId}`;
   }

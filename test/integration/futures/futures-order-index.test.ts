@@ -10,13 +10,18 @@ afterEach(async () => b.ctx.cleanup());
 
 const TRADE = '/api/futures/trade';
 
-/** A client that remembers every key the index read touched (ZRANGE and the pipelined HGETALLs). */
+/** A client that remembers every key the index read touched (ZRANGE, ZUNION and the pipelined HGETALLs). */
 function recording(redis: RedisClient): { client: RedisClient; touched: string[] } {
   const touched: string[] = [];
   const client = {
     zrange: (key: string, start: string, stop: string) => {
       touched.push(key);
       return redis.zrange(key, start, stop);
+    },
+    call: (command: string, ...args: (string | number)[]) => {
+      // ZUNION numkeys key... [options]: the keys follow the count
+      if (command === 'ZUNION') touched.push(...(args.slice(1, 1 + Number(args[0])) as string[]));
+      return redis.call(command, ...args);
     },
     pipeline: () => {
       const p = redis.pipeline();
@@ -68,7 +73,7 @@ describe('futures account order index', () => {
     expect(rows.every((h) => h.acct === String(main))).toBe(true);
 
     const k = b.ctx.keys;
-    expect(touched).toEqual([k.futuresAccountOrders(main), ...mine.map((id) => k.order(id))]);
+    expect(touched).toEqual([k.futuresAccountOrders(main), k.futuresAccountOpenOrders(main), ...mine.map((id) => k.order(id))]);
     for (const id of theirs) expect(touched).not.toContain(k.order(id));
     // the other account reads its own, and the slow scan agrees on both
     expect((await b.ctx.futures.accountReader.state(other))?.orders.map((o) => Number(o.h.id))).toEqual(theirs);
@@ -136,5 +141,26 @@ describe('futures account order index', () => {
     expect([await ids(bob, 'open'), await ids(dan, 'open')]).toEqual([[], [ask]]);
     expect(await ids(bob, 'all')).toEqual([short]);
     await agree();
+  });
+
+  it('writes one index per placed order: open ones the open index, one placed already finished the finished index', async () => {
+    b = await futuresBed();
+    const alice = await b.fundedAccount('alice', 1000);
+    const k = b.ctx.keys;
+    const index = new FuturesOrderIndex(b.ctx.redis, b.ctx.keys);
+    const both = async () => [await b.ctx.redis.zrange(k.futuresAccountOrders(alice), '0', '-1'), await b.ctx.redis.zrange(k.futuresAccountOpenOrders(alice), '0', '-1')];
+
+    const resting = await b.order('alice', alice, true, 90, 1);
+    expect(await both()).toEqual([[], [String(resting)]]);
+    // an IOC bid with nothing to meet ends Cancelled in its own command: never open
+    const ioc = await b.order('alice', alice, true, 95, 1, { timeInForce: 'IOC' });
+    expect((await b.record('alice', ioc)).futuresOrderStatus).toBe(30);
+    expect(await both()).toEqual([[String(ioc)], [String(resting)]]);
+    expect((await index.accountOrders(alice)).map((h) => Number(h.id))).toEqual([resting, ioc]);
+
+    // a deployment before the split kept every order in the finished index too: read once, at its id
+    await b.ctx.redis.zadd(k.futuresAccountOrders(alice), resting, String(resting));
+    expect((await index.accountOrders(alice)).map((h) => Number(h.id))).toEqual([resting, ioc]);
+    expect(await index.userOrderIds('alice')).toEqual([String(resting), String(ioc)]);
   });
 });
