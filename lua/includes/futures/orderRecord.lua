@@ -36,20 +36,33 @@ local function fFixedText(o, postOnly, cts, clid)
     .. '|' .. fmt(o.lev) .. '|' .. (STP_TEXT[o.stp] or fmt(o.stp)) .. '|' .. postOnly .. '|' .. cts .. '||' .. clid
 end
 
--- The `state` field of an order as it now stands; `ts` the command's time.
+-- The `state` field of an order as it now stands; `ts` the command's time. A number printed costs
+-- more than the rest of the text together: what is already text is reused (the amount of a filled
+-- order, the liquidation price fIndex printed), zeros are literals.
 local function fStateText(o, ts)
   if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts end
-  local liq = ''
-  if o.status == '50' and o.liq then liq = fmt(o.liq) end
+  local liq, tp, sl = '', '', ''
+  if o.status == '50' and o.liq then liq = o.liqText or fmt(o.liq) end
+  if o.tp then tp = fmt(o.tp) end
+  if o.sl then sl = fmt(o.sl) end
+  local filled, cost, margin = o.filled, o.cost, o.margin
+  if filled == 0 and cost == 0 and margin == 0 and o.openQty == 0 and o.ecost == 0 and o.imargin == 0 and o.fee == 0
+    and o.rpnl == 0 and o.funding == 0 then
+    -- an order that has not traded (a resting order's first write)
+    return '0|' .. fmt(o.rsv) .. '|0|0|0|0|0|0|0|0|' .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|'
+      .. o.closeOrd .. '|' .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
+  end
+  -- a filled order's amount as the record already holds it: a new order's from ARGV, a loaded one's as read
+  if filled == o.amount then filled = o.amountText or (o.orig and o.orig.amount) or fmt(filled) else filled = fmt(filled) end
+  cost, margin = fmt(cost), fmt(margin)
   -- pairs that are equal until a position is closed or funded, printed once
-  local filled, cost, margin = fmt(o.filled), fmt(o.cost), fmt(o.margin)
   local openQty, ecost, imargin = filled, cost, margin
   if o.openQty ~= o.filled then openQty = fmt(o.openQty) end
   if o.ecost ~= o.cost then ecost = fmt(o.ecost) end
   if o.imargin ~= o.margin then imargin = fmt(o.imargin) end
   return filled .. '|' .. fmt(o.rsv) .. '|' .. cost .. '|' .. ecost .. '|' .. openQty .. '|'
     .. margin .. '|' .. imargin .. '|' .. fmt(o.fee) .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
-    .. o.status .. '|' .. optTicks(o.tp) .. '|' .. optTicks(o.sl) .. '|' .. liq .. '|' .. o.closeOrd .. '|'
+    .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|' .. o.closeOrd .. '|'
     .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
 end
 
