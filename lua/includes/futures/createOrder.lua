@@ -158,7 +158,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   end
 
   -- written with the order's first flush (fFlush), in one HSET
-  o.fixed = fFixedText(o, postOnly and '1' or '0', ts, clid)
+  o.fixed = fFixedText(o, postOnly and '1' or '0', ts, clid, acct[3])
   -- fCommit but the event entry, which the batch writes once
   flushDeltas(ctx)
   fFlush(ctx)

@@ -24,8 +24,9 @@ end
 
 local STP_TEXT = { [0] = '0', '1', '2', '3' }
 
--- The `futures` field of a new order (`o` as includes/futures/createOrder and close build it).
-local function fFixedText(o, postOnly, cts, clid)
+-- The `futures` field of a new order (`o` as includes/futures/createOrder and close build it);
+-- `levText` its leverage as the account hash holds it (an integer, canonical: createFuturesAccount).
+local function fFixedText(o, postOnly, cts, clid, levText)
   if o.role == 'close' then
     return fmt(o.id) .. '|close|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '||'
       .. optTicks(o.price) .. '|' .. fmt(o.amount) .. '|||||' .. o.pos .. '|'
@@ -33,7 +34,7 @@ local function fFixedText(o, postOnly, cts, clid)
   -- a new opening order carries its id, price and amount as text (includes/futures/createOrder)
   return (o.idText or fmt(o.id)) .. '|open|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '|'
     .. (o.isMarket and '1' or '0') .. '|' .. (o.priceText or optTicks(o.price)) .. '|' .. (o.amountText or fmt(o.amount))
-    .. '|' .. fmt(o.lev) .. '|' .. (STP_TEXT[o.stp] or fmt(o.stp)) .. '|' .. postOnly .. '|' .. cts .. '||' .. clid
+    .. '|' .. (levText or fmt(o.lev)) .. '|' .. (STP_TEXT[o.stp] or fmt(o.stp)) .. '|' .. postOnly .. '|' .. cts .. '||' .. clid
 end
 
 -- The `state` field of an order as it now stands; `ts` the command's time. A number printed costs
