@@ -60,12 +60,13 @@ end
 
 -- The best resting order of a side: id, price in ticks, book member, price as text; nil when the
 -- side is empty. The score of an integer price comes back as its digits ('%.17g'), a bid's negated.
+-- Read by arithmetic: one string conversion each, where tonumber makes two.
 local function bestOrder(ctx, side)
   local top = redis.call('ZRANGE', ctx.keys.book[side], '0', '0', 'WITHSCORES')
   if #top == 0 then return nil end
   local p = top[2]
   if side == 'bids' then p = string.sub(p, 2) end
-  return tonumber(top[1]), tonumber(p), top[1], p
+  return top[1] + 0, p + 0, top[1], p
 end
 
 local function oppositeSide(orderSide)
