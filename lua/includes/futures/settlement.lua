@@ -69,7 +69,7 @@ end
 local function fFinishMaker(ctx, maker, status)
   if maker.role == 'close' then
     maker.resting = '0'
-    if maker.posObj.closeOrd == fmt(maker.id) then
+    if maker.posObj.closeOrd == (maker.idText or fmt(maker.id)) then
       maker.posObj.closeOrd = ''
       fDirty(ctx, maker.posObj)
     end
@@ -77,7 +77,7 @@ local function fFinishMaker(ctx, maker, status)
   else
     fReleaseRest(ctx, maker)
   end
-  ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(maker.id), u = maker.user, status = status }
+  ctx.events[#ctx.events + 1] = { e = 'done', id = maker.idText or fmt(maker.id), u = maker.user, status = status }
 end
 
 local FUTURES_SETTLEMENT = {
