@@ -39,7 +39,7 @@ end
 
 -- The `state` field of an order as it now stands; `ts` the command's time. A number printed costs
 -- more than the rest of the text together: what is already text is reused (the amount of a filled
--- order, the liquidation price fIndex printed), zeros are literals.
+-- order, the liquidation price fIndex printed, a first fill's fee), zeros are literals.
 local function fStateText(o, ts)
   if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts end
   local liq, tp, sl = '', '', ''
@@ -61,8 +61,11 @@ local function fStateText(o, ts)
   if o.openQty ~= o.filled then openQty = fmt(o.openQty) end
   if o.ecost ~= o.cost then ecost = fmt(o.ecost) end
   if o.imargin ~= o.margin then imargin = fmt(o.imargin) end
+  -- a fee the trade event printed (includes/futures/settlement fFill)
+  local fee = o.fee
+  if fee == o.feeOf then fee = o.feeText else fee = fmt(fee) end
   return filled .. '|' .. fmt(o.rsv) .. '|' .. cost .. '|' .. ecost .. '|' .. openQty .. '|'
-    .. margin .. '|' .. imargin .. '|' .. fmt(o.fee) .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
+    .. margin .. '|' .. imargin .. '|' .. fee .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
     .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|' .. o.closeOrd .. '|'
     .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
 end
