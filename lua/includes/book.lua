@@ -50,12 +50,12 @@ local function restOrder(ctx, side, id, ticks, lots, p, lotsText)
   changeLevel(ctx, side, ticks, lots, p, lotsText)
 end
 
--- `member`, `p`: the order's book member and its price as text when the caller already holds
--- them (bestOrder gives both).
-local function unrestOrder(ctx, side, id, ticks, lots, member, p)
+-- `member`, `p`, `lotsText`: the order's book member, its price and the lots as text when the
+-- caller already holds them (bestOrder gives the first two).
+local function unrestOrder(ctx, side, id, ticks, lots, member, p, lotsText)
   if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member or bookMember(id)) end
   redis.call('ZREM', ctx.keys.book[side], member or bookMember(id))
-  if lots > 0 then changeLevel(ctx, side, ticks, -lots, p) end
+  if lots > 0 then changeLevel(ctx, side, ticks, -lots, p, lotsText and '-' .. lotsText) end
 end
 
 -- The best resting order of a side: id, price in ticks, book member, price as text; nil when the

@@ -59,7 +59,7 @@ local function matchOrder(ctx, taker, settle)
       taker.remaining = taker.remaining - qty
       maker.remaining = maker.remaining - qty
       if maker.remaining == 0 then
-        unrestOrder(ctx, opp, makerId, ticks, qty, member, priceText)
+        unrestOrder(ctx, opp, makerId, ticks, qty, member, priceText, qtyText)
         settle.finishMaker(ctx, maker, 'filled')
       else
         changeLevel(ctx, opp, ticks, -qty, priceText, '-' .. qtyText)
