@@ -3,7 +3,8 @@
 
   Input:
     KEYS[1] futures account id counter   KEYS[2] the user's futures accounts (set)
-    ARGV[1] engine key prefix   ARGV[3] name       ARGV[5] leverage
+    ARGV[1] engine key prefix   ARGV[3] name       ARGV[5] leverage (an integer's canonical decimal:
+                                                           order records copy it, includes/futures/orderRecord)
     ARGV[2] user id             ARGV[4] currency   ARGV[6] timestamp, ms
     ARGV[7] '1': the account belongs to a copy subscription (flag `copy`, set for good at birth:
             no wallet transfers, no hand-placed opening orders; docs/copy-trading.md)

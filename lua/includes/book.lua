@@ -50,22 +50,23 @@ local function restOrder(ctx, side, id, ticks, lots, p, lotsText)
   changeLevel(ctx, side, ticks, lots, p, lotsText)
 end
 
--- `member`, `p`: the order's book member and its price as text when the caller already holds
--- them (bestOrder gives both).
-local function unrestOrder(ctx, side, id, ticks, lots, member, p)
+-- `member`, `p`, `lotsText`: the order's book member, its price and the lots as text when the
+-- caller already holds them (bestOrder gives the first two).
+local function unrestOrder(ctx, side, id, ticks, lots, member, p, lotsText)
   if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member or bookMember(id)) end
   redis.call('ZREM', ctx.keys.book[side], member or bookMember(id))
-  if lots > 0 then changeLevel(ctx, side, ticks, -lots, p) end
+  if lots > 0 then changeLevel(ctx, side, ticks, -lots, p, lotsText and '-' .. lotsText) end
 end
 
 -- The best resting order of a side: id, price in ticks, book member, price as text; nil when the
 -- side is empty. The score of an integer price comes back as its digits ('%.17g'), a bid's negated.
+-- Read by arithmetic: one string conversion each, where tonumber makes two.
 local function bestOrder(ctx, side)
   local top = redis.call('ZRANGE', ctx.keys.book[side], '0', '0', 'WITHSCORES')
   if #top == 0 then return nil end
   local p = top[2]
   if side == 'bids' then p = string.sub(p, 2) end
-  return tonumber(top[1]), tonumber(p), top[1], p
+  return top[1] + 0, p + 0, top[1], p
 end
 
 local function oppositeSide(orderSide)

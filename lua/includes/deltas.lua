@@ -26,8 +26,10 @@ local function knowValues(ctx, key, values)
 end
 
 local function flushDeltas(ctx)
-  local known = ctx.known
-  for _, key in ipairs(ctx.deltaOrder) do
+  local known, order = ctx.known, ctx.deltaOrder
+  -- a numeric for: ipairs calls its C iterator once per key
+  for i = 1, #order do
+    local key = order[i]
     local values = known and known[key]
     local set, n = nil, 0
     for field, v in pairs(ctx.deltas[key]) do

@@ -6,7 +6,8 @@
     settle.fill(ctx, taker, maker, ticks, qty, tradeId, ev) -> adds its fields to the trade event ev
     settle.finishMaker(ctx, maker, status)    -> a maker leaving the book: 'filled' or 'expired'
   taker: { id, user, side = 'buy'|'sell', limit = ticks or nil (market), remaining = lots, stp }.
-  An order may carry `idText`, its id already printed, which the events then use.
+  An order may carry `idText`, its id already printed, which the events then use, and `amountText`
+  (with `amount`), which a fill of its whole amount uses.
 
   Self-trade prevention modes are bit flags, NONE 0, EXPIRE_TAKER 1, EXPIRE_MAKER 2, EXPIRE_BOTH 3,
   so the stricter intent of the two orders is their bitwise OR (TAKER against MAKER gives BOTH).
@@ -49,14 +50,16 @@ local function matchOrder(ctx, taker, settle)
       if qty <= 0 then return 'stopped' end
       if ctx.undo then undoRemember(ctx, 'k', ctx.keys.tradeIds) end
       local tradeId = redis.call('INCR', ctx.keys.tradeIds)
-      local qtyText = fmt(qty)
+      -- a taker filled whole at once: its amount as the caller has it (amountText, futures) is the fill's
+      local qtyText
+      if qty == taker.amount and taker.amountText then qtyText = taker.amountText else qtyText = fmt(qty) end
       local ev = { e = 'trade', id = fmt(tradeId), p = priceText, q = qtyText, side = taker.side,
         tk = taker.idText or fmt(taker.id), mk = maker.idText or fmt(maker.id), tu = taker.user, mu = maker.user }
       settle.fill(ctx, taker, maker, ticks, qty, tradeId, ev)
       taker.remaining = taker.remaining - qty
       maker.remaining = maker.remaining - qty
       if maker.remaining == 0 then
-        unrestOrder(ctx, opp, makerId, ticks, qty, member, priceText)
+        unrestOrder(ctx, opp, makerId, ticks, qty, member, priceText, qtyText)
         settle.finishMaker(ctx, maker, 'filled')
       else
         changeLevel(ctx, opp, ticks, -qty, priceText, '-' .. qtyText)

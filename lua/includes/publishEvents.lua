@@ -9,12 +9,15 @@
 --- @include "includes/fmt"
 --- @include "includes/tradeHistory"
 
+local BOOK_SIDES = { 'bids', 'asks' }
+
 local function publishEvents(ctx)
   recordTrades(ctx)
   local fields = { 'ts', ctx.ts }
   if ctx.bookChanged then
     local seq = redis.call('INCR', ctx.keys.seq)
-    for _, side in ipairs({ 'bids', 'asks' }) do
+    for i = 1, 2 do
+      local side = BOOK_SIDES[i]
       for p, total in pairs(ctx.changed[side]) do
         -- changeLevel records the total it just wrote; a bare `true` (older callers) still reads it
         local q = total

@@ -69,7 +69,7 @@ local function fDeleverage(ctx, liq, bp, mark, want, closeLiq)
           ctx.closeReason = reason
           local pnl = closeLiq(q)
           ctx.events[#ctx.events + 1] = { e = 'adl', p = fmt(bp), q = fmt(q), pos = liq.idText or fmt(liq.id), u = liq.user,
-            pnl = fmt(pnl), apos = fmt(o.id), au = o.user, apnl = fmt(opnl) }
+            pnl = fmt(pnl), apos = o.idText or fmt(o.id), au = o.user, apnl = fmt(opnl) }
           done = done + q
         end
       end

@@ -16,7 +16,7 @@ local function fCancelWorking(ctx, pos)
   if pos.remaining > 0 and redis.call('ZSCORE', ctx.keys.book[ownBook], member) then
     unrestOrder(ctx, ownBook, pos.id, pos.price, pos.remaining)
     fReleaseRest(ctx, pos)
-    ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(pos.id), u = pos.user, status = 'cancelled' }
+    ctx.events[#ctx.events + 1] = { e = 'done', id = pos.idText or fmt(pos.id), u = pos.user, status = 'cancelled' }
   elseif pos.rsv > 0 then
     fReleaseRest(ctx, pos)
   end
@@ -42,7 +42,7 @@ local function fNewCloseOrder(ctx, pos, limit, reason, lots)
   local q = pos.openQty
   if lots and lots > 0 and lots < q then q = lots end
   local c = { id = id, role = 'close', user = pos.user, acct = pos.acct, side = side, price = limit, limit = limit,
-    amount = q, filled = 0, remaining = q, stp = 0, pos = fmt(pos.id), posObj = pos,
+    amount = q, filled = 0, remaining = q, stp = 0, pos = pos.idText or fmt(pos.id), posObj = pos,
     pair = ctx.pair, kind = 'futures', isMarket = limit == nil, resting = '0', closeReason = reason }
   c.fixed = fFixedText(c)
   ctx.objs[id] = c

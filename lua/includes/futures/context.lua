@@ -16,8 +16,9 @@
 
 local FST = { CREATED = '10', CLOSED = '20', CANCELLED = '30', ERROR = '40', IN_POSITION = '50' }
 
+-- Decimal texts read by arithmetic: Lua converts a string operand once, tonumber converts twice.
 local function ppmOf(v)
-  return math.floor(tonumber(v) * 1000000 + 0.5)
+  return math.floor(v * 1000000 + 0.5)
 end
 
 -- The market's keys (includes/futures/commandKeys) and parameters (from the pair hash), which no
@@ -27,10 +28,10 @@ local function futuresMarketFor(KEYS)
     'contractValue', 'makerFee', 'takerFee', 'maintenanceMarginRate', 'maxLeverage', 'quoteCurrencyCode')
   if not f[1] then return nil end
   local keys, fkeys = futuresMarketKeys(KEYS)
-  local exp = tonumber(f[3]) - tonumber(f[1]) - tonumber(f[2])
+  local exp = f[3] - f[1] - f[2]
   local fut = {
-    ns = math.floor(tonumber(f[4]) * 10 ^ exp + 0.5),
-    maker = ppmOf(f[5]), taker = ppmOf(f[6]), mmr = ppmOf(f[7]), maxLev = tonumber(f[8]), cur = f[9],
+    ns = math.floor(f[4] * 10 ^ exp + 0.5),
+    maker = ppmOf(f[5]), taker = ppmOf(f[6]), mmr = ppmOf(f[7]), maxLev = f[8] + 0, cur = f[9],
   }
   return { keys = keys, fkeys = fkeys, fut = fut }
 end

@@ -47,7 +47,7 @@ local function fCloseFill(ctx, o, ticks, q, fee, akey)
     pos.status = FST.CLOSED
     pos.closeOrd = ''
     pos.closeReason = ctx.closeReason or 'close'
-    ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(pos.id), u = pos.user, status = 'closed' }
+    ctx.events[#ctx.events + 1] = { e = 'done', id = pos.idText or fmt(pos.id), u = pos.user, status = 'closed' }
   end
   fDirty(ctx, pos)
   o.filled = o.filled + q

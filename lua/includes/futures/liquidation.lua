@@ -58,7 +58,7 @@ local function fLiquidate(ctx, pos, mark)
   local function againstFund(q)
     local pnl = closeLiq(q)
     local fpnl = fFundTrade(ctx, dir * q, bp)
-    ctx.events[#ctx.events + 1] = { e = 'adl', p = fmt(bp), q = fmt(q), pos = fmt(pos.id), u = pos.user, pnl = fmt(pnl),
+    ctx.events[#ctx.events + 1] = { e = 'adl', p = fmt(bp), q = fmt(q), pos = pos.idText or fmt(pos.id), u = pos.user, pnl = fmt(pnl),
       apos = 'fund', au = FUND_USER, apnl = fmt(fpnl) }
   end
   local fp = fFundPosition(ctx)
@@ -79,7 +79,7 @@ local function fLiquidate(ctx, pos, mark)
       addDelta(ctx, ctx.keys.insurance, ctx.fut.cur, -perLot * take)
       addDelta(ctx, ctx.keys.pool, ctx.fut.cur, perLot * take)
       fFundTrade(ctx, dir * take, mark)
-      ctx.events[#ctx.events + 1] = { e = 'takeover', p = fmt(bp), q = fmt(take), pos = fmt(pos.id), u = pos.user,
+      ctx.events[#ctx.events + 1] = { e = 'takeover', p = fmt(bp), q = fmt(take), pos = pos.idText or fmt(pos.id), u = pos.user,
         cost = fmt(perLot * take) }
       rest = rest - take
     end

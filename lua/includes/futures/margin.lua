@@ -22,10 +22,11 @@ local function fReserve(ctx, ticks, lots, lev)
 end
 
 -- floor(a / c) and a - c * floor(a / c) for integers a (any sign) and c > 0, corrected for the
--- double division's last bit.
+-- double division's last bit. `%` is that remainder computed in C (a - floor(a / c) * c), so no
+-- math.floor call; a - r is then an exact multiple of c, and its quotient exact.
 local function divMod(a, c)
-  local q = math.floor(a / c)
-  local r = a - q * c
+  local r = a % c
+  local q = (a - r) / c
   while r < 0 do q = q - 1; r = r + c end
   while r >= c do q = q + 1; r = r - c end
   return q, r

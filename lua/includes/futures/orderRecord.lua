@@ -24,8 +24,9 @@ end
 
 local STP_TEXT = { [0] = '0', '1', '2', '3' }
 
--- The `futures` field of a new order (`o` as includes/futures/createOrder and close build it).
-local function fFixedText(o, postOnly, cts, clid)
+-- The `futures` field of a new order (`o` as includes/futures/createOrder and close build it);
+-- `levText` its leverage as the account hash holds it (an integer, canonical: createFuturesAccount).
+local function fFixedText(o, postOnly, cts, clid, levText)
   if o.role == 'close' then
     return fmt(o.id) .. '|close|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '||'
       .. optTicks(o.price) .. '|' .. fmt(o.amount) .. '|||||' .. o.pos .. '|'
@@ -33,23 +34,39 @@ local function fFixedText(o, postOnly, cts, clid)
   -- a new opening order carries its id, price and amount as text (includes/futures/createOrder)
   return (o.idText or fmt(o.id)) .. '|open|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '|'
     .. (o.isMarket and '1' or '0') .. '|' .. (o.priceText or optTicks(o.price)) .. '|' .. (o.amountText or fmt(o.amount))
-    .. '|' .. fmt(o.lev) .. '|' .. (STP_TEXT[o.stp] or fmt(o.stp)) .. '|' .. postOnly .. '|' .. cts .. '||' .. clid
+    .. '|' .. (levText or fmt(o.lev)) .. '|' .. (STP_TEXT[o.stp] or fmt(o.stp)) .. '|' .. postOnly .. '|' .. cts .. '||' .. clid
 end
 
--- The `state` field of an order as it now stands; `ts` the command's time.
+-- The `state` field of an order as it now stands; `ts` the command's time. A number printed costs
+-- more than the rest of the text together: what is already text is reused (the amount of a filled
+-- order, the liquidation price fIndex printed, a first fill's fee), zeros are literals.
 local function fStateText(o, ts)
   if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts end
-  local liq = ''
-  if o.status == '50' and o.liq then liq = fmt(o.liq) end
+  local liq, tp, sl = '', '', ''
+  if o.status == '50' and o.liq then liq = o.liqText or fmt(o.liq) end
+  if o.tp then tp = fmt(o.tp) end
+  if o.sl then sl = fmt(o.sl) end
+  local filled, cost, margin = o.filled, o.cost, o.margin
+  if filled == 0 and cost == 0 and margin == 0 and o.openQty == 0 and o.ecost == 0 and o.imargin == 0 and o.fee == 0
+    and o.rpnl == 0 and o.funding == 0 then
+    -- an order that has not traded (a resting order's first write)
+    return '0|' .. fmt(o.rsv) .. '|0|0|0|0|0|0|0|0|' .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|'
+      .. o.closeOrd .. '|' .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
+  end
+  -- a filled order's amount as the record already holds it: a new order's from ARGV, a loaded one's as read
+  if filled == o.amount then filled = o.amountText or (o.orig and o.orig.amount) or fmt(filled) else filled = fmt(filled) end
+  cost, margin = fmt(cost), fmt(margin)
   -- pairs that are equal until a position is closed or funded, printed once
-  local filled, cost, margin = fmt(o.filled), fmt(o.cost), fmt(o.margin)
   local openQty, ecost, imargin = filled, cost, margin
   if o.openQty ~= o.filled then openQty = fmt(o.openQty) end
   if o.ecost ~= o.cost then ecost = fmt(o.ecost) end
   if o.imargin ~= o.margin then imargin = fmt(o.imargin) end
+  -- a fee the trade event printed (includes/futures/settlement fFill)
+  local fee = o.fee
+  if fee == o.feeOf then fee = o.feeText else fee = fmt(fee) end
   return filled .. '|' .. fmt(o.rsv) .. '|' .. cost .. '|' .. ecost .. '|' .. openQty .. '|'
-    .. margin .. '|' .. imargin .. '|' .. fmt(o.fee) .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
-    .. o.status .. '|' .. optTicks(o.tp) .. '|' .. optTicks(o.sl) .. '|' .. liq .. '|' .. o.closeOrd .. '|'
+    .. margin .. '|' .. imargin .. '|' .. fee .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
+    .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|' .. o.closeOrd .. '|'
     .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
 end
 

@@ -46,6 +46,8 @@ local function fFill(ctx, taker, maker, ticks, qty, _, ev)
   local tt = '2'
   if ctx.liquidating and ctx.liquidating == tpos.id then tt = '3' end
   ev.tf, ev.mf, ev.tpnl, ev.mpnl = fmt(tf), fmt(mf), fmt(tpnl), fmt(mpnl)
+  -- a fee and its text, which the record reuses while the position's fee is this one (its first fill)
+  tpos.feeOf, tpos.feeText, mpos.feeOf, mpos.feeText = tf, ev.tf, mf, ev.mf
   ev.tpos, ev.mpos = tpos.idText or fmt(tpos.id), mpos.idText or fmt(mpos.id)
   ev.tl, ev.ml, ev.tt = tpos.side == 'buy' and '1' or '0', mpos.side == 'buy' and '1' or '0', tt
   -- to/mo: each position's open quantity after the fill (copy trading mirrors a partial close as a fraction)
@@ -69,7 +71,7 @@ end
 local function fFinishMaker(ctx, maker, status)
   if maker.role == 'close' then
     maker.resting = '0'
-    if maker.posObj.closeOrd == fmt(maker.id) then
+    if maker.posObj.closeOrd == (maker.idText or fmt(maker.id)) then
       maker.posObj.closeOrd = ''
       fDirty(ctx, maker.posObj)
     end
@@ -77,7 +79,7 @@ local function fFinishMaker(ctx, maker, status)
   else
     fReleaseRest(ctx, maker)
   end
-  ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(maker.id), u = maker.user, status = status }
+  ctx.events[#ctx.events + 1] = { e = 'done', id = maker.idText or fmt(maker.id), u = maker.user, status = status }
 end
 
 local FUTURES_SETTLEMENT = {

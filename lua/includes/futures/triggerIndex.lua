@@ -12,15 +12,18 @@
 local function fIndex(ctx, o)
   local k = ctx.fkeys
   local long = o.side == 'buy'
-  local idx = fmt(o.id)
+  local idx = o.idText or fmt(o.id)
   if o.status == FST.IN_POSITION and o.openQty > 0 then
+    -- scores as text: Redis 7.0 prints a Lua number argument with %.17g, dearer than fmt; the
+    -- liquidation price printed here is the record's too (o.liqText, includes/futures/orderRecord)
     o.liq = fLiqPrice(ctx, o)
-    if long then redis.call('ZADD', k.liqL, o.liq, idx) else redis.call('ZADD', k.liqS, o.liq, idx) end
+    o.liqText = fmt(o.liq)
+    if long then redis.call('ZADD', k.liqL, o.liqText, idx) else redis.call('ZADD', k.liqS, o.liqText, idx) end
     local tpKey, slKey = k.tpS, k.slS
     if long then tpKey, slKey = k.tpL, k.slL end
     -- a position that was not in force yet has no entries to remove
-    if o.tp then redis.call('ZADD', tpKey, o.tp, idx) elseif o.wasActive then redis.call('ZREM', tpKey, idx) end
-    if o.sl then redis.call('ZADD', slKey, o.sl, idx) elseif o.wasActive then redis.call('ZREM', slKey, idx) end
+    if o.tp then redis.call('ZADD', tpKey, fmt(o.tp), idx) elseif o.wasActive then redis.call('ZREM', tpKey, idx) end
+    if o.sl then redis.call('ZADD', slKey, fmt(o.sl), idx) elseif o.wasActive then redis.call('ZREM', slKey, idx) end
   elseif o.wasActive then
     for _, key in ipairs({ k.liqL, k.liqS, k.tpL, k.tpS, k.slL, k.slS }) do redis.call('ZREM', key, idx) end
   end
