@@ -108,7 +108,7 @@ local function fLoad(ctx, id, fixed, state)
   local amountN, filledN = tonumber(amount) or 0, filled == '0' and 0 or tonumber(filled) or 0
   local o = {
     id = id, idText = idText, user = user, acct = acct, side = side, role = role, pair = pair,
-    price = tonumber(price), amount = amountN, filled = filledN, remaining = amountN - filledN,
+    price = tonumber(price), amount = amountN, amountText = amount, filled = filledN, remaining = amountN - filledN,
     rsv = rsv == '0' and 0 or tonumber(rsv) or 0, lev = tonumber(lev) or 1,
     cost = cost == '0' and 0 or tonumber(cost) or 0, ecost = ecost == '0' and 0 or tonumber(ecost) or 0,
     openQty = openQty == '0' and 0 or tonumber(openQty) or 0, margin = margin == '0' and 0 or tonumber(margin) or 0,

@@ -54,7 +54,7 @@ local function fStateText(o, ts)
       .. o.closeOrd .. '|' .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
   end
   -- a filled order's amount as the record already holds it: a new order's from ARGV, a loaded one's as read
-  if filled == o.amount then filled = o.amountText or (o.orig and o.orig.amount) or fmt(filled) else filled = fmt(filled) end
+  if filled == o.amount then filled = o.amountText or fmt(filled) else filled = fmt(filled) end
   cost, margin = fmt(cost), fmt(margin)
   -- pairs that are equal until a position is closed or funded, printed once
   local openQty, ecost, imargin = filled, cost, margin
