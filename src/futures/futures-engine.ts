@@ -183,6 +183,8 @@ export class FuturesEngine {
    * `master`: a copy master's. Both keep trading aggregates from birth (ARGV[8], flag `stats`).
    */
   async createAccount(userId: string, name: string, currency: string, leverage: number, timestamp: number, kind: FuturesAccountKind = 'own') {
+    // the account's leverage text is copied into its orders' records as it stands (lua/includes/futures/orderRecord)
+    if (!Number.isSafeInteger(leverage) || leverage < 1) throw new Error(`createFuturesAccount takes a positive integer leverage: ${leverage}`);
     const reply = unwrap(
       await this.scripts.runOnce<ScriptReply>(
         'createFuturesAccount',
