@@ -8,8 +8,9 @@
   scripts share (src/futures/futures-script-keys.ts), so adding three would renumber all six. A
   user's index is always built here: a trade's maker is met in the book.
     P..'trades:'..kind..':'..pair        zset, score = trade id, member = the record (below)
-    P..'tradetimes:'..kind..':'..pair    zset, score = command time (ms), member = the command's
-                                          first trade id, 16 digits: time -> id in O(log n)
+    P..'tradetimes:'..kind..':'..pair    zset, score = command time (ms), member = the first trade
+                                          id of the first command at that time, 16 digits: time ->
+                                          id in O(log n)
     P..'utrades:'..kind..':'..pair..':'..user  zset, score = trade id, member = id..':t' (taker)
                                           or id..':m' (maker): a user's trades on the market
     P..'config:tradeHistoryMs'           retention in ms (set by the service at start; 7 days without)
@@ -74,7 +75,10 @@ local function recordTrades(ctx)
   local lastTs = last[2] and tonumber(last[2])
   if lastTs and lastTs > ts then ts = lastTs end
   local tsText = string.format('%d', ts)
-  redis.call('ZADD', timeKey, tsText, string.format('%016d', tonumber(first.id)))
+  -- a time the index already holds keeps its entry, the earlier command's first id: every lookup
+  -- (the first entry at or after a time, src/market-data/trade-history.ts, and the trim below)
+  -- finds that one before this command's, which would never be read
+  if ts ~= lastTs then redis.call('ZADD', timeKey, tsText, string.format('%016d', tonumber(first.id))) end
 
   -- three ZADDs per trade: merging them per key (one for the records, one per user) measured more
   -- instructions at a few trades per command, the users of a batch being mostly all different
