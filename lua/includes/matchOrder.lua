@@ -7,6 +7,8 @@
     settle.finishMaker(ctx, maker, status)    -> a maker leaving the book: 'filled' or 'expired'
   taker: { id, user, side = 'buy'|'sell', limit = ticks or nil (market), remaining = lots, stp }.
   An order may carry `idText`, its id already printed, which the events then use.
+  Trade ids: one INCR of ctx.keys.tradeIds each, or, when the caller hands its call's ids out in
+  fewer commands, from ctx.ids (includes/idCounter; the caller writes the counter).
 
   Self-trade prevention modes are bit flags, NONE 0, EXPIRE_TAKER 1, EXPIRE_MAKER 2, EXPIRE_BOTH 3,
   so the stricter intent of the two orders is their bitwise OR (TAKER against MAKER gives BOTH).
@@ -17,6 +19,7 @@
 --- @include "includes/book"
 --- @include "includes/fmt"
 --- @include "includes/undoLog"
+--- @include "includes/idCounter"
 
 local STP_EXPIRE_TAKER = 1
 local STP_EXPIRE_MAKER = 2
@@ -47,8 +50,13 @@ local function matchOrder(ctx, taker, settle)
     else
       local qty = settle.maxQty(ctx, taker, ticks, math.min(taker.remaining, maker.remaining))
       if qty <= 0 then return 'stopped' end
-      if ctx.undo then undoRemember(ctx, 'k', ctx.keys.tradeIds) end
-      local tradeId = redis.call('INCR', ctx.keys.tradeIds)
+      local tradeId
+      if ctx.ids then
+        tradeId = idsNextTrade(ctx.ids, ctx.keys.tradeIds)
+      else
+        if ctx.undo then undoRemember(ctx, 'k', ctx.keys.tradeIds) end
+        tradeId = redis.call('INCR', ctx.keys.tradeIds)
+      end
       local qtyText = fmt(qty)
       local ev = { e = 'trade', id = fmt(tradeId), p = priceText, q = qtyText, side = taker.side,
         tk = taker.idText or fmt(taker.id), mk = maker.idText or fmt(maker.id), tu = taker.user, mu = maker.user }

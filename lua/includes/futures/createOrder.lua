@@ -5,8 +5,9 @@
   entry). lua/futures/createFuturesOrders runs it once per order of a batch (group commit).
 
   The order is read from KEYS[k+1..k+4] and ARGV[a+1..a+12] (that script's header lists them); the
-  batch `b` holds what the orders of one call share: P (engine prefix), pair, maxlen, and the
-  event entry being built (events, changed levels, lastTicks, ts). Each order gets a
+  batch `b` holds what the orders of one call share: P (engine prefix), pair, maxlen, the
+  event entry being built (events, changed levels, lastTicks, ts) and the state of the order and
+  trade ids it hands out (includes/idCounter; the batch writes the counters). Each order gets a
   context of its own and writes its changes before the next one starts, so every check of a later
   order sees the earlier ones as if they had been separate calls. `b.allocated` is the order id it
   took, so a batch can give it back when the order fails with a runtime error.
@@ -22,6 +23,7 @@
 --- @include "includes/deltas"
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
+--- @include "includes/idCounter"
 
 -- The caller answers {id, clientOrderId} (SPEC 4.3), so that is all the reply carries, flat (a
 -- nested table per order costs its conversion to RESP and to the exactly-once record's JSON).
@@ -76,6 +78,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   if not b.market then return { 'ERR', 'PAIR_NOT_FOUND', pair } end
   -- the batch's event entry: this order's events and book levels go into it
   local ctx = futuresContextFor(KEYS, P, pair, ts, b.maxlen, b.market, b.events, b.changed)
+  ctx.ids = b
   fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
   local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'stats', 'locked')
   if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
@@ -124,7 +127,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   knowValues(ctx, acctKey, { balance = free, locked = tonumber(acct[6] or '0') })
 
   -- Accepted: from here on nothing rejects.
-  local id = redis.call('INCR', ctx.keys.orderIds)
+  local id = idsNextOrder(b, ctx.keys.orderIds)
   b.allocated = id
   -- the id, price and amount as text, printed once: ARGV's are canonical (src/futures/futures-engine.ts)
   local idText, priceText, amountText = fmt(id), ARGV[a + 4], ARGV[a + 5]
