@@ -46,6 +46,7 @@
 --- @include "includes/futures/context"
 --- @include "includes/publishEvents"
 --- @include "includes/idCounter"
+--- @include "includes/deltas"
 
 local n = (#KEYS - 22) / 4
 -- n: how many order ids the batch's first reserves (includes/idCounter)
@@ -68,8 +69,9 @@ for i = 1, n do
   end
   replies[i] = reply
 end
--- the id counters as one INCR per id would have left them, before anything else can fail
+-- the id counters as one INCR per id would have left them, and the fees pot, before anything else can fail
 idsWrite(b, KEYS[11], KEYS[12])
+flushHeld(KEYS[13], b.fees)
 local bookChanged = next(b.changed.bids) ~= nil or next(b.changed.asks) ~= nil
 if #b.events > 0 or bookChanged then
   -- only an order past the pair check has events or moved the book, so the pair is there

@@ -6,8 +6,9 @@
 
   The order is read from KEYS[k+1..k+4] and ARGV[a+1..a+12] (that script's header lists them); the
   batch `b` holds what the orders of one call share: P (engine prefix), pair, maxlen, the
-  event entry being built (events, changed levels, lastTicks, ts) and the state of the order and
-  trade ids it hands out (includes/idCounter; the batch writes the counters). Each order gets a
+  event entry being built (events, changed levels, lastTicks, ts), the state of the order and
+  trade ids it hands out (includes/idCounter) and the fees its orders took (`fees`, currency ->
+  amount); the batch writes counters and fees at its end. Each order gets a
   context of its own and writes its changes before the next one starts, so every check of a later
   order sees the earlier ones as if they had been separate calls. `b.allocated` is the order id it
   took, so a batch can give it back when the order fails with a runtime error.
@@ -162,8 +163,9 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
 
   -- written with the order's first flush (fFlush), in one HSET
   o.fixed = fFixedText(o, postOnly and '1' or '0', ts, clid)
-  -- fCommit but the event entry, which the batch writes once
-  flushDeltas(ctx)
+  -- fCommit but the event entry, which the batch writes once, and the fees pot, which no order
+  -- reads: the batch adds its orders' fees up and writes them once
+  b.fees = flushDeltas(ctx, ctx.keys.fees, b.fees)
   fFlush(ctx)
   if ctx.lastTicks then b.lastTicks = ctx.lastTicks end
   b.ts = ts
