@@ -7,8 +7,9 @@
   The order is read from KEYS[k+1..k+4] and ARGV[a+1..a+12] (that script's header lists them); the
   batch `b` holds what the orders of one call share: P (engine prefix), pair, maxlen, the
   event entry being built (events, changed levels, lastTicks, ts), the state of the order and
-  trade ids it hands out (includes/idCounter) and the fees its orders took (`fees`, currency ->
-  amount); the batch writes counters and fees at its end. Each order gets a
+  trade ids it hands out (includes/idCounter), the fees its orders took (`fees`, currency ->
+  amount; the batch writes counters and fees at its end) and the tracked flags of the accounts
+  they met (`tracked`, includes/futures/accountStats). Each order gets a
   context of its own and writes its changes before the next one starts, so every check of a later
   order sees the earlier ones as if they had been separate calls. `b.allocated` is the order id it
   took, so a batch can give it back when the order fails with a runtime error.
@@ -83,7 +84,10 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   fKnowAccount(ctx, acctId, acctKey, acctOpenKey)
   local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'stats', 'locked')
   if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
+  -- the accounts' tracked flags, shared by the batch's orders: no command of it changes one
+  ctx.tracked = b.tracked
   fStatsKnow(ctx, acctId, acct[5])
+  b.tracked = ctx.tracked
   if acct[2] ~= ctx.fut.cur then return { 'ERR', 'CURRENCY_MISMATCH', ctx.fut.cur } end
   local lev = tonumber(acct[3])
   if lev > ctx.fut.maxLev then return { 'ERR', 'LEVERAGE_ABOVE_MAX', fmt(ctx.fut.maxLev) } end
