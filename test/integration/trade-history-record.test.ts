@@ -42,8 +42,8 @@ local function recordTradesBefore(ctx)
       for _, f in ipairs(FIELDS_FUTURES) do parts[#parts + 1] = t[f] or '' end
     end
     redis.call('ZADD', recKey, t.id, table.concat(parts, '|'))
-    redis.call('ZADD', userTradesKey(P, kind, pair, t.tu), t.id, t.id .. ':t')
-    redis.call('ZADD', userTradesKey(P, kind, pair, t.mu), t.id, t.id .. ':m')
+    redis.call('ZADD', userTradesPrefix(P, kind, pair) .. t.tu, t.id, t.id .. ':t')
+    redis.call('ZADD', userTradesPrefix(P, kind, pair) .. t.mu, t.id, t.id .. ':m')
     users[t.tu] = true
     users[t.mu] = true
     t.ts = nil
@@ -59,7 +59,7 @@ local function recordTradesBefore(ctx)
   redis.call('ZREMRANGEBYSCORE', timeKey, '-inf', '(' .. string.format('%d', cutoff))
   redis.call('ZREMRANGEBYSCORE', recKey, '-inf', firstKept)
   for user in pairs(users) do
-    redis.call('ZREMRANGEBYSCORE', userTradesKey(P, kind, pair, user), '-inf', firstKept)
+    redis.call('ZREMRANGEBYSCORE', userTradesPrefix(P, kind, pair) .. user, '-inf', firstKept)
   end
 end
 `;
