@@ -46,11 +46,14 @@
 --- @include "includes/futures/createOrder"
 --- @include "includes/futures/context"
 --- @include "includes/publishEvents"
+--- @include "includes/idCounter"
+--- @include "includes/deltas"
 
-local b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], events = {}, changed = { bids = {}, asks = {} },
-  accounts = {}, orderKeys = {} }
-local replies = {}
 local n = (#KEYS - 22) / 4
+-- n: how many order ids the batch's first reserves (includes/idCounter)
+local b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], events = {}, changed = { bids = {}, asks = {} },
+  accounts = {}, orderKeys = {}, n = n }
+local replies = {}
 for i = 1, n do
   local before = #b.events
   b.allocated = nil
@@ -62,13 +65,16 @@ for i = 1, n do
     -- and which the entry below reports as they stand). The orders before it are written in full;
     -- this order and the rest of the batch answer ENGINE_ERROR.
     for j = #b.events, before + 1, -1 do b.events[j] = nil end
-    if b.allocated then redis.call('SET', KEYS[11], fmt(b.allocated - 1)) end
+    if b.allocated then b.oidNext = b.allocated end
     b.ctx = nil
     for j = i, n do replies[j] = { 'ERR', 'ENGINE_ERROR', tostring(reply) } end
     break
   end
   replies[i] = reply
 end
+-- the id counters as one INCR per id would have left them, and the fees pot, before anything else can fail
+idsWrite(b, KEYS[11], KEYS[12])
+flushHeld(KEYS[13], b.fees)
 local bookChanged = next(b.changed.bids) ~= nil or next(b.changed.asks) ~= nil
 if #b.events > 0 or bookChanged then
   -- only an order past the pair check has events or moved the book, so the pair is there

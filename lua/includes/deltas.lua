@@ -1,6 +1,7 @@
 --[[
   Balance changes gathered during a command and written once at its end, so a taker that meets
-  many makers of one account costs one HINCRBY per touched field, not one per fill.
+  many makers of one account costs one HINCRBY per touched field, not one per fill; a hash that no
+  order of a batch reads (its fees pot) can wait for the batch's end (flushDeltas' holdKey).
 ]]
 --- @include "includes/fmt"
 --- @include "includes/undoLog"
@@ -25,26 +26,48 @@ local function knowValues(ctx, key, values)
   ctx.known[key] = values
 end
 
-local function flushDeltas(ctx)
+-- Writes every pending change. `holdKey`, `held`: a key whose changes are not written here but
+-- added into `held` (field -> sum; nil takes this command's own table), which is returned for the
+-- caller to write with flushHeld once it has gathered those of several commands (a batch's fees
+-- pot, which none of its orders reads).
+local function flushDeltas(ctx, holdKey, held)
   local known, order = ctx.known, ctx.deltaOrder
   -- a numeric for: ipairs calls its C iterator once per key
   for i = 1, #order do
     local key = order[i]
-    local values = known and known[key]
-    local set, n = nil, 0
-    for field, v in pairs(ctx.deltas[key]) do
-      if v ~= 0 then
-        local before = values and values[field]
-        if before then
-          set = set or {}
-          set[n + 1], set[n + 2] = field, fmt(before + v)
-          n = n + 2
-        else
-          redis.call('HINCRBY', key, field, fmt(v))
+    if key == holdKey then
+      local byField = ctx.deltas[key]
+      if held then
+        for field, v in pairs(byField) do held[field] = (held[field] or 0) + v end
+      else
+        held = byField
+      end
+    else
+      local values = known and known[key]
+      local set, n = nil, 0
+      for field, v in pairs(ctx.deltas[key]) do
+        if v ~= 0 then
+          local before = values and values[field]
+          if before then
+            set = set or {}
+            set[n + 1], set[n + 2] = field, fmt(before + v)
+            n = n + 2
+          else
+            redis.call('HINCRBY', key, field, fmt(v))
+          end
         end
       end
+      if set then redis.call('HSET', key, unpack(set)) end
     end
-    if set then redis.call('HSET', key, unpack(set)) end
+  end
+  return held
+end
+
+-- Writes what flushDeltas held back of `key`.
+local function flushHeld(key, held)
+  if not held then return end
+  for field, v in pairs(held) do
+    if v ~= 0 then redis.call('HINCRBY', key, field, fmt(v)) end
   end
 end
 

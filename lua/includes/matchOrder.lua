@@ -8,6 +8,8 @@
   taker: { id, user, side = 'buy'|'sell', limit = ticks or nil (market), remaining = lots, stp }.
   An order may carry `idText`, its id already printed, which the events then use, and `amountText`
   (with `amount`), which a fill of its whole amount uses.
+  Trade ids: one INCR of ctx.keys.tradeIds each, or, when the caller hands its call's ids out in
+  fewer commands, from ctx.ids (includes/idCounter; the caller writes the counter).
 
   Self-trade prevention modes are bit flags, NONE 0, EXPIRE_TAKER 1, EXPIRE_MAKER 2, EXPIRE_BOTH 3,
   so the stricter intent of the two orders is their bitwise OR (TAKER against MAKER gives BOTH).
@@ -18,6 +20,7 @@
 --- @include "includes/book"
 --- @include "includes/fmt"
 --- @include "includes/undoLog"
+--- @include "includes/idCounter"
 
 local STP_EXPIRE_TAKER = 1
 local STP_EXPIRE_MAKER = 2
@@ -48,8 +51,13 @@ local function matchOrder(ctx, taker, settle)
     else
       local qty = settle.maxQty(ctx, taker, ticks, math.min(taker.remaining, maker.remaining))
       if qty <= 0 then return 'stopped' end
-      if ctx.undo then undoRemember(ctx, 'k', ctx.keys.tradeIds) end
-      local tradeId = redis.call('INCR', ctx.keys.tradeIds)
+      local tradeId
+      if ctx.ids then
+        tradeId = idsNextTrade(ctx.ids, ctx.keys.tradeIds)
+      else
+        if ctx.undo then undoRemember(ctx, 'k', ctx.keys.tradeIds) end
+        tradeId = redis.call('INCR', ctx.keys.tradeIds)
+      end
       -- a taker filled whole at once: its amount as the caller has it (amountText, futures) is the fill's
       local qtyText
       if qty == taker.amount and taker.amountText then qtyText = taker.amountText else qtyText = fmt(qty) end

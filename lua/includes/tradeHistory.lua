@@ -8,8 +8,9 @@
   scripts share (src/futures/futures-script-keys.ts), so adding three would renumber all six. A
   user's index is always built here: a trade's maker is met in the book.
     P..'trades:'..kind..':'..pair        zset, score = trade id, member = the record (below)
-    P..'tradetimes:'..kind..':'..pair    zset, score = command time (ms), member = the command's
-                                          first trade id, 16 digits: time -> id in O(log n)
+    P..'tradetimes:'..kind..':'..pair    zset, score = command time (ms), member = the first trade
+                                          id of the first command at that time, 16 digits: time ->
+                                          id in O(log n)
     P..'utrades:'..kind..':'..pair..':'..user  zset, score = trade id, member = id..':t' (taker)
                                           or id..':m' (maker): a user's trades on the market
     P..'config:tradeHistoryMs'           retention in ms (set by the service at start; 7 days without)
@@ -29,33 +30,38 @@ local function tradeHistoryKeys(P, kind, pair)
   return P .. 'trades:' .. suffix, P .. 'tradetimes:' .. suffix
 end
 
-local function userTradesKey(P, kind, pair, user)
-  return P .. 'utrades:' .. kind .. ':' .. pair .. ':' .. user
+-- A user's index is this prefix and the user id.
+local function userTradesPrefix(P, kind, pair)
+  return P .. 'utrades:' .. kind .. ':' .. pair .. ':'
 end
 
 local function tradeHistoryRetentionKey(P)
   return P .. 'config:tradeHistoryMs'
 end
 
--- A trade's record (above): one concatenation of the `trade` event's fields, already strings.
+-- A trade's record (above): one concatenation of the `trade` event's fields, already strings (the
+-- futures fields joined first: appended to a finished spot record they copied all of it again).
 local function tradeRecord(t, tsText, futures)
-  local r = t.id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' .. (t.side or '') .. '|' ..
+  local tail = ''
+  if futures then
+    tail = '|' .. (t.tpnl or '') .. '|' .. (t.mpnl or '') .. '|' .. (t.tpos or '') .. '|' .. (t.mpos or '') .. '|' ..
+      (t.tl or '') .. '|' .. (t.ml or '') .. '|' .. (t.tt or '')
+  end
+  return t.id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' .. (t.side or '') .. '|' ..
     (t.tk or '') .. '|' .. (t.mk or '') .. '|' .. (t.tu or '') .. '|' .. (t.mu or '') .. '|' .. (t.tf or '') .. '|' ..
-    (t.mf or '')
-  if not futures then return r end
-  return r .. '|' .. (t.tpnl or '') .. '|' .. (t.mpnl or '') .. '|' .. (t.tpos or '') .. '|' ..
-    (t.mpos or '') .. '|' .. (t.tl or '') .. '|' .. (t.ml or '') .. '|' .. (t.tt or '')
+    (t.mf or '') .. tail
 end
 
 local function recordTrades(ctx)
-  local first
-  for _, ev in ipairs(ctx.events) do
-    if ev.e == 'trade' then
-      first = ev
+  local events = ctx.events
+  local from
+  for i = 1, #events do
+    if events[i].e == 'trade' then
+      from = i
       break
     end
   end
-  if not first then return end
+  if not from then return end
   local P, pair = ctx.P, ctx.pair
   local futures = ctx.fut ~= nil
   local kind = 'spot'
@@ -66,7 +72,6 @@ local function recordTrades(ctx)
     recKey, timeKey, retentionKey = given.records, given.times, given.retention
   else
     recKey, timeKey = tradeHistoryKeys(P, kind, pair)
-    retentionKey = tradeHistoryRetentionKey(P)
   end
 
   local ts = tonumber(ctx.ts)
@@ -74,26 +79,28 @@ local function recordTrades(ctx)
   local lastTs = last[2] and tonumber(last[2])
   if lastTs and lastTs > ts then ts = lastTs end
   local tsText = string.format('%d', ts)
-  redis.call('ZADD', timeKey, tsText, string.format('%016d', tonumber(first.id)))
+  -- a time the index already holds keeps its entry, the earlier command's first id: every lookup
+  -- (the first entry at or after a time, src/market-data/trade-history.ts, and the trim below)
+  -- finds that one before this command's, which would never be read
+  if ts ~= lastTs then redis.call('ZADD', timeKey, tsText, string.format('%016d', tonumber(events[from].id))) end
 
   -- three ZADDs per trade: merging them per key (one for the records, one per user) measured more
   -- instructions at a few trades per command, the users of a batch being mostly all different
-  local users = {}
-  for _, t in ipairs(ctx.events) do
+  local users = userTradesPrefix(P, kind, pair)
+  for i = from, #events do
+    local t = events[i]
     if t.e == 'trade' then
       local id = t.id
       redis.call('ZADD', recKey, id, tradeRecord(t, tsText, futures))
-      redis.call('ZADD', userTradesKey(P, kind, pair, t.tu), id, id .. ':t')
-      redis.call('ZADD', userTradesKey(P, kind, pair, t.mu), id, id .. ':m')
-      users[t.tu] = true
-      users[t.mu] = true
+      redis.call('ZADD', users .. t.tu, id, id .. ':t')
+      redis.call('ZADD', users .. t.mu, id, id .. ':m')
     end
   end
 
   -- trim by time, only when the oldest command is past the retention; checked by the first command
   -- of each second of trade time (a market's first command has nothing to trim)
   if not lastTs or math.floor(ts / 1000) == math.floor(lastTs / 1000) then return end
-  local keepMs = tonumber(redis.call('GET', retentionKey) or TRADE_HISTORY_DEFAULT_MS)
+  local keepMs = tonumber(redis.call('GET', retentionKey or tradeHistoryRetentionKey(P)) or TRADE_HISTORY_DEFAULT_MS)
   local cutoff = ts - keepMs
   local oldest = redis.call('ZRANGE', timeKey, '0', '0', 'WITHSCORES')
   if tonumber(oldest[2]) >= cutoff then return end
@@ -101,7 +108,17 @@ local function recordTrades(ctx)
   local firstKept = '(' .. string.format('%d', tonumber(kept[1]))
   redis.call('ZREMRANGEBYSCORE', timeKey, '-inf', '(' .. string.format('%d', cutoff))
   redis.call('ZREMRANGEBYSCORE', recKey, '-inf', firstKept)
-  for user in pairs(users) do
-    redis.call('ZREMRANGEBYSCORE', userTradesKey(P, kind, pair, user), '-inf', firstKept)
+  -- the users of this command's trades, each once
+  local trimmed = {}
+  for i = from, #events do
+    local t = events[i]
+    if t.e == 'trade' then
+      for _, user in ipairs({ t.tu, t.mu }) do
+        if not trimmed[user] then
+          trimmed[user] = true
+          redis.call('ZREMRANGEBYSCORE', users .. user, '-inf', firstKept)
+        end
+      end
+    end
   end
 end

@@ -69,7 +69,7 @@ return { futuresStatsKey(P, '7'), futuresDailyKey(P, '7'), futuresDaysKey(P, '7'
         LUA_DIR,
         `--- @include "includes/tradeHistory"
 local records, times = tradeHistoryKeys(ARGV[1], ARGV[2], ARGV[3])
-return { records, times, userTradesKey(ARGV[1], ARGV[2], ARGV[3], 'u1'), tradeHistoryRetentionKey(ARGV[1]) }`,
+return { records, times, userTradesPrefix(ARGV[1], ARGV[2], ARGV[3]) .. 'u1', tradeHistoryRetentionKey(ARGV[1]) }`,
         'trade-history-keys-probe.lua',
       );
       const k: Keys = ctx.keys;

@@ -42,8 +42,8 @@ local function recordTradesBefore(ctx)
       for _, f in ipairs(FIELDS_FUTURES) do parts[#parts + 1] = t[f] or '' end
     end
     redis.call('ZADD', recKey, t.id, table.concat(parts, '|'))
-    redis.call('ZADD', userTradesKey(P, kind, pair, t.tu), t.id, t.id .. ':t')
-    redis.call('ZADD', userTradesKey(P, kind, pair, t.mu), t.id, t.id .. ':m')
+    redis.call('ZADD', userTradesPrefix(P, kind, pair) .. t.tu, t.id, t.id .. ':t')
+    redis.call('ZADD', userTradesPrefix(P, kind, pair) .. t.mu, t.id, t.id .. ':m')
     users[t.tu] = true
     users[t.mu] = true
     t.ts = nil
@@ -59,7 +59,7 @@ local function recordTradesBefore(ctx)
   redis.call('ZREMRANGEBYSCORE', timeKey, '-inf', '(' .. string.format('%d', cutoff))
   redis.call('ZREMRANGEBYSCORE', recKey, '-inf', firstKept)
   for user in pairs(users) do
-    redis.call('ZREMRANGEBYSCORE', userTradesKey(P, kind, pair, user), '-inf', firstKept)
+    redis.call('ZREMRANGEBYSCORE', userTradesPrefix(P, kind, pair) .. user, '-inf', firstKept)
   end
 end
 `;
@@ -155,3 +155,35 @@ it('records, indexes and trims a command\'s trades as the former code did', asyn
     await ctx.cleanup();
   }
 }, 60_000);
+
+it('keeps one time index entry per time, the first command\'s, and every time bound reads the same ids', async () => {
+  const ctx = await testContext();
+  try {
+    const lua = resolveIncludes(LUA_DIR, SCRIPT, 'record-trades-probe.lua');
+    const P = ctx.keys.engine;
+    const T = 1_700_000_000_000;
+    // command times as sent; the fourth is behind the third and is raised to it
+    const commands = [{ ts: T, ids: [1, 2] }, { ts: T, ids: [3] }, { ts: T + 5, ids: [4] }, { ts: T + 2, ids: [5] }, { ts: T + 9, ids: [6] }];
+    const timeOf = new Map<number, number>();
+    let last = 0;
+    for (const c of commands) {
+      const events = c.ids.map((id) => ({ e: 'trade', id: String(id), p: '1', q: '1', side: 'buy', tk: '1', mk: '2', tu: 'a', mu: 'b', tf: '0', mf: '0' }));
+      expect(await ctx.redis.eval(lua, 0, P, 'BTC_USDT', 'spot', String(c.ts), JSON.stringify(events), 'now')).toBe('OK');
+      last = Math.max(last, c.ts);
+      for (const id of c.ids) timeOf.set(id, last);
+    }
+    expect(await ctx.redis.zrange(ctx.keys.tradeTimes('spot', 'BTC_USDT'), '0', '-1', 'WITHSCORES')).toEqual([
+      '0000000000000001', String(T), '0000000000000004', String(T + 5), '0000000000000006', String(T + 9),
+    ]);
+    for (let from = T - 1; from <= T + 10; from++) {
+      for (let to = from; to <= T + 10; to++) {
+        const r = await ctx.marketData.history.idRange('spot', 'BTC_USDT', from, to);
+        const got = [...timeOf.keys()].filter((id) => id >= r.min && id <= r.max);
+        const want = [...timeOf.keys()].filter((id) => (timeOf.get(id) as number) >= from && (timeOf.get(id) as number) <= to);
+        expect([from - T, to - T, got]).toEqual([from - T, to - T, want]);
+      }
+    }
+  } finally {
+    await ctx.cleanup();
+  }
+});

@@ -11,7 +11,8 @@
   step that makes an existing account one (rankFuturesAccount, the listing of a master; the
   deployment's backfill), which rebuilds its aggregates from its orders in the same step, so they
   are exact from then on whatever the account did before. A command asks once per account
-  (fStatsTracked, one HGET; the taker's comes with the HMGET createOrder makes of its hash).
+  (fStatsTracked, one HGET; the taker's comes with the HMGET createOrder makes of its hash), a
+  createFuturesOrders batch once for all its orders (no step that sets the flag runs inside it).
 
   Each opening order that has filled contributes a part (fStatsPart), a function of its own fields
   only; the aggregates are the sum of the parts of the account's orders. A write removes the order's

@@ -39,8 +39,9 @@ end
 -- A context for one futures command on a market: KEYS[1..22] as futuresMarketFor reads them (or
 -- `market`, what it answered earlier in the same call); nil when there is no such pair.
 -- `batch`: what the orders of one call share (includes/futures/createOrder), else nil: the event
--- entry they add to (events, changed) and the key names built so far (accounts, orderKeys; a name
--- is a function of its id alone, so sharing them changes no order's outcome).
+-- entry they add to (events, changed), the key names built so far (accounts, orderKeys; a name
+-- is a function of its id alone, so sharing them changes no order's outcome) and the call's ids
+-- (ctx.ids = batch: includes/idCounter hands them out).
 -- The fields of newContext (includes/publishEvents) and a futures command's, in one constructor:
 -- a table filled field by field rehashes as it grows.
 local function futuresContextFor(KEYS, P, pair, ts, maxlen, market, batch)
@@ -52,14 +53,15 @@ local function futuresContextFor(KEYS, P, pair, ts, maxlen, market, batch)
     P = P, keys = market.keys, ts = ts, maxlen = maxlen, changed = changed or { bids = {}, asks = {} },
     bookChanged = false, events = events or {}, deltas = {}, deltaOrder = {},
     pair = pair, fkeys = market.fkeys, fut = market.fut, objs = {}, dirtyOrder = {},
-    accounts = accounts or {}, orderKeys = orderKeys or {}, known = {}, tracked = {},
+    accounts = accounts or {}, orderKeys = orderKeys or {}, known = {}, tracked = {}, ids = batch,
   }
 end
 
 -- The context of the next order of a batch (includes/futures/createOrder; `b` as it holds it, its
 -- market read): the batch's one context with this order's time and empty tables of its own, so each
 -- order starts from a fresh context as if it came alone, without a new 19-field table each time.
--- Every field an order may set lazily on its context is put back here.
+-- Every field an order may set lazily on its context is put back here. The accounts' tracked flags
+-- (includes/futures/accountStats) stay: no command of the batch changes one.
 local function futuresBatchContext(KEYS, b, ts)
   local ctx = b.ctx
   if not ctx then
@@ -68,7 +70,7 @@ local function futuresBatchContext(KEYS, b, ts)
     return ctx
   end
   ctx.ts, ctx.bookChanged, ctx.best, ctx.lastTicks, ctx.stats, ctx.statsOrder = ts, false, nil, nil, nil, nil
-  ctx.deltas, ctx.deltaOrder, ctx.objs, ctx.dirtyOrder, ctx.known, ctx.tracked = {}, {}, {}, {}, {}, {}
+  ctx.deltas, ctx.deltaOrder, ctx.objs, ctx.dirtyOrder, ctx.known = {}, {}, {}, {}, {}
   return ctx
 end
 

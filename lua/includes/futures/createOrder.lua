@@ -6,8 +6,11 @@
 
   The order is read from KEYS[k+1..k+4] and ARGV[a+1..a+12] (that script's header lists them); the
   batch `b` holds what the orders of one call share: P (engine prefix), pair, maxlen, the
-  event entry being built (events, changed levels, lastTicks, ts) and the key names built so far
-  (accounts, orderKeys: includes/futures/context futuresContextFor). Each order starts from a fresh
+  event entry being built (events, changed levels, lastTicks, ts), the key names built so far
+  (accounts, orderKeys: includes/futures/context futuresContextFor), the state of the order and
+  trade ids it hands out (includes/idCounter), the fees its orders took (`fees`, currency ->
+  amount; the batch writes counters and fees at its end) and the tracked flags of the accounts
+  they met (the context's `tracked`, includes/futures/accountStats). Each order starts from a fresh
   context (b.ctx, emptied for it: futuresBatchContext) and writes its changes before the next one
   starts, so every check of a later order sees the earlier ones as if they had been separate calls.
   `b.allocated` is the order id it took, so a batch can give it back when the order fails with a
@@ -24,6 +27,7 @@
 --- @include "includes/deltas"
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
+--- @include "includes/idCounter"
 
 -- The caller answers {id, clientOrderId} (SPEC 4.3), so that is all the reply carries, flat (a
 -- nested table per order costs its conversion to RESP and to the exactly-once record's JSON).
@@ -128,7 +132,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   knowValues(ctx, acctKey, { balance = free, locked = (acct[6] or 0) + 0 })
 
   -- Accepted: from here on nothing rejects.
-  local id = redis.call('INCR', ctx.keys.orderIds)
+  local id = idsNextOrder(b, ctx.keys.orderIds)
   b.allocated = id
   -- the id, price and amount as text, printed once: ARGV's are canonical (src/futures/futures-engine.ts)
   local idText, priceText, amountText = fmt(id), ARGV[a + 4], ARGV[a + 5]
@@ -164,8 +168,9 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
 
   -- written with the order's first flush (fFlush), in one HSET
   o.fixed = fFixedText(o, postOnly and '1' or '0', ts, clid, acct[3])
-  -- fCommit but the event entry, which the batch writes once
-  flushDeltas(ctx)
+  -- fCommit but the event entry, which the batch writes once, and the fees pot, which no order
+  -- reads: the batch adds its orders' fees up and writes them once
+  b.fees = flushDeltas(ctx, ctx.keys.fees, b.fees)
   fFlush(ctx)
   if ctx.lastTicks then b.lastTicks = ctx.lastTicks end
   b.ts = ts
