@@ -49,7 +49,9 @@ local function matchOrder(ctx, taker, settle)
       end
       if bit.band(mode, STP_EXPIRE_TAKER) ~= 0 then return 'expired' end
     else
-      local qty = settle.maxQty(ctx, taker, ticks, math.min(taker.remaining, maker.remaining))
+      local qty = taker.remaining
+      if maker.remaining < qty then qty = maker.remaining end
+      qty = settle.maxQty(ctx, taker, ticks, qty)
       if qty <= 0 then return 'stopped' end
       local tradeId
       if ctx.ids then

@@ -100,24 +100,27 @@ local function fLoad(ctx, id, fixed, state)
   local filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd, closeReason, resting
   if role == 'close' then
     filled, resting = string.match(state, F_CLOSE_STATE)
+    rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, tp, sl, liq = '0', '0', '0', '0', '0', '0', '0', '0', '0', '', '', ''
   else
     filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd, closeReason, resting =
       string.match(state, F_OPEN_STATE)
   end
   if pos == '' then pos = nil end
-  -- numbers inline, not through a helper (a call per field cost more than the field): tonumber of
-  -- '' or nil is nil, an absent value; the commonest value, '0', skips tonumber
-  local amountN, filledN = tonumber(amount) or 0, filled == '0' and 0 or tonumber(filled) or 0
+  -- numbers inline, not through a helper (a call per field cost more than the field), and by
+  -- arithmetic (`s + 0` converts once, tonumber twice and is a global's lookup): the record's
+  -- numbers are fmt's integers, an optional one empty (absent, as a close order's opening fields);
+  -- the commonest value, '0', skips the conversion
+  local amountN, filledN = amount + 0, filled == '0' and 0 or filled + 0
   local o = {
     id = id, idText = idText, user = user, acct = acct, side = side, role = role, pair = pair,
-    price = tonumber(price), amount = amountN, amountText = amount, filled = filledN, remaining = amountN - filledN,
-    rsv = rsv == '0' and 0 or tonumber(rsv) or 0, lev = tonumber(lev) or 1,
-    cost = cost == '0' and 0 or tonumber(cost) or 0, ecost = ecost == '0' and 0 or tonumber(ecost) or 0,
-    openQty = openQty == '0' and 0 or tonumber(openQty) or 0, margin = margin == '0' and 0 or tonumber(margin) or 0,
-    imargin = imargin == '0' and 0 or tonumber(imargin) or 0, fee = fee == '0' and 0 or tonumber(fee) or 0,
-    rpnl = rpnl == '0' and 0 or tonumber(rpnl) or 0, funding = funding == '0' and 0 or tonumber(funding) or 0,
-    stp = stp == '0' and 0 or tonumber(stp) or 0, status = status, tp = tonumber(tp), sl = tonumber(sl),
-    liq = tonumber(liq), closeOrd = closeOrd or '', pos = pos,
+    price = price ~= '' and price + 0 or nil, amount = amountN, amountText = amount, filled = filledN,
+    remaining = amountN - filledN, rsv = rsv == '0' and 0 or rsv + 0, lev = lev ~= '' and lev + 0 or 1,
+    cost = cost == '0' and 0 or cost + 0, ecost = ecost == '0' and 0 or ecost + 0,
+    openQty = openQty == '0' and 0 or openQty + 0, margin = margin == '0' and 0 or margin + 0,
+    imargin = imargin == '0' and 0 or imargin + 0, fee = fee == '0' and 0 or fee + 0,
+    rpnl = rpnl == '0' and 0 or rpnl + 0, funding = funding == '0' and 0 or funding + 0,
+    stp = (stp == '0' or stp == '') and 0 or stp + 0, status = status, tp = tp ~= '' and tp + 0 or nil,
+    sl = sl ~= '' and sl + 0 or nil, liq = liq ~= '' and liq + 0 or nil, closeOrd = closeOrd or '', pos = pos,
     isMarket = isMarket == '1', closeReason = closeReason or '',
     wasActive = status == '50', wasOpen = status == '10' or status == '50', resting = resting or '0',
     origFixed = fixed, origState = state,

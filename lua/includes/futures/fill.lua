@@ -59,7 +59,8 @@ end
 local function fOpenFill(ctx, o, ticks, q, fee, akey, n)
   local newRsv = 0
   if o.price and not o.isMarket then newRsv = fReserve(ctx, o.price, o.remaining - q, o.lev) end
-  local m = math.floor(n / o.lev)
+  local lev = o.lev
+  local m = (n - n % lev) / lev -- math.floor(n / lev) without its call (includes/futures/settlement)
   local delta = newRsv - o.rsv
   addDelta(ctx, akey, 'locked', m + delta)
   addDelta(ctx, akey, 'balance', -(m + fee + delta))
