@@ -63,8 +63,11 @@ local function matchOrder(ctx, taker, settle)
       -- a taker filled whole at once: its amount as the caller has it (amountText, futures) is the fill's
       local qtyText
       if qty == taker.amount and taker.amountText then qtyText = taker.amountText else qtyText = fmt(qty) end
+      -- the fields settle.fill adds are named here as nil, which sizes the table for all of them: added
+      -- one by one they outgrew its 16 slots and rehashed it (a nil field is absent, as from the JSON)
       local ev = { e = 'trade', id = fmt(tradeId), p = priceText, q = qtyText, side = taker.side,
-        tk = taker.idText or fmt(taker.id), mk = maker.idText or fmt(maker.id), tu = taker.user, mu = maker.user }
+        tk = taker.idText or fmt(taker.id), mk = maker.idText or fmt(maker.id), tu = taker.user, mu = maker.user,
+        tf = nil, mf = nil, tpnl = nil, mpnl = nil, tpos = nil, mpos = nil, tl = nil, ml = nil, tt = nil, to = nil, mo = nil }
       settle.fill(ctx, taker, maker, ticks, qty, tradeId, ev)
       taker.remaining = taker.remaining - qty
       maker.remaining = maker.remaining - qty
