@@ -87,13 +87,15 @@ local function recordTrades(ctx)
   -- three ZADDs per trade: merging them per key (one for the records, one per user) measured more
   -- instructions at a few trades per command, the users of a batch being mostly all different
   local users = userTradesPrefix(P, kind, pair)
+  -- redis.call looked up once (a global's lookup costs ~270 instructions)
+  local call = redis.call
   for i = from, #events do
     local t = events[i]
     if t.e == 'trade' then
       local id = t.id
-      redis.call('ZADD', recKey, id, tradeRecord(t, tsText, futures))
-      redis.call('ZADD', users .. t.tu, id, id .. ':t')
-      redis.call('ZADD', users .. t.mu, id, id .. ':m')
+      call('ZADD', recKey, id, tradeRecord(t, tsText, futures))
+      call('ZADD', users .. t.tu, id, id .. ':t')
+      call('ZADD', users .. t.mu, id, id .. ':m')
     end
   end
 

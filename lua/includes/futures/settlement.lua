@@ -19,8 +19,9 @@
 -- Extra money an opening order needs from the free balance to fill q lots at ticks.
 local function fOpenNeed(ctx, o, ticks, q)
   local n = fNotional(ctx, ticks, q)
+  -- what it still reserves for the rest (none after a fill of all of it: no fReserve call)
   local newRsv = 0
-  if o.price and not o.isMarket then newRsv = fReserve(ctx, o.price, o.remaining - q, o.lev) end
+  if o.remaining > q and o.price and not o.isMarket then newRsv = fReserve(ctx, o.price, o.remaining - q, o.lev) end
   local lev = o.lev
   return (n - n % lev) / lev + mulDivCeil(n, ctx.fut.taker, 1000000) + newRsv - o.rsv
 end
