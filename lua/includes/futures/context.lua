@@ -95,15 +95,24 @@ local function fLoad(ctx, id, fixed, state)
     fixed, state = fRecordTexts(fOrderKey(ctx, id))
     if not fixed then return nil end
   end
-  local idText, role, user, acct, pair, side, isMarket, price, amount, lev, stp, _, _, pos = string.match(fixed, F_FIXED)
+  local match = string.match
+  local idText, role, user, acct, pair, side, isMarket, price, amount, lev, stp, _, _, pos = match(fixed, F_FIXED)
   -- a close order's state lacks the rest: absent, as an opening order's empty values
   local filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd, closeReason, resting
   if role == 'close' then
-    filled, resting = string.match(state, F_CLOSE_STATE)
+    filled, resting = match(state, F_CLOSE_STATE)
     rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, tp, sl, liq = '0', '0', '0', '0', '0', '0', '0', '0', '0', '', '', ''
   else
-    filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd, closeReason, resting =
-      string.match(state, F_OPEN_STATE)
+    -- an opening order that has not traded (a resting maker's commonest state) has its nine zeros as
+    -- fStateText writes them: matched as literals, ten captures fewer
+    rsv, status, tp, sl, liq, closeOrd, closeReason, resting =
+      match(state, '^0|([^|]*)|0|0|0|0|0|0|0|0|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|')
+    if rsv then
+      filled, cost, ecost, openQty, margin, imargin, fee, rpnl, funding = '0', '0', '0', '0', '0', '0', '0', '0', '0'
+    else
+      filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd, closeReason, resting =
+        match(state, F_OPEN_STATE)
+    end
   end
   if pos == '' then pos = nil end
   -- numbers inline, not through a helper (a call per field cost more than the field), and by
