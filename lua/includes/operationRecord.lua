@@ -10,8 +10,22 @@
   This is the one place a script reads TIME; it guards, it decides nothing about money.
   A runtime error is recorded too (its writes so far stay: a script has no rollback) and re-raised.
   Replies pass through cjson, so a script must answer big integers as strings (it does: DESIGN 3).
+  A script whose reply is a list of per-item lists (createFuturesOrders) hands it to
+  answerAsRecord: a first run then answers the record's JSON text itself, which the service decodes
+  into the same lists (src/platform/redis/scripts.ts), instead of the table: Redis turns each
+  nested Lua table into RESP at ~7,000 instructions (it probes it for err, ok, double, map, set...
+  first), and the text is made anyway. A repeat answers the table, as any other reply.
 ]]
 local OPERATION_FENCED = '!'
+
+-- The reply the running script handed to answerAsRecord; runOnce clears it before each run.
+local replyAsRecord
+
+-- `reply`: a non-empty list of non-empty lists of strings without holes (where the JSON text and
+-- RESP give the same lists: cjson prints a hole as null where RESP stops, and {} as an object).
+local function answerAsRecord(reply)
+  replyAsRecord = reply
+end
 
 local function runOnce(body, KEYS, ARGV)
   -- the last entries taken off in place (table.remove is a C call each); numbers read by arithmetic,
@@ -29,11 +43,14 @@ local function runOnce(body, KEYS, ARGV)
     call('SET', opKey, OPERATION_FENCED, 'EX', ttl)
     return { 'ERR', 'OPERATION_ABORTED', '' }
   end
+  replyAsRecord = nil
   local ok, reply = pcall(body, KEYS, ARGV)
   if not ok then
     call('SET', opKey, cjson.encode({ 'ERR', 'ENGINE_ERROR', '' }), 'EX', ttl)
     error(reply)
   end
-  call('SET', opKey, cjson.encode(reply == nil and false or reply), 'EX', ttl)
+  local record = cjson.encode(reply == nil and false or reply)
+  call('SET', opKey, record, 'EX', ttl)
+  if reply == replyAsRecord and reply ~= nil then return record end
   return reply
 end
