@@ -40,6 +40,7 @@
       NOTIONAL_TOO_LARGE, INSUFFICIENT_MARGIN
     {'ERR', 'ENGINE_ERROR', message}     a runtime error (a bug) in this order or an earlier one of
                                          the batch; the orders before it stay placed in full
+    (the exactly-once form answers these lists as its record's JSON text: includes/operationRecord)
   Events: one entry on the futures market stream for the batch: per order accepted, trade*, done*;
     book* for the batch (includes/publishEvents).
 ]]
@@ -48,6 +49,7 @@
 --- @include "includes/publishEvents"
 --- @include "includes/idCounter"
 --- @include "includes/deltas"
+--- @include "includes/operationRecord"
 
 local n = (#KEYS - 22) / 4
 -- n: how many order ids the batch's first reserves (includes/idCounter)
@@ -84,4 +86,6 @@ if #b.events > 0 or bookChanged then
   ctx.events, ctx.changed, ctx.lastTicks, ctx.bookChanged = b.events, b.changed, b.lastTicks, bookChanged
   publishEvents(ctx)
 end
+-- every reply is a list of strings ({tag, id, clientOrderId, status} or {'ERR', code, detail})
+if n > 0 then answerAsRecord(replies) end
 return replies

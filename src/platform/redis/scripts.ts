@@ -1,5 +1,5 @@
 import type { ChainableCommander } from 'ioredis';
-import { Cluster } from 'ioredis';
+import { Cluster, Command } from 'ioredis';
 import { Histogram } from 'prom-client';
 import type { RedisClient } from './connection';
 import { buildLuaLibrary, type LuaLibrary, type LuaScript } from './lua-loader';
@@ -50,13 +50,14 @@ export class Scripts {
   async run<T>(name: string, keys: string[], args: (string | number)[], once = false): Promise<T> {
     const fn = this.functionOf(name, once ? keys.slice(0, -1) : keys, once);
     const end = luaLatency.startTimer({ script: name });
+    const reply = (r: unknown) => (once ? onceReply(r) : r) as T;
     try {
       try {
-        return (await this.redis.fcall(fn, keys.length, ...keys, ...args)) as T;
+        return reply(await this.redis.fcall(fn, keys.length, ...keys, ...args));
       } catch (err) {
         if (!isFunctionMissing(err)) throw err;
         await this.preload();
-        return (await this.redis.fcall(fn, keys.length, ...keys, ...args)) as T;
+        return reply(await this.redis.fcall(fn, keys.length, ...keys, ...args));
       }
     } finally {
       end();
@@ -85,11 +86,18 @@ export class Scripts {
     pipeline.fcall(this.functionOf(name, keys), keys.length, ...keys, ...args);
   }
 
-  /** The exactly-once form in a pipeline (benchmarks: the server's work of `runOnce`, without its recovery). */
+  /**
+   * The exactly-once form in a pipeline (benchmarks: the server's work of `runOnce`, without its
+   * recovery); its result in the pipeline's is decoded as `runOnce`'s is.
+   */
   queueOnce(pipeline: ChainableCommander, name: string, keys: string[], args: (string | number)[], op: Operation): void {
     const fn = this.functionOf(name, keys, true);
     const deadline = Date.now() + this.operationDeadlineMs;
-    pipeline.fcall(fn, keys.length + 1, ...keys, op.key, ...args, op.ttlSeconds, deadline);
+    // the command `pipeline.fcall` would queue, with the decoding on its reply
+    const command = new Command('fcall', [fn, keys.length + 1, ...keys, op.key, ...args, op.ttlSeconds, deadline], { replyEncoding: 'utf8' });
+    const transform = command.transformReply.bind(command);
+    command.transformReply = (result) => onceReply(transform(result)) as string;
+    (pipeline as unknown as { sendCommand(c: Command): unknown }).sendCommand(command);
   }
 
   /** Every server that holds functions: the masters of a cluster, or the one server. */
@@ -108,6 +116,26 @@ export class Scripts {
     }
     return this.library.functionName(name, once);
   }
+}
+
+/**
+ * The reply of an exactly-once form. A batch's list of per-item lists (createFuturesOrders) comes as
+ * the JSON text of its operation record (lua/includes/operationRecord.lua: cheaper for Redis than
+ * RESP of nested tables), read here into what RESP would have given: true is 1, false is null, a
+ * number its integer part, {} (cjson's empty table) []. Any other reply comes as RESP; no script
+ * answers a bare string, let alone one that opens with `[[`.
+ */
+function onceReply(reply: unknown): unknown {
+  return typeof reply === 'string' && reply.startsWith('[[') ? JSON.parse(reply, asResp) : reply;
+}
+
+function asResp(_key: string, v: unknown): unknown {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return Math.trunc(v);
+  if (v === true) return 1;
+  if (v === false) return null;
+  if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0) return [];
+  return v;
 }
 
 function isFunctionMissing(err: unknown): boolean {
