@@ -50,7 +50,7 @@ export class Scripts {
   async run<T>(name: string, keys: string[], args: (string | number)[], once = false): Promise<T> {
     const fn = this.functionOf(name, once ? keys.slice(0, -1) : keys, once);
     const end = luaLatency.startTimer({ script: name });
-    const reply = (r: unknown) => (once ? onceReply(r) : r) as T;
+    const reply = (r: unknown) => (once ? onceReply(name, r) : r) as T;
     try {
       try {
         return reply(await this.redis.fcall(fn, keys.length, ...keys, ...args));
@@ -96,7 +96,7 @@ export class Scripts {
     // the command `pipeline.fcall` would queue, with the decoding on its reply
     const command = new Command('fcall', [fn, keys.length + 1, ...keys, op.key, ...args, op.ttlSeconds, deadline], { replyEncoding: 'utf8' });
     const transform = command.transformReply.bind(command);
-    command.transformReply = (result) => onceReply(transform(result)) as string;
+    command.transformReply = (result) => onceReply(name, transform(result)) as string;
     (pipeline as unknown as { sendCommand(c: Command): unknown }).sendCommand(command);
   }
 
@@ -118,15 +118,18 @@ export class Scripts {
   }
 }
 
+/** The scripts whose exactly-once form answers a first run with its record's JSON text (Lua `answerAsRecord`). */
+const ANSWERS_AS_RECORD = new Set(['createFuturesOrders']);
+
 /**
  * The reply of an exactly-once form. A batch's list of per-item lists (createFuturesOrders) comes as
  * the JSON text of its operation record (lua/includes/operationRecord.lua: cheaper for Redis than
  * RESP of nested tables), read here into what RESP would have given: true is 1, false is null, a
- * number its integer part, {} (cjson's empty table) []. Any other reply comes as RESP; no script
- * answers a bare string, let alone one that opens with `[[`.
+ * number its integer part, {} (cjson's empty table) []. A repeat answers the record decoded, as RESP,
+ * and so does every other script.
  */
-function onceReply(reply: unknown): unknown {
-  return typeof reply === 'string' && reply.startsWith('[[') ? JSON.parse(reply, asResp) : reply;
+function onceReply(name: string, reply: unknown): unknown {
+  return ANSWERS_AS_RECORD.has(name) && typeof reply === 'string' ? JSON.parse(reply, asResp) : reply;
 }
 
 function asResp(_key: string, v: unknown): unknown {
