@@ -137,18 +137,22 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the id, price and amount as text, printed once: ARGV's are canonical (src/futures/futures-engine.ts)
   local idText, priceText, amountText = fmt(id), ARGV[a + 4], ARGV[a + 5]
   ctx.orderKeys[id] = orderKey(P, idText)
-  local o = { id = id, idText = idText, priceText = priceText, amountText = amountText, role = 'open', kind = 'futures',
+  -- 32 fields with `fixed` (set below): the hash's 32 slots hold a resting order without a rehash.
+  -- Not in force yet and in no index (wasActive, wasOpen nil); tp and sl only when given (a nil
+  -- field in a constructor takes a slot too)
+  local o = { id = id, idText = idText, priceText = priceText, amountText = amountText, role = 'open',
     user = user, acct = acctId, side = side, pair = pair,
     price = price, limit = price, amount = amount, filled = 0, remaining = amount, rsv = 0, lev = lev, cost = 0, ecost = 0, openQty = 0,
-    margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED, tp = tp, sl = sl,
-    closeOrd = '', isMarket = isMarket, resting = '0', wasActive = false, wasOpen = false, placed = true }
+    margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED,
+    closeOrd = '', isMarket = isMarket, resting = '0', fixed = false, placed = true }
+  if tp then o.tp = tp end
+  if sl then o.sl = sl end
   ctx.objs[id] = o
   fDirty(ctx, o)
   if not isMarket then
     -- a limit order's check was made for its whole amount: at its own price, that is the reservation
     if checkAt == price then o.rsv = need else o.rsv = fReserve(ctx, price, amount, lev) end
-    addDelta(ctx, acctKey, 'balance', -o.rsv)
-    addDelta(ctx, acctKey, 'locked', o.rsv)
+    moveDelta(ctx, acctKey, 'balance', 'locked', o.rsv)
   end
   ctx.events[#ctx.events + 1] = { e = 'accepted', id = idText, u = user, side = side,
     type = isMarket and 'market' or 'limit', p = priceText, a = amountText }

@@ -16,7 +16,10 @@
 -- Writes every object the command touched (one HSET of its record, includes/futures/orderRecord),
 -- with the trigger and account indices of the opening orders.
 local function fFlush(ctx)
-  for _, o in ipairs(ctx.dirtyOrder) do
+  local dirty = ctx.dirtyOrder
+  -- a numeric for: ipairs calls its C iterator once per object
+  for i = 1, #dirty do
+    local o = dirty[i]
     if o.role ~= 'close' then
       fIndex(ctx, o)
       fIndexAccount(ctx, o)
