@@ -17,8 +17,14 @@ end
 
 -- string.format, taken at the first call (includes/fmt: a global's lookup costs ~270 instructions)
 local bookFormat
+-- the zeros before an id of n digits (ZPAD[n]): an id already printed is padded by one concatenation
+local ZPAD = { '000000000000000', '00000000000000', '0000000000000', '000000000000', '00000000000',
+  '0000000000', '000000000', '00000000', '0000000', '000000', '00000', '0000', '000', '00', '0', '' }
 
-local function bookMember(id)
+-- `idText`: the id as fmt printed it, when the caller has it.
+local function bookMember(id, idText)
+  local z = idText and ZPAD[#idText]
+  if z then return z .. idText end
   local f = bookFormat
   if not f then
     f = string.format
@@ -49,10 +55,10 @@ local function changeLevel(ctx, side, ticks, delta, p, deltaText)
   ctx.bookChanged = true
 end
 
--- `p`, `lotsText`: the price and the lots as text, when the caller has them.
-local function restOrder(ctx, side, id, ticks, lots, p, lotsText)
+-- `p`, `lotsText`, `idText`: the price, the lots and the id as text, when the caller has them.
+local function restOrder(ctx, side, id, ticks, lots, p, lotsText, idText)
   p = p or fmt(ticks)
-  local member = bookMember(id)
+  local member = bookMember(id, idText)
   if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member) end
   redis.call('ZADD', ctx.keys.book[side], scoreText(side, p), member)
   changeLevel(ctx, side, ticks, lots, p, lotsText)

@@ -68,7 +68,10 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   local P, pair = b.P, b.pair
   local user, side, isMarket = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3] == '1'
   local price, amount = fOptTicks(ARGV[a + 4]), ARGV[a + 5] + 0
-  local tp, sl, acctId = fOptTicks(ARGV[a + 6]), fOptTicks(ARGV[a + 7]), ARGV[a + 8]
+  -- most orders carry no trigger: no call for an empty one
+  local tp, sl, acctId = ARGV[a + 6], ARGV[a + 7], ARGV[a + 8]
+  if tp == '' then tp = nil else tp = fOptTicks(tp) end
+  if sl == '' then sl = nil else sl = fOptTicks(sl) end
   local postOnly, stp, clid, ts = ARGV[a + 9] == '1', STP_OF[ARGV[a + 10]] or tonumber(ARGV[a + 10]), ARGV[a + 11], ARGV[a + 12]
   -- immediate or cancel: a limit order that never rests (post-only and IOC exclude each other)
   local ioc = ARGV[a + 9] == 'IOC'
@@ -160,7 +163,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   local outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT)
 
   if not isMarket and not ioc and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then
-    restOrder(ctx, ownSide(side), id, price, o.remaining, priceText, o.remaining == amount and amountText or nil)
+    restOrder(ctx, ownSide(side), id, price, o.remaining, priceText, o.remaining == amount and amountText or nil, idText)
     o.resting = '1'
   else
     fReleaseRest(ctx, o)
