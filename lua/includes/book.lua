@@ -7,6 +7,7 @@
 ]]
 --- @include "includes/fmt"
 --- @include "includes/undoLog"
+--- @include "includes/rcall"
 
 -- The score of price `p` (ticks, as text) on `side`. Scores go to Redis as strings: a Lua number
 -- handed to redis.call is printed with '%.14g', which is both slower and, past 14 digits, inexact.
@@ -40,14 +41,15 @@ local function changeLevel(ctx, side, ticks, delta, p, deltaText)
   p = p or fmt(ticks)
   deltaText = deltaText or fmt(delta)
   if ctx.undo then undoLevel(ctx, side, p) end
-  local qty = redis.call('HINCRBY', ctx.keys.lvlqty[side], p, deltaText)
+  local call = RCALL or rcallOf()
+  local qty = call('HINCRBY', ctx.keys.lvlqty[side], p, deltaText)
   if qty <= 0 then
-    redis.call('HDEL', ctx.keys.lvlqty[side], p)
-    redis.call('ZREM', ctx.keys.levels[side], p)
+    call('HDEL', ctx.keys.lvlqty[side], p)
+    call('ZREM', ctx.keys.levels[side], p)
     ctx.changed[side][p] = '0'
   elseif qty == delta then
     -- a new level
-    redis.call('ZADD', ctx.keys.levels[side], scoreText(side, p), p)
+    call('ZADD', ctx.keys.levels[side], scoreText(side, p), p)
     ctx.changed[side][p] = deltaText
   else
     ctx.changed[side][p] = fmt(qty)
@@ -60,7 +62,8 @@ local function restOrder(ctx, side, id, ticks, lots, p, lotsText, idText)
   p = p or fmt(ticks)
   local member = bookMember(id, idText)
   if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member) end
-  redis.call('ZADD', ctx.keys.book[side], scoreText(side, p), member)
+  local call = RCALL or rcallOf()
+  call('ZADD', ctx.keys.book[side], scoreText(side, p), member)
   changeLevel(ctx, side, ticks, lots, p, lotsText)
 end
 
@@ -68,7 +71,8 @@ end
 -- caller already holds them (bestOrder gives the first two).
 local function unrestOrder(ctx, side, id, ticks, lots, member, p, lotsText)
   if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member or bookMember(id)) end
-  redis.call('ZREM', ctx.keys.book[side], member or bookMember(id))
+  local call = RCALL or rcallOf()
+  call('ZREM', ctx.keys.book[side], member or bookMember(id))
   if lots > 0 then changeLevel(ctx, side, ticks, -lots, p, lotsText and '-' .. lotsText) end
 end
 
@@ -76,7 +80,8 @@ end
 -- side is empty. The score of an integer price comes back as its digits ('%.17g'), a bid's negated.
 -- Read by arithmetic: one string conversion each, where tonumber makes two.
 local function bestOrder(ctx, side)
-  local top = redis.call('ZRANGE', ctx.keys.book[side], '0', '0', 'WITHSCORES')
+  local call = RCALL or rcallOf()
+  local top = call('ZRANGE', ctx.keys.book[side], '0', '0', 'WITHSCORES')
   if #top == 0 then return nil end
   local p = top[2]
   if side == 'bids' then p = string.sub(p, 2) end

@@ -5,6 +5,7 @@
 ]]
 --- @include "includes/fmt"
 --- @include "includes/undoLog"
+--- @include "includes/rcall"
 
 local function addDelta(ctx, key, field, v)
   if v == 0 then return end
@@ -49,7 +50,7 @@ end
 -- caller to write with flushHeld once it has gathered those of several commands (a batch's fees
 -- pot, which none of its orders reads).
 local function flushDeltas(ctx, holdKey, held)
-  local known, order = ctx.known, ctx.deltaOrder
+  local known, order, call = ctx.known, ctx.deltaOrder, RCALL or rcallOf()
   -- a numeric for: ipairs calls its C iterator once per key
   for i = 1, #order do
     local key = order[i]
@@ -68,7 +69,7 @@ local function flushDeltas(ctx, holdKey, held)
         if v ~= 0 then
           local before = values and values[field]
           if not before then
-            redis.call('HINCRBY', key, field, fmt(v))
+            call('HINCRBY', key, field, fmt(v))
           elseif not f1 then
             f1, v1 = field, fmt(before + v)
           elseif not f2 then
@@ -81,11 +82,11 @@ local function flushDeltas(ctx, holdKey, held)
         end
       end
       if more then
-        redis.call('HSET', key, f1, v1, f2, v2, unpack(more))
+        call('HSET', key, f1, v1, f2, v2, unpack(more))
       elseif f2 then
-        redis.call('HSET', key, f1, v1, f2, v2)
+        call('HSET', key, f1, v1, f2, v2)
       elseif f1 then
-        redis.call('HSET', key, f1, v1)
+        call('HSET', key, f1, v1)
       end
     end
   end

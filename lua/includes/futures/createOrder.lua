@@ -28,6 +28,7 @@
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
 --- @include "includes/idCounter"
+--- @include "includes/rcall"
 
 -- The caller answers {id, clientOrderId} (SPEC 4.3), so that is all the reply carries, flat (a
 -- nested table per order costs its conversion to RESP and to the exactly-once record's JSON).
@@ -64,6 +65,7 @@ end
 local STP_OF = { ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3 }
 
 local function fCreateOrder(KEYS, ARGV, b, k, a)
+  local call = RCALL or rcallOf()
   local clidKey, acctKey, acctOrdersKey, acctOpenKey = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
   local P, pair = b.P, b.pair
   local user, side, isMarket = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3] == '1'
@@ -78,7 +80,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   if isMarket then price = nil end
 
   if clid ~= '' then
-    local existing = redis.call('HGET', clidKey, clid)
+    local existing = call('HGET', clidKey, clid)
     if existing then return fOrderReply(P, 'DUP', existing) end
   end
 
@@ -88,7 +90,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the batch's context, emptied for this order: its events and book levels go into the batch's entry
   local ctx = futuresBatchContext(KEYS, b, ts)
   fKnowAccount(ctx, acctId, acctKey, acctOpenKey, acctOrdersKey)
-  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'stats', 'locked')
+  local acct = call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'stats', 'locked')
   if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
   fStatsKnow(ctx, acctId, acct[5])
   if acct[2] ~= ctx.fut.cur then return { 'ERR', 'CURRENCY_MISMATCH', ctx.fut.cur } end
@@ -97,12 +99,10 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
 
   local opp = oppositeSide(side)
   -- the best opposite price matters to market orders, sells (margin at the bids) and post-only only
-  local best
+  local best, bestRead, bestId, bestMember, bestText = nil, false, nil, nil, nil
   if isMarket or side == 'sell' or postOnly then
-    local bestId, bestTicks, bestMember, bestText = bestOrder(ctx, opp)
-    best = bestTicks
-    -- matching starts from it (includes/matchOrder), unless the order is rejected first
-    if bestId then ctx.best = { bestId, bestTicks, bestMember, bestText } end
+    bestRead = true
+    bestId, best, bestMember, bestText = bestOrder(ctx, opp)
   end
 
   -- Reference price of the TP/SL check and the price the margin check is made at.
@@ -160,7 +160,15 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   ctx.events[#ctx.events + 1] = { e = 'accepted', id = idText, u = user, side = side,
     type = isMarket and 'market' or 'limit', p = priceText, a = amountText }
 
-  local outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT)
+  local outcome
+  if bestRead and (not bestId or not crosses(side, price, best)) then
+    -- the best opposite order read above does not cross: matching would stop at its first look
+    outcome = 'stopped'
+  else
+    -- matching starts from the best order read above (includes/matchOrder ctx.best), if any
+    if bestId then ctx.best = { bestId, best, bestMember, bestText } end
+    outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT)
+  end
 
   if not isMarket and not ioc and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then
     restOrder(ctx, ownSide(side), id, price, o.remaining, priceText, o.remaining == amount and amountText or nil, idText)
@@ -181,6 +189,6 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   fFlush(ctx)
   if ctx.lastTicks then b.lastTicks = ctx.lastTicks end
   b.ts = ts
-  if clid ~= '' then redis.call('HSET', clidKey, clid, id) end
+  if clid ~= '' then call('HSET', clidKey, clid, id) end
   return { 'OK', idText, clid, o.status }
 end

@@ -11,12 +11,13 @@
 --- @include "includes/deltas"
 --- @include "includes/publishEvents"
 --- @include "includes/fmt"
+--- @include "includes/rcall"
 --- @include "includes/futures/accountStats"
 
 -- Writes every object the command touched (one HSET of its record, includes/futures/orderRecord),
 -- with the trigger and account indices of the opening orders.
 local function fFlush(ctx)
-  local dirty = ctx.dirtyOrder
+  local dirty, call = ctx.dirtyOrder, RCALL or rcallOf()
   -- a numeric for: ipairs calls its C iterator once per object
   for i = 1, #dirty do
     local o = dirty[i]
@@ -31,10 +32,10 @@ local function fFlush(ctx)
     -- a new order's fixed fields go out in the same HSET
     local key = ctx.orderKeys[o.id] or fOrderKey(ctx, o.id)
     if o.fixed then
-      redis.call('HSET', key, 'futures', o.fixed, 'state', state)
+      call('HSET', key, 'futures', o.fixed, 'state', state)
       o.fixed = nil
     else
-      redis.call('HSET', key, 'state', state)
+      call('HSET', key, 'state', state)
     end
   end
   -- no call when no tracked account changed
