@@ -16,8 +16,6 @@ local function scoreText(side, p)
   return p
 end
 
--- string.format, taken at the first call (includes/fmt: a global's lookup costs ~270 instructions)
-local bookFormat
 -- the zeros before an id of n digits (ZPAD[n]): an id already printed is padded by one concatenation
 local ZPAD = { '000000000000000', '00000000000000', '0000000000000', '000000000000', '00000000000',
   '0000000000', '000000000', '00000000', '0000000', '000000', '00000', '0000', '000', '00', '0', '' }
@@ -26,12 +24,7 @@ local ZPAD = { '000000000000000', '00000000000000', '0000000000000', '0000000000
 local function bookMember(id, idText)
   local z = idText and ZPAD[#idText]
   if z then return z .. idText end
-  local f = bookFormat
-  if not f then
-    f = string.format
-    bookFormat = f
-  end
-  return f('%016d', id)
+  return string.format('%016d', id)
 end
 
 -- ctx.changed[side][p] keeps the level's new total as publishEvents prints it ('0' once removed),
