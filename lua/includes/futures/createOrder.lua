@@ -97,7 +97,10 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   local lev = acct[3] + 0
   if lev > ctx.fut.maxLev then return { 'ERR', 'LEVERAGE_ABOVE_MAX', fmt(ctx.fut.maxLev) } end
 
-  local opp = oppositeSide(side)
+  local long = side == 'buy'
+  -- the book sides without a call (includes/book oppositeSide, ownSide)
+  local opp, own = 'bids', 'asks'
+  if long then opp, own = 'asks', 'bids' end
   -- the best opposite price matters to market orders, sells (margin at the bids) and post-only only
   local best, bestRead, bestId, bestMember, bestText = nil, false, nil, nil, nil
   if isMarket or side == 'sell' or postOnly then
@@ -116,7 +119,6 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     checkAt = best
   end
 
-  local long = side == 'buy'
   if tp and ((long and tp <= ref) or (not long and tp >= ref)) then return { 'ERR', 'INVALID_TRIGGER', 'takeProfit' } end
   if sl and ((long and sl >= ref) or (not long and sl <= ref)) then return { 'ERR', 'INVALID_TRIGGER', 'stopLoss' } end
 
@@ -171,7 +173,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   end
 
   if not isMarket and not ioc and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then
-    restOrder(ctx, ownSide(side), id, price, o.remaining, priceText, o.remaining == amount and amountText or nil, idText)
+    restOrder(ctx, own, id, price, o.remaining, priceText, o.remaining == amount and amountText or nil, idText)
     o.resting = '1'
   else
     fReleaseRest(ctx, o)
