@@ -7,6 +7,7 @@
 ]]
 --- @include "includes/fmt"
 --- @include "includes/undoLog"
+--- @include "includes/rcall"
 
 -- The score of price `p` (ticks, as text) on `side`. Scores go to Redis as strings: a Lua number
 -- handed to redis.call is printed with '%.14g', which is both slower and, past 14 digits, inexact.
@@ -15,7 +16,14 @@ local function scoreText(side, p)
   return p
 end
 
-local function bookMember(id)
+-- the zeros before an id of n digits (ZPAD[n]): an id already printed is padded by one concatenation
+local ZPAD = { '000000000000000', '00000000000000', '0000000000000', '000000000000', '00000000000',
+  '0000000000', '000000000', '00000000', '0000000', '000000', '00000', '0000', '000', '00', '0', '' }
+
+-- `idText`: the id as fmt printed it, when the caller has it.
+local function bookMember(id, idText)
+  local z = idText and ZPAD[#idText]
+  if z then return z .. idText end
   return string.format('%016d', id)
 end
 
@@ -26,14 +34,15 @@ local function changeLevel(ctx, side, ticks, delta, p, deltaText)
   p = p or fmt(ticks)
   deltaText = deltaText or fmt(delta)
   if ctx.undo then undoLevel(ctx, side, p) end
-  local qty = redis.call('HINCRBY', ctx.keys.lvlqty[side], p, deltaText)
+  local call = RCALL or rcallOf()
+  local qty = call('HINCRBY', ctx.keys.lvlqty[side], p, deltaText)
   if qty <= 0 then
-    redis.call('HDEL', ctx.keys.lvlqty[side], p)
-    redis.call('ZREM', ctx.keys.levels[side], p)
+    call('HDEL', ctx.keys.lvlqty[side], p)
+    call('ZREM', ctx.keys.levels[side], p)
     ctx.changed[side][p] = '0'
   elseif qty == delta then
     -- a new level
-    redis.call('ZADD', ctx.keys.levels[side], scoreText(side, p), p)
+    call('ZADD', ctx.keys.levels[side], scoreText(side, p), p)
     ctx.changed[side][p] = deltaText
   else
     ctx.changed[side][p] = fmt(qty)
@@ -41,12 +50,13 @@ local function changeLevel(ctx, side, ticks, delta, p, deltaText)
   ctx.bookChanged = true
 end
 
--- `p`, `lotsText`: the price and the lots as text, when the caller has them.
-local function restOrder(ctx, side, id, ticks, lots, p, lotsText)
+-- `p`, `lotsText`, `idText`: the price, the lots and the id as text, when the caller has them.
+local function restOrder(ctx, side, id, ticks, lots, p, lotsText, idText)
   p = p or fmt(ticks)
-  local member = bookMember(id)
+  local member = bookMember(id, idText)
   if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member) end
-  redis.call('ZADD', ctx.keys.book[side], scoreText(side, p), member)
+  local call = RCALL or rcallOf()
+  call('ZADD', ctx.keys.book[side], scoreText(side, p), member)
   changeLevel(ctx, side, ticks, lots, p, lotsText)
 end
 
@@ -54,7 +64,8 @@ end
 -- caller already holds them (bestOrder gives the first two).
 local function unrestOrder(ctx, side, id, ticks, lots, member, p, lotsText)
   if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member or bookMember(id)) end
-  redis.call('ZREM', ctx.keys.book[side], member or bookMember(id))
+  local call = RCALL or rcallOf()
+  call('ZREM', ctx.keys.book[side], member or bookMember(id))
   if lots > 0 then changeLevel(ctx, side, ticks, -lots, p, lotsText and '-' .. lotsText) end
 end
 
@@ -62,7 +73,8 @@ end
 -- side is empty. The score of an integer price comes back as its digits ('%.17g'), a bid's negated.
 -- Read by arithmetic: one string conversion each, where tonumber makes two.
 local function bestOrder(ctx, side)
-  local top = redis.call('ZRANGE', ctx.keys.book[side], '0', '0', 'WITHSCORES')
+  local call = RCALL or rcallOf()
+  local top = call('ZRANGE', ctx.keys.book[side], '0', '0', 'WITHSCORES')
   if #top == 0 then return nil end
   local p = top[2]
   if side == 'bids' then p = string.sub(p, 2) end

@@ -5,6 +5,7 @@
 ]]
 --- @include "includes/fmt"
 --- @include "includes/undoLog"
+--- @include "includes/rcall"
 
 local function addDelta(ctx, key, field, v)
   if v == 0 then return end
@@ -16,6 +17,24 @@ local function addDelta(ctx, key, field, v)
     ctx.deltaOrder[#ctx.deltaOrder + 1] = key
   end
   byField[field] = (byField[field] or 0) + v
+end
+
+-- Moves `v` from one field of `key` to another (a reservation: balance to locked). A hash with no
+-- pending change gets both in one constructor, not an empty table grown twice.
+local function moveDelta(ctx, key, from, to, v)
+  if v == 0 then return end
+  local byField = ctx.deltas[key]
+  if byField then
+    addDelta(ctx, key, from, -v)
+    addDelta(ctx, key, to, v)
+    return
+  end
+  if ctx.undo then
+    undoDelta(ctx, key, from)
+    undoDelta(ctx, key, to)
+  end
+  ctx.deltas[key] = { [from] = -v, [to] = v }
+  ctx.deltaOrder[#ctx.deltaOrder + 1] = key
 end
 
 -- `values` (field -> number) are what the command read of `key`, a hash nothing but its deltas
@@ -31,7 +50,7 @@ end
 -- caller to write with flushHeld once it has gathered those of several commands (a batch's fees
 -- pot, which none of its orders reads).
 local function flushDeltas(ctx, holdKey, held)
-  local known, order = ctx.known, ctx.deltaOrder
+  local known, order, call = ctx.known, ctx.deltaOrder, RCALL or rcallOf()
   -- a numeric for: ipairs calls its C iterator once per key
   for i = 1, #order do
     local key = order[i]
@@ -44,20 +63,31 @@ local function flushDeltas(ctx, holdKey, held)
       end
     else
       local values = known and known[key]
-      local set, n = nil, 0
+      -- the first two known fields (an order's balance and locked) in locals, any more in a table
+      local f1, v1, f2, v2, more
       for field, v in pairs(ctx.deltas[key]) do
         if v ~= 0 then
           local before = values and values[field]
-          if before then
-            set = set or {}
-            set[n + 1], set[n + 2] = field, fmt(before + v)
-            n = n + 2
+          if not before then
+            call('HINCRBY', key, field, fmt(v))
+          elseif not f1 then
+            f1, v1 = field, fmt(before + v)
+          elseif not f2 then
+            f2, v2 = field, fmt(before + v)
           else
-            redis.call('HINCRBY', key, field, fmt(v))
+            more = more or {}
+            more[#more + 1] = field
+            more[#more + 1] = fmt(before + v)
           end
         end
       end
-      if set then redis.call('HSET', key, unpack(set)) end
+      if more then
+        call('HSET', key, f1, v1, f2, v2, unpack(more))
+      elseif f2 then
+        call('HSET', key, f1, v1, f2, v2)
+      elseif f1 then
+        call('HSET', key, f1, v1)
+      end
     end
   end
   return held

@@ -12,6 +12,7 @@
 ]]
 --- @include "includes/futures/context"
 --- @include "includes/fmt"
+--- @include "includes/rcall"
 
 local function fIsOpen(status)
   return status == FST.CREATED or status == FST.IN_POSITION
@@ -24,13 +25,14 @@ local function fIndexAccount(ctx, o)
   local open, was, placed = fIsOpen(o.status), o.wasOpen or false, o.placed
   o.placed = nil
   if open == was and not (placed and not open) then return end
-  local keys = fAccountKeys(ctx, o.acct)
-  local idx = o.idText or fmt(o.id)
+  -- the names are there once the command has met the account: no call for them
+  local keys = ctx.accounts[o.acct] or fAccountKeys(ctx, o.acct)
+  local idx, call = o.idText or fmt(o.id), RCALL or rcallOf()
   if open then
-    redis.call('ZADD', keys.open, idx, idx)
+    call('ZADD', keys.open, idx, idx)
   else
-    if was then redis.call('ZREM', keys.open, idx) end
-    redis.call('ZADD', keys.finished or futuresAccountOrdersKey(ctx.P, o.acct), idx, idx)
+    if was then call('ZREM', keys.open, idx) end
+    call('ZADD', keys.finished or futuresAccountOrdersKey(ctx.P, o.acct), idx, idx)
   end
   o.wasOpen = open
 end

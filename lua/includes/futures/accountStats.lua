@@ -115,12 +115,14 @@ end
 
 -- What the caller read of the account hash's `stats` field (its taker's, read anyway): no HGET for it.
 local function fStatsKnow(ctx, acct, flag)
-  fStatsFlags(ctx)[acct] = flag == '1'
+  -- the table is there after a batch's first order: no call for it
+  local t = ctx.tracked or fStatsFlags(ctx)
+  t[acct] = flag == '1'
 end
 
 -- Whether the account keeps aggregates: one HGET per account per command.
 local function fStatsTracked(ctx, acct)
-  local t = fStatsFlags(ctx)
+  local t = ctx.tracked or fStatsFlags(ctx)
   local v = t[acct]
   if v == nil then
     v = redis.call('HGET', fAccountKeys(ctx, acct).hash, 'stats') == '1'

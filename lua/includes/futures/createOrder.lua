@@ -28,6 +28,7 @@
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
 --- @include "includes/idCounter"
+--- @include "includes/rcall"
 
 -- The caller answers {id, clientOrderId} (SPEC 4.3), so that is all the reply carries, flat (a
 -- nested table per order costs its conversion to RESP and to the exactly-once record's JSON).
@@ -64,18 +65,22 @@ end
 local STP_OF = { ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3 }
 
 local function fCreateOrder(KEYS, ARGV, b, k, a)
+  local call = RCALL or rcallOf()
   local clidKey, acctKey, acctOrdersKey, acctOpenKey = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
   local P, pair = b.P, b.pair
   local user, side, isMarket = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3] == '1'
   local price, amount = fOptTicks(ARGV[a + 4]), ARGV[a + 5] + 0
-  local tp, sl, acctId = fOptTicks(ARGV[a + 6]), fOptTicks(ARGV[a + 7]), ARGV[a + 8]
+  -- most orders carry no trigger: no call for an empty one
+  local tp, sl, acctId = ARGV[a + 6], ARGV[a + 7], ARGV[a + 8]
+  if tp == '' then tp = nil else tp = fOptTicks(tp) end
+  if sl == '' then sl = nil else sl = fOptTicks(sl) end
   local postOnly, stp, clid, ts = ARGV[a + 9] == '1', STP_OF[ARGV[a + 10]] or tonumber(ARGV[a + 10]), ARGV[a + 11], ARGV[a + 12]
   -- immediate or cancel: a limit order that never rests (post-only and IOC exclude each other)
   local ioc = ARGV[a + 9] == 'IOC'
   if isMarket then price = nil end
 
   if clid ~= '' then
-    local existing = redis.call('HGET', clidKey, clid)
+    local existing = call('HGET', clidKey, clid)
     if existing then return fOrderReply(P, 'DUP', existing) end
   end
 
@@ -85,21 +90,22 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the batch's context, emptied for this order: its events and book levels go into the batch's entry
   local ctx = futuresBatchContext(KEYS, b, ts)
   fKnowAccount(ctx, acctId, acctKey, acctOpenKey, acctOrdersKey)
-  local acct = redis.call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'stats', 'locked')
+  local acct = call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'stats', 'locked')
   if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
   fStatsKnow(ctx, acctId, acct[5])
   if acct[2] ~= ctx.fut.cur then return { 'ERR', 'CURRENCY_MISMATCH', ctx.fut.cur } end
   local lev = acct[3] + 0
   if lev > ctx.fut.maxLev then return { 'ERR', 'LEVERAGE_ABOVE_MAX', fmt(ctx.fut.maxLev) } end
 
-  local opp = oppositeSide(side)
+  local long = side == 'buy'
+  -- the book sides without a call (includes/book oppositeSide, ownSide)
+  local opp, own = 'bids', 'asks'
+  if long then opp, own = 'asks', 'bids' end
   -- the best opposite price matters to market orders, sells (margin at the bids) and post-only only
-  local best
+  local best, bestRead, bestId, bestMember, bestText = nil, false, nil, nil, nil
   if isMarket or side == 'sell' or postOnly then
-    local bestId, bestTicks, bestMember, bestText = bestOrder(ctx, opp)
-    best = bestTicks
-    -- matching starts from it (includes/matchOrder), unless the order is rejected first
-    if bestId then ctx.best = { bestId, bestTicks, bestMember, bestText } end
+    bestRead = true
+    bestId, best, bestMember, bestText = bestOrder(ctx, opp)
   end
 
   -- Reference price of the TP/SL check and the price the margin check is made at.
@@ -113,7 +119,6 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     checkAt = best
   end
 
-  local long = side == 'buy'
   if tp and ((long and tp <= ref) or (not long and tp >= ref)) then return { 'ERR', 'INVALID_TRIGGER', 'takeProfit' } end
   if sl and ((long and sl >= ref) or (not long and sl <= ref)) then return { 'ERR', 'INVALID_TRIGGER', 'stopLoss' } end
 
@@ -137,26 +142,38 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the id, price and amount as text, printed once: ARGV's are canonical (src/futures/futures-engine.ts)
   local idText, priceText, amountText = fmt(id), ARGV[a + 4], ARGV[a + 5]
   ctx.orderKeys[id] = orderKey(P, idText)
-  local o = { id = id, idText = idText, priceText = priceText, amountText = amountText, role = 'open', kind = 'futures',
+  -- 32 fields with `fixed` (set below): the hash's 32 slots hold a resting order without a rehash.
+  -- Not in force yet and in no index (wasActive, wasOpen nil); tp and sl only when given (a nil
+  -- field in a constructor takes a slot too)
+  local o = { id = id, idText = idText, priceText = priceText, amountText = amountText, role = 'open',
     user = user, acct = acctId, side = side, pair = pair,
     price = price, limit = price, amount = amount, filled = 0, remaining = amount, rsv = 0, lev = lev, cost = 0, ecost = 0, openQty = 0,
-    margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED, tp = tp, sl = sl,
-    closeOrd = '', isMarket = isMarket, resting = '0', wasActive = false, wasOpen = false, placed = true }
+    margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED,
+    closeOrd = '', isMarket = isMarket, resting = '0', fixed = false, placed = true }
+  if tp then o.tp = tp end
+  if sl then o.sl = sl end
   ctx.objs[id] = o
   fDirty(ctx, o)
   if not isMarket then
     -- a limit order's check was made for its whole amount: at its own price, that is the reservation
     if checkAt == price then o.rsv = need else o.rsv = fReserve(ctx, price, amount, lev) end
-    addDelta(ctx, acctKey, 'balance', -o.rsv)
-    addDelta(ctx, acctKey, 'locked', o.rsv)
+    moveDelta(ctx, acctKey, 'balance', 'locked', o.rsv)
   end
   ctx.events[#ctx.events + 1] = { e = 'accepted', id = idText, u = user, side = side,
     type = isMarket and 'market' or 'limit', p = priceText, a = amountText }
 
-  local outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT)
+  local outcome
+  if bestRead and (not bestId or not crosses(side, price, best)) then
+    -- the best opposite order read above does not cross: matching would stop at its first look
+    outcome = 'stopped'
+  else
+    -- matching starts from the best order read above (includes/matchOrder ctx.best), if any
+    if bestId then ctx.best = { bestId, best, bestMember, bestText } end
+    outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT)
+  end
 
   if not isMarket and not ioc and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then
-    restOrder(ctx, ownSide(side), id, price, o.remaining, priceText, o.remaining == amount and amountText or nil)
+    restOrder(ctx, own, id, price, o.remaining, priceText, o.remaining == amount and amountText or nil, idText)
     o.resting = '1'
   else
     fReleaseRest(ctx, o)
@@ -174,6 +191,6 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   fFlush(ctx)
   if ctx.lastTicks then b.lastTicks = ctx.lastTicks end
   b.ts = ts
-  if clid ~= '' then redis.call('HSET', clidKey, clid, id) end
+  if clid ~= '' then call('HSET', clidKey, clid, id) end
   return { 'OK', idText, clid, o.status }
 end

@@ -11,28 +11,35 @@
 --- @include "includes/deltas"
 --- @include "includes/publishEvents"
 --- @include "includes/fmt"
+--- @include "includes/rcall"
 --- @include "includes/futures/accountStats"
 
 -- Writes every object the command touched (one HSET of its record, includes/futures/orderRecord),
 -- with the trigger and account indices of the opening orders.
 local function fFlush(ctx)
-  for _, o in ipairs(ctx.dirtyOrder) do
+  local dirty, call = ctx.dirtyOrder, RCALL or rcallOf()
+  -- a numeric for: ipairs calls its C iterator once per object
+  for i = 1, #dirty do
+    local o = dirty[i]
     if o.role ~= 'close' then
-      fIndex(ctx, o)
+      -- an order neither in force nor in force when loaded has no trigger entries to write
+      if o.status == FST.IN_POSITION or o.wasActive then fIndex(ctx, o) end
       fIndexAccount(ctx, o)
       -- aggregates only for the accounts copy trading reads (includes/futures/accountStats)
       if fStatsTracked(ctx, o.acct) then fStatsOrder(ctx, o) end
     end
     local state = fStateText(o, ctx.ts)
     -- a new order's fixed fields go out in the same HSET
+    local key = ctx.orderKeys[o.id] or fOrderKey(ctx, o.id)
     if o.fixed then
-      redis.call('HSET', fOrderKey(ctx, o.id), 'futures', o.fixed, 'state', state)
+      call('HSET', key, 'futures', o.fixed, 'state', state)
       o.fixed = nil
     else
-      redis.call('HSET', fOrderKey(ctx, o.id), 'state', state)
+      call('HSET', key, 'state', state)
     end
   end
-  fStatsCommit(ctx)
+  -- no call when no tracked account changed
+  if ctx.statsOrder then fStatsCommit(ctx) end
 end
 
 local function fCommit(ctx)
