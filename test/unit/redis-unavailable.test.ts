@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { MaxRetriesPerRequestError } from 'ioredis/built/errors';
 import { createRedis } from '../../src/platform/redis/connection';
 import { freePort } from '../../src/platform/redis/redis-server-process';
-import { isRedisUnavailable } from '../../src/platform/redis/unavailable';
+import { isRedisUnavailable, wasNeverSent } from '../../src/platform/redis/unavailable';
 
 /** The errors ioredis really raises while Redis is away are told apart from replies and bugs. */
 describe('isRedisUnavailable', () => {
@@ -57,6 +57,9 @@ describe('isRedisUnavailable', () => {
     expect(isRedisUnavailable(new MaxRetriesPerRequestError(0))).toBe(true);
     expect(isRedisUnavailable(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(true);
     expect(isRedisUnavailable(new Error('Connection is closed.'))).toBe(true);
+    // ioredis aborts the commands of a pipeline in flight when the connection closes: sent, outcome unknown
+    const aborted = Object.assign(new Error('Command aborted due to connection close'), { name: 'AbortError' });
+    expect([isRedisUnavailable(aborted), wasNeverSent(aborted)]).toEqual([true, false]);
     expect(isRedisUnavailable(new Error('LOADING Redis is loading the dataset in memory'))).toBe(true);
     expect(isRedisUnavailable(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'))).toBe(false);
     expect(isRedisUnavailable(new Error('ERR Error running script: user_function:12: attempt to index a nil value'))).toBe(false);

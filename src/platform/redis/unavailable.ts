@@ -23,6 +23,7 @@ const MESSAGES = new RegExp(
     'command timed out', // sent, no reply within commandTimeout
     'socket timeout',
     'max retries per request', // in flight when the connection dropped
+    'command aborted due to connection close', // ioredis's AbortError: in flight in a pipeline when it closed
     'maxretriesperrequest',
     'none of startup nodes is available',
     'cluster is disconnected',
