@@ -81,14 +81,16 @@ local function bestOrder(ctx, side)
   return top[1] + 0, p + 0, top[1], p
 end
 
+-- The book sides of an order's side, as tables a hot path reads without a call.
+local OPPOSITE_SIDE = { buy = 'asks', sell = 'bids' }
+local OWN_SIDE = { buy = 'bids', sell = 'asks' }
+
 local function oppositeSide(orderSide)
-  if orderSide == 'buy' then return 'asks' end
-  return 'bids'
+  return OPPOSITE_SIDE[orderSide]
 end
 
 local function ownSide(orderSide)
-  if orderSide == 'buy' then return 'bids' end
-  return 'asks'
+  return OWN_SIDE[orderSide]
 end
 
 -- Would an order at `limit` ticks on `orderSide` meet the given opposite price?

@@ -16,6 +16,7 @@
   nested Lua table into RESP at ~7,000 instructions (it probes it for err, ok, double, map, set...
   first), and the text is made anyway. A repeat answers the table, as any other reply.
 ]]
+--- @include "includes/rcall"
 local OPERATION_FENCED = '!'
 
 -- The reply the running script handed to answerAsRecord; runOnce clears it before each run.
@@ -33,7 +34,7 @@ local function runOnce(body, KEYS, ARGV)
   local nk, na = #KEYS, #ARGV
   local opKey, ttl, deadline = KEYS[nk], ARGV[na - 1], ARGV[na] + 0
   KEYS[nk], ARGV[na], ARGV[na - 1] = nil, nil, nil
-  local call = redis.call -- a global's lookup costs ~270 instructions; three commands here
+  local call = RCALL or rcallOf()
   local prior = call('GET', opKey)
   if prior == OPERATION_FENCED then return { 'ERR', 'OPERATION_ABORTED', '' } end
   if prior then return cjson.decode(prior) end

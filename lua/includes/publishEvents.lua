@@ -8,12 +8,13 @@
 ]]
 --- @include "includes/fmt"
 --- @include "includes/tradeHistory"
+--- @include "includes/rcall"
 
 local BOOK_SIDES = { 'bids', 'asks' }
 
 local function publishEvents(ctx)
   recordTrades(ctx)
-  local call = redis.call -- a global's lookup costs ~270 instructions; up to four commands here
+  local call = RCALL or rcallOf()
   local seqText
   if ctx.bookChanged then
     seqText = fmt(call('INCR', ctx.keys.seq))

@@ -22,6 +22,7 @@
   with their time and user index entries (a user's index is trimmed when that user trades again;
   reads never go below the oldest record). A record may so outlive the retention by up to a second.
 ]]
+--- @include "includes/rcall"
 
 local TRADE_HISTORY_DEFAULT_MS = 7 * 24 * 3600 * 1000
 local RECORDS_PER_ZADD = 1000
@@ -90,8 +91,7 @@ local function recordTrades(ctx)
   -- trade: grouped per user they measured more instructions, the users of a batch being mostly all
   -- different
   local users = userTradesPrefix(P, kind, pair)
-  -- redis.call looked up once (a global's lookup costs ~270 instructions)
-  local call = redis.call
+  local call = RCALL or rcallOf()
   local recs, n = {}, 0
   for i = from, #events do
     local t = events[i]

@@ -98,9 +98,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   if lev > ctx.fut.maxLev then return { 'ERR', 'LEVERAGE_ABOVE_MAX', fmt(ctx.fut.maxLev) } end
 
   local long = side == 'buy'
-  -- the book sides without a call (includes/book oppositeSide, ownSide)
-  local opp, own = 'bids', 'asks'
-  if long then opp, own = 'asks', 'bids' end
+  local opp, own = OPPOSITE_SIDE[side], OWN_SIDE[side]
   -- the best opposite price matters to market orders, sells (margin at the bids) and post-only only
   local best, bestRead, bestId, bestMember, bestText = nil, false, nil, nil, nil
   if isMarket or side == 'sell' or postOnly then
@@ -191,6 +189,6 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   fFlush(ctx)
   if ctx.lastTicks then b.lastTicks = ctx.lastTicks end
   b.ts = ts
-  if clid ~= '' then call('HSET', clidKey, clid, id) end
+  if clid ~= '' then call('HSET', clidKey, clid, idText) end
   return { 'OK', idText, clid, o.status }
 end

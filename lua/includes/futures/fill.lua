@@ -57,10 +57,8 @@ end
 
 -- An opening order's side of a fill: q lots at ticks (notional n) join its position, for fee.
 local function fOpenFill(ctx, o, ticks, q, fee, akey, n)
-  local newRsv = 0
-  if o.remaining > q and o.price and not o.isMarket then newRsv = fReserve(ctx, o.price, o.remaining - q, o.lev) end
-  local lev = o.lev
-  local m = (n - n % lev) / lev -- math.floor(n / lev) without its call (includes/futures/settlement)
+  local newRsv = fReserveAfter(ctx, o, q)
+  local m = fMargin(n, o.lev)
   local delta = newRsv - o.rsv
   addDelta(ctx, akey, 'locked', m + delta)
   addDelta(ctx, akey, 'balance', -(m + fee + delta))

@@ -13,12 +13,26 @@ local function fNotional(ctx, ticks, lots)
   return ticks * lots * ctx.fut.ns
 end
 
+-- The margin of notional n (>= 0) at leverage lev: floor(n / lev), written (n - n % lev) / lev: `%`
+-- is n - floor(n / lev) * lev computed in C, so the quotient is the same exact multiple, without the
+-- global lookup and call of math.floor (~600 instructions; a fill computes it twice per side).
+local function fMargin(n, lev)
+  return (n - n % lev) / lev
+end
+
 -- What a resting opening order holds for `lots` at `ticks`: margin, taker fee, one unit per lot.
 -- The unit per lot covers the rounding of any split into fills, so a maker never needs more than it holds.
 local function fReserve(ctx, ticks, lots, lev)
   if lots <= 0 then return 0 end
   local n = fNotional(ctx, ticks, lots)
-  return math.floor(n / lev) + mulDivCeil(n, ctx.fut.taker, 1000000) + lots
+  return fMargin(n, lev) + mulDivCeil(n, ctx.fut.taker, 1000000) + lots
+end
+
+-- What an opening order still reserves once q more of its lots fill: none for a market order or
+-- once all of them have (no fReserve call then).
+local function fReserveAfter(ctx, o, q)
+  if o.remaining <= q or not o.price or o.isMarket then return 0 end
+  return fReserve(ctx, o.price, o.remaining - q, o.lev)
 end
 
 -- floor(a / c) and a - c * floor(a / c) for integers a (any sign) and c > 0, corrected for the

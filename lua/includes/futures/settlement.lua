@@ -12,23 +12,15 @@
 --- @include "includes/fmt"
 --- @include "includes/matchOrder"
 
--- floor(a / b) of integers a >= 0, b > 0 is written (a - a % b) / b in this file and fill.lua: `%` is
--- a - floor(a / b) * b computed in C, so the quotient is the same exact multiple, without the global
--- lookup and call of math.floor (~600 instructions).
-
 -- Extra money an opening order needs from the free balance to fill q lots at ticks.
 local function fOpenNeed(ctx, o, ticks, q)
   local n = fNotional(ctx, ticks, q)
-  -- what it still reserves for the rest (none after a fill of all of it: no fReserve call)
-  local newRsv = 0
-  if o.remaining > q and o.price and not o.isMarket then newRsv = fReserve(ctx, o.price, o.remaining - q, o.lev) end
-  local lev = o.lev
-  return (n - n % lev) / lev + mulDivCeil(n, ctx.fut.taker, 1000000) + newRsv - o.rsv
+  return fMargin(n, o.lev) + mulDivCeil(n, ctx.fut.taker, 1000000) + fReserveAfter(ctx, o, q) - o.rsv
 end
 
 local function fMaxQty(ctx, taker, ticks, qty)
   local perLot = ticks * ctx.fut.ns
-  local safeMax = (MAX_SAFE - MAX_SAFE % perLot) / perLot
+  local safeMax = fMargin(MAX_SAFE, perLot) -- floor(MAX_SAFE / perLot)
   if qty > safeMax then qty = safeMax end
   if taker.role == 'close' then
     if qty > taker.posObj.openQty then qty = taker.posObj.openQty end
