@@ -36,6 +36,8 @@ export interface PrivateRedisOptions {
   extraArgs?: string[];
   /** Honour REDIS_URL when set (default true). */
   allowEnvUrl?: boolean;
+  /** The server binary, when not the `redis-server` on the PATH. */
+  binary?: string;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function startBenchRedis(opts: PrivateRedisOptions = {}): Promise<B
     return { url: envUrl, privateServer: false, stop: async () => undefined };
   }
   installExitHook();
-  const server = await startRedisServer({ extraArgs: opts.extraArgs });
+  const server = await startRedisServer({ extraArgs: opts.extraArgs, binary: opts.binary });
   children.add(server.child);
   return {
     url: server.url,

@@ -46,6 +46,8 @@ export interface RedisServerOptions {
   appendOnly?: boolean;
   extraArgs?: string[];
   readyTimeoutMs?: number;
+  /** The server binary: `redis-server` on the PATH when omitted (a profiling build elsewhere). */
+  binary?: string;
 }
 
 export interface RedisServerProcess {
@@ -62,7 +64,7 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
     ? ['--appendonly', 'yes', '--appendfsync', 'everysec']
     : ['--save', '', '--appendonly', 'no'];
   const child = spawn(
-    'redis-server',
+    opts.binary ?? 'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...persistence, ...(opts.extraArgs ?? [])],
     { stdio: 'ignore' },
   );
