@@ -60,6 +60,9 @@ local function profHook()
     end
     lvl = lvl + 1
   end
+  -- Lua 5.1 counts the hook's own instructions against the next sample: re-armed, the count starts
+  -- again from here, so every sample stands for EVERY instructions of the script
+  dbg.sethook(profHook, '', ${EVERY})
 end
 redis.register_function('profReset', function()
   PROF.lines, PROF.funcs = {}, {}
