@@ -57,11 +57,31 @@ local function futuresContextFor(KEYS, P, pair, ts, maxlen, market, batch)
   }
 end
 
+-- `next`, taken at the first call: the library's top level cannot reach it, and a global's lookup
+-- costs ~270 instructions (includes/rcall)
+local tnext
+
+-- Empties `t` in place: its slots stay, so refilling it does not rehash it as a new table grows.
+local function fEmpty(t)
+  local nx = tnext
+  if not nx then
+    nx = next
+    tnext = nx
+  end
+  local k = nx(t)
+  while k ~= nil do
+    t[k] = nil
+    k = nx(t, k)
+  end
+end
+
 -- The context of the next order of a batch (includes/futures/createOrder; `b` as it holds it, its
--- market read): the batch's one context with this order's time and empty tables of its own, so each
--- order starts from a fresh context as if it came alone, without a new 19-field table each time.
--- Every field an order may set lazily on its context is put back here. The accounts' tracked flags
--- (includes/futures/accountStats) stay: no command of the batch changes one.
+-- market read): the batch's one context with this order's time and its per-order tables emptied,
+-- so each order starts from a fresh context as if it came alone. The tables are the previous
+-- order's, emptied in place, not new ones: five new tables an order, each grown from empty, cost
+-- more than the emptying. Every field an order may set lazily on its context is put back here.
+-- The accounts' tracked flags (includes/futures/accountStats) stay: no command of the batch
+-- changes one.
 local function futuresBatchContext(KEYS, b, ts)
   local ctx = b.ctx
   if not ctx then
@@ -70,7 +90,21 @@ local function futuresBatchContext(KEYS, b, ts)
     return ctx
   end
   ctx.ts, ctx.bookChanged, ctx.best, ctx.lastTicks, ctx.stats, ctx.statsOrder = ts, false, nil, nil, nil, nil
-  ctx.deltas, ctx.deltaOrder, ctx.objs, ctx.dirtyOrder, ctx.known = {}, {}, {}, {}, {}
+  -- deltaOrder lists every key of deltas (includes/deltas), dirtyOrder every object it is keyed by
+  -- (fDirty), and every object written is cached in objs: numeric loops empty them, but for
+  -- anything else left in objs or known (what the order read and did not change)
+  local deltas, order = ctx.deltas, ctx.deltaOrder
+  for i = #order, 1, -1 do
+    deltas[order[i]] = nil
+    order[i] = nil
+  end
+  local dirty, objs = ctx.dirtyOrder, ctx.objs
+  for i = #dirty, 1, -1 do
+    local o = dirty[i]
+    objs[o.id], dirty[o], dirty[i] = nil, nil, nil
+  end
+  fEmpty(objs)
+  fEmpty(ctx.known)
   return ctx
 end
 
