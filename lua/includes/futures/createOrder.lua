@@ -131,8 +131,17 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   local need = fReserve(ctx, checkAt, checkLots, lev)
   local free = (acct[4] or 0) + 0
   if free < need then return { 'ERR', 'INSUFFICIENT_MARGIN', '' } end
-  -- nothing but this order's deltas writes its account until they are flushed: one HSET then
-  knowValues(ctx, acctKey, { balance = free, locked = (acct[6] or 0) + 0 })
+  -- nothing but this order's deltas writes its account until they are flushed: one HSET then.
+  -- One table per batch, both fields set anew for each order (no order sees an earlier one's: the
+  -- context's `known` is emptied for each order)
+  local locked, kv = (acct[6] or 0) + 0, b.acctValues
+  if kv then
+    kv.balance, kv.locked = free, locked
+  else
+    kv = { balance = free, locked = locked }
+    b.acctValues = kv
+  end
+  knowValues(ctx, acctKey, kv)
 
   -- Accepted: from here on nothing rejects.
   local id = idsNextOrder(b, ctx.keys.orderIds)
