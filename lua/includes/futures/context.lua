@@ -13,24 +13,33 @@
 --- @include "includes/futures/commandKeys"
 --- @include "includes/futures/orderRecord"
 --- @include "includes/publishEvents"
+--- @include "includes/tnext"
+--- @include "includes/rcall"
 
 local FST = { CREATED = '10', CLOSED = '20', CANCELLED = '30', ERROR = '40', IN_POSITION = '50' }
 
+-- x rounded half up, without math.floor (a global's lookup and a C call): y - y % 1 is floor(y),
+-- exactly (Lua's y % 1 is y - floor(y)).
+local function roundHalfUp(x)
+  local y = x + 0.5
+  return y - y % 1
+end
+
 -- Decimal texts read by arithmetic: Lua converts a string operand once, tonumber converts twice.
 local function ppmOf(v)
-  return math.floor(v * 1000000 + 0.5)
+  return roundHalfUp(v * 1000000)
 end
 
 -- The market's keys (includes/futures/commandKeys) and parameters (from the pair hash), which no
 -- command changes: read once per call and shared by its orders; nil when there is no such pair.
 local function futuresMarketFor(KEYS)
-  local f = redis.call('HMGET', KEYS[1], 'digitsPrice', 'digitsAmount', 'quoteDecimals',
+  local f = (RCALL or rcallOf())('HMGET', KEYS[1], 'digitsPrice', 'digitsAmount', 'quoteDecimals',
     'contractValue', 'makerFee', 'takerFee', 'maintenanceMarginRate', 'maxLeverage', 'quoteCurrencyCode')
   if not f[1] then return nil end
   local keys, fkeys = futuresMarketKeys(KEYS)
   local exp = f[3] - f[1] - f[2]
   local fut = {
-    ns = math.floor(f[4] * 10 ^ exp + 0.5),
+    ns = roundHalfUp(f[4] * 10 ^ exp),
     maker = ppmOf(f[5]), taker = ppmOf(f[6]), mmr = ppmOf(f[7]), maxLev = f[8] + 0, cur = f[9],
   }
   return { keys = keys, fkeys = fkeys, fut = fut }
@@ -55,24 +64,6 @@ local function futuresContextFor(KEYS, P, pair, ts, maxlen, market, batch)
     pair = pair, fkeys = market.fkeys, fut = market.fut, objs = {}, dirtyOrder = {},
     accounts = accounts or {}, orderKeys = orderKeys or {}, known = {}, tracked = {}, ids = batch,
   }
-end
-
--- `next`, taken at the first call: the library's top level cannot reach it, and a global's lookup
--- costs ~270 instructions (includes/rcall)
-local tnext
-
--- Empties `t` in place: its slots stay, so refilling it does not rehash it as a new table grows.
-local function fEmpty(t)
-  local nx = tnext
-  if not nx then
-    nx = next
-    tnext = nx
-  end
-  local k = nx(t)
-  while k ~= nil do
-    t[k] = nil
-    k = nx(t, k)
-  end
 end
 
 -- The context of the next order of a batch (includes/futures/createOrder; `b` as it holds it, its
@@ -103,8 +94,8 @@ local function futuresBatchContext(KEYS, b, ts)
     local o = dirty[i]
     objs[o.id], dirty[o], dirty[i] = nil, nil, nil
   end
-  fEmpty(objs)
-  fEmpty(ctx.known)
+  emptyTable(objs)
+  emptyTable(ctx.known)
   return ctx
 end
 
