@@ -54,8 +54,8 @@
 local n = (#KEYS - 22) / 4
 -- Every field the batch's orders set on `b` is named here, nil until set (a table filled field by
 -- field rehashes as it grows): includes/futures/createOrder's (ctx, allocated, market, ts,
--- lastTicks, fees, acctValues) and includes/idCounter's (oidNext, oidTop, tidNext, tidFirst; n: how many
--- order ids the batch's first reserves).
+-- lastTicks, fees, acctValues) and includes/idCounter's (oidNext, oidTop, tidNext, tidFirst;
+-- n: how many order ids the batch's first reserves).
 local b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], events = {}, changed = { bids = {}, asks = {} },
   accounts = {}, orderKeys = {}, n = n, ctx = nil, allocated = nil, market = nil, ts = nil, lastTicks = nil,
   fees = nil, acctValues = nil, oidNext = nil, oidTop = nil, tidNext = nil, tidFirst = nil }

@@ -82,8 +82,8 @@ local function futuresBatchContext(KEYS, b, ts)
   end
   ctx.ts, ctx.bookChanged, ctx.best, ctx.lastTicks, ctx.stats, ctx.statsOrder = ts, false, nil, nil, nil, nil
   -- deltaOrder lists every key of deltas (includes/deltas), dirtyOrder every object it is keyed by
-  -- (fDirty), and every object written is cached in objs: numeric loops empty them, but for
-  -- anything else left in objs or known (what the order read and did not change)
+  -- (fDirty), and objs caches each of those objects: numeric loops empty them; emptyTable (a C call
+  -- per key) takes what is left in objs (an object read and not changed) and in known
   local deltas, order = ctx.deltas, ctx.deltaOrder
   for i = #order, 1, -1 do
     deltas[order[i]] = nil

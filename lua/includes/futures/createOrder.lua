@@ -9,10 +9,12 @@
   event entry being built (events, changed levels, lastTicks, ts), the key names built so far
   (accounts, orderKeys: includes/futures/context futuresContextFor), the state of the order and
   trade ids it hands out (includes/idCounter), the fees its orders took (`fees`, currency ->
-  amount; the batch writes counters and fees at its end) and the tracked flags of the accounts
-  they met (the context's `tracked`, includes/futures/accountStats). Each order starts from a fresh
-  context (b.ctx, emptied for it: futuresBatchContext) and writes its changes before the next one
-  starts, so every check of a later order sees the earlier ones as if they had been separate calls.
+  amount; the batch writes counters and fees at its end), the one table of an order's known
+  account values (acctValues: balance and locked, set anew for each order) and the tracked flags
+  of the accounts they met (the context's `tracked`, includes/futures/accountStats). Each order
+  starts from a fresh context (b.ctx, emptied for it: futuresBatchContext) and writes its changes
+  before the next one starts, so every check of a later order sees the earlier ones as if they had
+  been separate calls.
   `b.allocated` is the order id it took, so a batch can give it back when the order fails with a
   runtime error (the batch then drops b.ctx).
 ]]
