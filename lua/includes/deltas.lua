@@ -6,17 +6,19 @@
 --- @include "includes/fmt"
 --- @include "includes/undoLog"
 --- @include "includes/rcall"
+--- @include "includes/tnext"
 
 local function addDelta(ctx, key, field, v)
   if v == 0 then return end
   if ctx.undo then undoDelta(ctx, key, field) end
   local byField = ctx.deltas[key]
-  if not byField then
-    byField = {}
-    ctx.deltas[key] = byField
-    ctx.deltaOrder[#ctx.deltaOrder + 1] = key
+  if byField then
+    byField[field] = (byField[field] or 0) + v
+    return
   end
-  byField[field] = (byField[field] or 0) + v
+  -- a hash with no pending change gets its field in the constructor, not an empty table grown
+  ctx.deltas[key] = { [field] = v }
+  ctx.deltaOrder[#ctx.deltaOrder + 1] = key
 end
 
 -- Moves `v` from one field of `key` to another (a reservation: balance to locked). A hash with no
@@ -50,14 +52,14 @@ end
 -- caller to write with flushHeld once it has gathered those of several commands (a batch's fees
 -- pot, which none of its orders reads).
 local function flushDeltas(ctx, holdKey, held)
-  local known, order, call = ctx.known, ctx.deltaOrder, RCALL or rcallOf()
+  local known, order, call, nx = ctx.known, ctx.deltaOrder, RCALL or rcallOf(), TNEXT or tnextOf()
   -- a numeric for: ipairs calls its C iterator once per key
   for i = 1, #order do
     local key = order[i]
     if key == holdKey then
       local byField = ctx.deltas[key]
       if held then
-        for field, v in pairs(byField) do held[field] = (held[field] or 0) + v end
+        for field, v in nx, byField do held[field] = (held[field] or 0) + v end
       else
         held = byField
       end
@@ -65,7 +67,7 @@ local function flushDeltas(ctx, holdKey, held)
       local values = known and known[key]
       -- the first two known fields (an order's balance and locked) in locals, any more in a table
       local f1, v1, f2, v2, more
-      for field, v in pairs(ctx.deltas[key]) do
+      for field, v in nx, ctx.deltas[key] do
         if v ~= 0 then
           local before = values and values[field]
           if not before then
@@ -96,8 +98,9 @@ end
 -- Writes what flushDeltas held back of `key`.
 local function flushHeld(key, held)
   if not held then return end
-  for field, v in pairs(held) do
-    if v ~= 0 then redis.call('HINCRBY', key, field, fmt(v)) end
+  local call = RCALL or rcallOf()
+  for field, v in TNEXT or tnextOf(), held do
+    if v ~= 0 then call('HINCRBY', key, field, fmt(v)) end
   end
 end
 

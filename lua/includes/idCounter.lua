@@ -10,11 +10,12 @@
   Other scripts INCR the same counters in their own calls: only the batch's use has to add up.
 ]]
 --- @include "includes/fmt"
+--- @include "includes/rcall"
 
 local function idsNextOrder(b, key)
   local id = b.oidNext
   if not id then
-    b.oidTop = redis.call('INCRBY', key, b.n)
+    b.oidTop = (RCALL or rcallOf())('INCRBY', key, b.n)
     id = b.oidTop - b.n + 1
   end
   b.oidNext = id + 1
@@ -24,7 +25,7 @@ end
 local function idsNextTrade(b, key)
   local id = b.tidNext
   if not id then
-    id = redis.call('INCR', key)
+    id = (RCALL or rcallOf())('INCR', key)
     b.tidFirst = id
   end
   b.tidNext = id + 1
@@ -33,6 +34,7 @@ end
 
 -- Both counters where one INCR per id handed out would have left them.
 local function idsWrite(b, orderKey, tradeKey)
-  if b.oidNext and b.oidNext - 1 ~= b.oidTop then redis.call('INCRBY', orderKey, fmt(b.oidNext - 1 - b.oidTop)) end
-  if b.tidNext and b.tidNext - 1 ~= b.tidFirst then redis.call('INCRBY', tradeKey, fmt(b.tidNext - 1 - b.tidFirst)) end
+  local call = RCALL or rcallOf()
+  if b.oidNext and b.oidNext - 1 ~= b.oidTop then call('INCRBY', orderKey, fmt(b.oidNext - 1 - b.oidTop)) end
+  if b.tidNext and b.tidNext - 1 ~= b.tidFirst then call('INCRBY', tradeKey, fmt(b.tidNext - 1 - b.tidFirst)) end
 end

@@ -22,6 +22,10 @@ local OPERATION_FENCED = '!'
 -- The reply the running script handed to answerAsRecord; runOnce clears it before each run.
 local replyAsRecord
 
+-- cjson and pcall, taken at the first run as includes/rcall takes redis.call (a global's lookup
+-- costs ~270 instructions; the library's top level cannot reach them)
+local CJSON, PCALL
+
 -- `reply`: a non-empty list of non-empty lists of strings without holes (where the JSON text and
 -- RESP give the same lists: cjson prints a hole as null where RESP stops, and {} as an object).
 local function answerAsRecord(reply)
@@ -45,12 +49,17 @@ local function runOnce(body, KEYS, ARGV)
     return { 'ERR', 'OPERATION_ABORTED', '' }
   end
   replyAsRecord = nil
-  local ok, reply = pcall(body, KEYS, ARGV)
+  local json = CJSON
+  if not json then
+    json, PCALL = cjson, pcall
+    CJSON = json
+  end
+  local ok, reply = PCALL(body, KEYS, ARGV)
   if not ok then
-    call('SET', opKey, cjson.encode({ 'ERR', 'ENGINE_ERROR', '' }), 'EX', ttl)
+    call('SET', opKey, json.encode({ 'ERR', 'ENGINE_ERROR', '' }), 'EX', ttl)
     error(reply)
   end
-  local record = cjson.encode(reply == nil and false or reply)
+  local record = json.encode(reply == nil and false or reply)
   call('SET', opKey, record, 'EX', ttl)
   if reply == replyAsRecord and reply ~= nil then return record end
   return reply

@@ -9,10 +9,12 @@
   event entry being built (events, changed levels, lastTicks, ts), the key names built so far
   (accounts, orderKeys: includes/futures/context futuresContextFor), the state of the order and
   trade ids it hands out (includes/idCounter), the fees its orders took (`fees`, currency ->
-  amount; the batch writes counters and fees at its end) and the tracked flags of the accounts
-  they met (the context's `tracked`, includes/futures/accountStats). Each order starts from a fresh
-  context (b.ctx, emptied for it: futuresBatchContext) and writes its changes before the next one
-  starts, so every check of a later order sees the earlier ones as if they had been separate calls.
+  amount; the batch writes counters and fees at its end), the one table of an order's known
+  account values (acctValues: balance and locked, set anew for each order) and the tracked flags
+  of the accounts they met (the context's `tracked`, includes/futures/accountStats). Each order
+  starts from a fresh context (b.ctx, emptied for it: futuresBatchContext) and writes its changes
+  before the next one starts, so every check of a later order sees the earlier ones as if they had
+  been separate calls.
   `b.allocated` is the order id it took, so a batch can give it back when the order fails with a
   runtime error (the batch then drops b.ctx).
 ]]
@@ -131,8 +133,17 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   local need = fReserve(ctx, checkAt, checkLots, lev)
   local free = (acct[4] or 0) + 0
   if free < need then return { 'ERR', 'INSUFFICIENT_MARGIN', '' } end
-  -- nothing but this order's deltas writes its account until they are flushed: one HSET then
-  knowValues(ctx, acctKey, { balance = free, locked = (acct[6] or 0) + 0 })
+  -- nothing but this order's deltas writes its account until they are flushed: one HSET then.
+  -- One table per batch, both fields set anew for each order (no order sees an earlier one's: the
+  -- context's `known` is emptied for each order)
+  local locked, kv = (acct[6] or 0) + 0, b.acctValues
+  if kv then
+    kv.balance, kv.locked = free, locked
+  else
+    kv = { balance = free, locked = locked }
+    b.acctValues = kv
+  end
+  knowValues(ctx, acctKey, kv)
 
   -- Accepted: from here on nothing rejects.
   local id = idsNextOrder(b, ctx.keys.orderIds)
