@@ -56,8 +56,9 @@ end
 local function fFill(ctx, taker, maker, ticks, qty, _, ev)
   -- a maker of the taker's user may move the taker's account: fMaxQty checks its later fills in full
   if maker.user == taker.user then taker.fullChecks = true end
-  local tf, tpnl, tpos = fPartyFill(ctx, taker, ticks, qty, true)
-  local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false)
+  local n = fNotional(ctx, ticks, qty)
+  local tf, tpnl, tpos = fPartyFill(ctx, taker, ticks, qty, true, n)
+  local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false, n)
   local tt = '2'
   if ctx.liquidating and ctx.liquidating == tpos.id then tt = '3' end
   ev.tf, ev.mf, ev.tpnl, ev.mpnl = fmt(tf), fmt(mf), fmt(tpnl), fmt(mpnl)
