@@ -63,10 +63,11 @@ local function fOpenFill(ctx, o, ticks, q, fee, akey, n)
   addDelta(ctx, akey, 'locked', m + delta)
   addDelta(ctx, akey, 'balance', -(m + fee + delta))
   addDelta(ctx, ctx.keys.fees, ctx.fut.cur, fee)
+  local tq = ticks * q
   o.rsv = newRsv
   o.filled = o.filled + q
-  o.cost = o.cost + ticks * q
-  o.ecost = o.ecost + ticks * q
+  o.cost = o.cost + tq
+  o.ecost = o.ecost + tq
   o.openQty = o.openQty + q
   o.margin = o.margin + m
   o.imargin = o.imargin + m
@@ -75,17 +76,24 @@ local function fOpenFill(ctx, o, ticks, q, fee, akey, n)
   fDirty(ctx, o)
 end
 
--- One side of a fill. Returns fee, realized pnl, position.
-local function fPartyFill(ctx, o, ticks, q, isTaker)
+-- One side of a fill, of notional n (fNotional(ticks, q): both sides share it; nil computes it).
+-- Returns fee, realized pnl, position.
+local function fPartyFill(ctx, o, ticks, q, isTaker, n)
   local f = ctx.fut
-  local rate = f.maker
-  if isTaker then rate = f.taker end
-  local n = fNotional(ctx, ticks, q)
-  local fee = mulDivCeil(n, rate, 1000000)
-  -- a liquidation pays no taker fee: what is left of its margin goes to the insurance fund instead
-  if isTaker and o.role == 'close' and ctx.liquidating == o.posObj.id then fee = 0 end
-  local akey = fAccountKeys(ctx, o.acct).hash
-  if o.role == 'close' then
+  n = n or fNotional(ctx, ticks, q)
+  local close = o.role == 'close'
+  local fee
+  if not isTaker then
+    fee = mulDivCeil(n, f.maker, 1000000)
+  elseif close and ctx.liquidating == o.posObj.id then
+    -- a liquidation pays no taker fee: what is left of its margin goes to the insurance fund instead
+    fee = 0
+  else
+    fee = mulDivCeil(n, f.taker, 1000000)
+  end
+  -- the account's keys as the command knows them (fAccountKeys builds them the first time)
+  local akey = (ctx.accounts[o.acct] or fAccountKeys(ctx, o.acct)).hash
+  if close then
     local pnl, pos = fCloseFill(ctx, o, ticks, q, fee, akey)
     return fee, pnl, pos
   end

@@ -18,7 +18,22 @@ local function fOpenNeed(ctx, o, ticks, q)
   return fMargin(n, o.lev) + mulDivCeil(n, ctx.fut.taker, 1000000) + fReserveAfter(ctx, o, q) - o.rsv
 end
 
+-- Lots the taker can pay for at ticks (at most qty). An opening taker is a new order of
+-- includes/futures/createOrder, whose margin check found its free balance F >= fReserve(C, A) for
+-- its amount A at C: a limit buy's price, which no fill passes; a sell's price or, when the best bid
+-- was above it, that bid, from which its fills go down. A limit order can then pay for every fill
+-- and takes no fOpenNeed: with fills q_i at t_i <= C, Q lots in all so far, and the rest A - Q
+-- reserved at its price P <= C, the money taken (sum of floor(n_i / lev) + fee_i, plus fReserve(P,
+-- A - Q)) is at most fReserve(C, A): the margin floors add up to at most the whole's, the notionals
+-- to at most C x A; each split of the fee (a ceiling, monotonic for a rate >= 0, which pair rules
+-- enforce and the test keeps) adds at most one unit, at most Q of them, which the Q lots' units of
+-- fReserve hold. Its free balance is F less those: nothing else moves the taker's account while it
+-- matches but a maker of the same user, after whose fill (fFill) the later fills are checked in full.
+-- Its notional is below fNotional(C, A), which createOrder keeps below MAX_SAFE / 3: qty is within
+-- safeMax too. A market order (checked at the worst price its walk reached: a sell fills above it)
+-- takes the full check.
 local function fMaxQty(ctx, taker, ticks, qty)
+  if not taker.isMarket and taker.role == 'open' and not taker.fullChecks and ctx.fut.taker >= 0 then return qty end
   local perLot = ticks * ctx.fut.ns
   local safeMax = fMargin(MAX_SAFE, perLot) -- floor(MAX_SAFE / perLot)
   if qty > safeMax then qty = safeMax end
@@ -39,8 +54,11 @@ end
 
 -- Both sides of a fill; their fields go into the trade event `ev`.
 local function fFill(ctx, taker, maker, ticks, qty, _, ev)
-  local tf, tpnl, tpos = fPartyFill(ctx, taker, ticks, qty, true)
-  local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false)
+  -- a maker of the taker's user may move the taker's account: fMaxQty checks its later fills in full
+  if maker.user == taker.user then taker.fullChecks = true end
+  local n = fNotional(ctx, ticks, qty)
+  local tf, tpnl, tpos = fPartyFill(ctx, taker, ticks, qty, true, n)
+  local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false, n)
   local tt = '2'
   if ctx.liquidating and ctx.liquidating == tpos.id then tt = '3' end
   ev.tf, ev.mf, ev.tpnl, ev.mpnl = fmt(tf), fmt(mf), fmt(tpnl), fmt(mpnl)

@@ -7,10 +7,11 @@
 --- @include "includes/futures/context"
 --- @include "includes/futures/margin"
 --- @include "includes/fmt"
+--- @include "includes/rcall"
 
 -- Re-indexes one opening order as it now stands (called for each changed order by fFlush).
 local function fIndex(ctx, o)
-  local k = ctx.fkeys
+  local k, call = ctx.fkeys, RCALL or rcallOf()
   local long = o.side == 'buy'
   local idx = o.idText or fmt(o.id)
   if o.status == FST.IN_POSITION and o.openQty > 0 then
@@ -18,13 +19,15 @@ local function fIndex(ctx, o)
     -- liquidation price printed here is the record's too (o.liqText, includes/futures/orderRecord)
     o.liq = fLiqPrice(ctx, o)
     o.liqText = fmt(o.liq)
-    if long then redis.call('ZADD', k.liqL, o.liqText, idx) else redis.call('ZADD', k.liqS, o.liqText, idx) end
+    if long then call('ZADD', k.liqL, o.liqText, idx) else call('ZADD', k.liqS, o.liqText, idx) end
+    -- a position that was not in force yet has no entries to remove: one with no TP/SL (the
+    -- commonest, a new one) has nothing more to do
+    if not (o.tp or o.sl or o.wasActive) then return end
     local tpKey, slKey = k.tpS, k.slS
     if long then tpKey, slKey = k.tpL, k.slL end
-    -- a position that was not in force yet has no entries to remove
-    if o.tp then redis.call('ZADD', tpKey, fmt(o.tp), idx) elseif o.wasActive then redis.call('ZREM', tpKey, idx) end
-    if o.sl then redis.call('ZADD', slKey, fmt(o.sl), idx) elseif o.wasActive then redis.call('ZREM', slKey, idx) end
+    if o.tp then call('ZADD', tpKey, fmt(o.tp), idx) elseif o.wasActive then call('ZREM', tpKey, idx) end
+    if o.sl then call('ZADD', slKey, fmt(o.sl), idx) elseif o.wasActive then call('ZREM', slKey, idx) end
   elseif o.wasActive then
-    for _, key in ipairs({ k.liqL, k.liqS, k.tpL, k.tpS, k.slL, k.slS }) do redis.call('ZREM', key, idx) end
+    for _, key in ipairs({ k.liqL, k.liqS, k.tpL, k.tpS, k.slL, k.slS }) do call('ZREM', key, idx) end
   end
 end
