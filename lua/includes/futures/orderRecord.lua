@@ -16,6 +16,12 @@
 local F_FIXED = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$'
 local F_OPEN_STATE = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$'
 local F_CLOSE_STATE = '^([^|]*)|([^|]*)|([^|]*)$'
+-- F_FIXED's fields as includes/futures/context fLoad reads them: postOnly and cts matched, not
+-- captured, and the clientOrderId left unread (a capture each costs a string)
+local F_FIXED_LOAD = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|[^|]*|[^|]*|([^|]*)|'
+-- an opening order that has not traded (a resting maker's commonest state) has its nine zeros as
+-- fStateText writes them: matched as literals, ten captures fewer (fLoad)
+local F_UNTRADED_STATE = '^0|([^|]*)|0|0|0|0|0|0|0|0|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|'
 
 local function optTicks(v)
   if v == nil then return '' end
