@@ -70,8 +70,14 @@ local function fStateText(o, ts)
   -- a fee the trade event printed (includes/futures/settlement fFill)
   local fee = o.fee
   if fee == o.feeOf then fee = o.feeText else fee = fmt(fee) end
-  return filled .. '|' .. fmt(o.rsv) .. '|' .. cost .. '|' .. ecost .. '|' .. openQty .. '|'
-    .. margin .. '|' .. imargin .. '|' .. fee .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
+  -- mostly zero (rsv once the order no longer rests, rpnl before a close, funding before a
+  -- settlement): the literal, without fmt's call
+  local rsv, rpnl, funding = o.rsv, o.rpnl, o.funding
+  if rsv == 0 then rsv = '0' else rsv = fmt(rsv) end
+  if rpnl == 0 then rpnl = '0' else rpnl = fmt(rpnl) end
+  if funding == 0 then funding = '0' else funding = fmt(funding) end
+  return filled .. '|' .. rsv .. '|' .. cost .. '|' .. ecost .. '|' .. openQty .. '|'
+    .. margin .. '|' .. imargin .. '|' .. fee .. '|' .. rpnl .. '|' .. funding .. '|'
     .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|' .. o.closeOrd .. '|'
     .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
 end
