@@ -95,7 +95,9 @@ local function recordTrades(ctx)
   -- trade: grouped per user they measured more instructions, the users of a batch being mostly all
   -- different
   local users = userTradesPrefix(P, kind, pair)
-  local recs, n = {}, 0
+  -- the array sized for a batch's usual four trades by its constructor: grown from empty it
+  -- rehashed at 1, 2, 4 and 8 entries
+  local recs, n = { nil, nil, nil, nil, nil, nil, nil, nil }, 0
   for i = from, #events do
     local t = events[i]
     if t.e == 'trade' then

@@ -132,11 +132,16 @@ local function fLoad(ctx, id, fixed, state)
     price = price ~= '' and price + 0 or nil, amount = amountN, amountText = amount, filled = filled,
     remaining = amountN - filled, rsv = rsv, lev = lev ~= '' and lev + 0 or 1,
     cost = cost, ecost = ecost, openQty = openQty, margin = margin, imargin = imargin, fee = fee,
-    rpnl = rpnl, funding = funding, stp = (stp == '0' or stp == '') and 0 or stp + 0, status = status, tp = tp,
-    sl = sl, liq = liq, closeOrd = closeOrd, pos = pos, isMarket = isMarket == '1', closeReason = closeReason,
+    rpnl = rpnl, funding = funding, stp = (stp == '0' or stp == '') and 0 or stp + 0, status = status,
+    liq = liq, closeOrd = closeOrd, isMarket = isMarket == '1', closeReason = closeReason,
     wasActive = status == '50', wasOpen = status == '10' or status == '50', resting = resting or '0',
     origFixed = fixed, origState = state,
   }
+  -- rare fields only when there (a nil field in a constructor takes a slot too); liq is named above
+  -- as fIndex sets it for every position (includes/futures/triggerIndex)
+  if tp then o.tp = tp end
+  if sl then o.sl = sl end
+  if pos then o.pos = pos end
   ctx.objs[id] = o
   if role == 'close' then o.posObj = fLoad(ctx, pos) end
   return o
