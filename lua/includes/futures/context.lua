@@ -98,7 +98,11 @@ local function fLoad(ctx, id, fixed, state)
     fixed, state = fRecordTexts(fOrderKey(ctx, id))
     if not fixed then return nil end
   end
-  local match = string.match
+  local match = smatch
+  if not match then
+    match = string.match
+    smatch = match
+  end
   local idText, role, user, acct, pair, side, isMarket, price, amount, lev, stp, pos = match(fixed, F_FIXED_LOAD)
   local filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
   local status, tp, sl, liq, closeOrd, closeReason, resting

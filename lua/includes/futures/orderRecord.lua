@@ -11,6 +11,11 @@
   the same layout into the flat record every reader uses; the key is orderKey(P, id).
 ]]
 --- @include "includes/fmt"
+--- @include "includes/rcall"
+
+-- string.match, taken at the first call of includes/futures/context fLoad (a global's lookup costs
+-- ~270 instructions)
+local smatch
 
 -- literals: a library's top level cannot reach `string` (Redis Functions load it without globals)
 local F_FIXED = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$'
@@ -104,7 +109,8 @@ end
 
 -- The record's two texts, nil when `key` holds no futures order.
 local function fRecordTexts(key)
-  local h = redis.call('HMGET', key, 'futures', 'state')
+  local call = RCALL or rcallOf()
+  local h = call('HMGET', key, 'futures', 'state')
   if not h[1] or not h[2] then return nil end
   return h[1], h[2]
 end
