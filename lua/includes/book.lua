@@ -16,16 +16,8 @@ local function scoreText(side, p)
   return p
 end
 
--- the zeros before an id of n digits (ZPAD[n]): an id already printed is padded by one concatenation
-local ZPAD = { '000000000000000', '00000000000000', '0000000000000', '000000000000', '00000000000',
-  '0000000000', '000000000', '00000000', '0000000', '000000', '00000', '0000', '000', '00', '0', '' }
-
--- `idText`: the id as fmt printed it, when the caller has it.
-local function bookMember(id, idText)
-  local z = idText and ZPAD[#idText]
-  if z then return z .. idText end
-  return string.format('%016d', id)
-end
+-- An order's member: bookMember(id, idText), `idText` the id as fmt printed it when the caller has it.
+local bookMember = fmt016
 
 -- ctx.changed[side][p] keeps the level's new total as publishEvents prints it ('0' once removed),
 -- so publishing needs no HGET per changed level. `p`, `deltaText`: the price and the change as

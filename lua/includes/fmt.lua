@@ -16,3 +16,20 @@ local function fmt(n)
   end
   return f('%d', n)
 end
+
+-- the zeros before an integer of n digits (ZPAD[n])
+local ZPAD = { '000000000000000', '00000000000000', '0000000000000', '000000000000', '00000000000',
+  '0000000000', '000000000', '00000000', '0000000', '000000', '00000', '0000', '000', '00', '0', '' }
+
+-- Non-negative integer n zero-padded to 16 digits (ids as sorted-set members: text order is id
+-- order). `text`: n as fmt printed it, when the caller has it: padded by one concatenation.
+local function fmt016(n, text)
+  local z = text and ZPAD[#text]
+  if z then return z .. text end
+  local f = sformat
+  if not f then
+    f = string.format
+    sformat = f
+  end
+  return f('%016d', n)
+end

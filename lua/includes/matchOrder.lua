@@ -25,19 +25,14 @@
 local STP_EXPIRE_TAKER = 1
 local STP_EXPIRE_MAKER = 2
 
--- ctx.best: the opposite side's best order as the caller read it just before (bestOrder's four
--- values), so the first look at the book costs no second ZRANGE.
-local function matchOrder(ctx, taker, settle)
-  local opp = oppositeSide(taker.side)
+-- makerId, ticks, member, priceText: the opposite side's best order as the caller read it just
+-- before (bestOrder's four values), so the first look at the book costs no second ZRANGE; nil to
+-- read it here. Passed as values: a table of them was one more table per order.
+local function matchOrder(ctx, taker, settle, makerId, ticks, member, priceText)
+  local opp = OPPOSITE_SIDE[taker.side]
+  local peeked = makerId ~= nil
   while taker.remaining > 0 do
-    local makerId, ticks, member, priceText
-    local peek = ctx.best
-    if peek then
-      ctx.best = nil
-      makerId, ticks, member, priceText = peek[1], peek[2], peek[3], peek[4]
-    else
-      makerId, ticks, member, priceText = bestOrder(ctx, opp)
-    end
+    if peeked then peeked = false else makerId, ticks, member, priceText = bestOrder(ctx, opp) end
     if not makerId or not crosses(taker.side, taker.limit, ticks) then return 'stopped' end
     local maker = settle.loadMaker(ctx, makerId)
     local mode = 0

@@ -12,29 +12,37 @@
 
 local BOOK_SIDES = { 'bids', 'asks' }
 
+-- next and cjson.encode, taken at the first call (a global's lookup costs ~270 instructions)
+local nextOf, jsonEncode
+
 local function publishEvents(ctx)
   recordTrades(ctx)
-  local call = RCALL or rcallOf()
+  local call, nxt, encode = RCALL or rcallOf(), nextOf, jsonEncode
+  if not nxt then
+    nxt, encode = next, cjson.encode
+    nextOf, jsonEncode = nxt, encode
+  end
+  local events = ctx.events
+  local n = #events
   local seqText
   if ctx.bookChanged then
     seqText = fmt(call('INCR', ctx.keys.seq))
     for i = 1, 2 do
       local side = BOOK_SIDES[i]
-      for p, total in pairs(ctx.changed[side]) do
-        -- changeLevel records the total it just wrote; a bare `true` (older callers) still reads it
-        local q = total
-        if type(q) ~= 'string' then q = call('HGET', ctx.keys.lvlqty[side], p) or '0' end
-        ctx.events[#ctx.events + 1] = { e = 'book', side = side, p = p, q = q }
+      -- the level's total as changeLevel wrote it (includes/book; undoRollback puts back the same)
+      for p, q in nxt, ctx.changed[side] do
+        n = n + 1
+        events[n] = { e = 'book', side = side, p = p, q = q }
       end
     end
   end
   if ctx.lastTicks then call('SET', ctx.keys.last, fmt(ctx.lastTicks)) end
-  if #ctx.events == 0 then return end
+  if n == 0 then return end
   -- the entry's fields passed as they are (no field list to build and unpack)
   if seqText then
-    call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', 'ts', ctx.ts, 'seq', seqText, 'ev', cjson.encode(ctx.events))
+    call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', 'ts', ctx.ts, 'seq', seqText, 'ev', encode(events))
   else
-    call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', 'ts', ctx.ts, 'ev', cjson.encode(ctx.events))
+    call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', 'ts', ctx.ts, 'ev', encode(events))
   end
 end
 

@@ -23,8 +23,11 @@
   reads never go below the oldest record). A record may so outlive the retention by up to a second.
 ]]
 --- @include "includes/rcall"
+--- @include "includes/fmt"
 
 local TRADE_HISTORY_DEFAULT_MS = 7 * 24 * 3600 * 1000
+-- unpack, taken at the first call (a global's lookup costs ~270 instructions)
+local tunpack
 local RECORDS_PER_ZADD = 1000
 
 local function tradeHistoryKeys(P, kind, pair)
@@ -76,23 +79,32 @@ local function recordTrades(ctx)
     recKey, timeKey = tradeHistoryKeys(P, kind, pair)
   end
 
-  local ts = tonumber(ctx.ts)
-  local last = redis.call('ZRANGE', timeKey, '-1', '-1', 'WITHSCORES')
-  local lastTs = last[2] and tonumber(last[2])
+  -- numbers read by arithmetic, globals (redis, tonumber, string) not looked up: ~270 instructions each
+  local call = RCALL or rcallOf()
+  local ts = ctx.ts + 0
+  local last = call('ZRANGE', timeKey, '-1', '-1', 'WITHSCORES')
+  local lastTs = last[2] and last[2] + 0
   if lastTs and lastTs > ts then ts = lastTs end
-  local tsText = string.format('%d', ts)
+  local tsText = fmt(ts)
   -- a time the index already holds keeps its entry, the earlier command's first id: every lookup
   -- (the first entry at or after a time, src/market-data/trade-history.ts, and the trim below)
   -- finds that one before this command's, which would never be read
-  if ts ~= lastTs then redis.call('ZADD', timeKey, tsText, string.format('%016d', tonumber(events[from].id))) end
+  local firstId = events[from].id
+  if ts ~= lastTs then call('ZADD', timeKey, tsText, fmt016(firstId + 0, firstId)) end
 
   -- the records in one ZADD (a command costs far more than the table of its arguments; at most
   -- RECORDS_PER_ZADD a command, well inside unpack's stack), each user's index entries one ZADD per
   -- trade: grouped per user they measured more instructions, the users of a batch being mostly all
   -- different
   local users = userTradesPrefix(P, kind, pair)
-  local call = RCALL or rcallOf()
-  local recs, n = {}, 0
+  local unpackAll = tunpack
+  if not unpackAll then
+    unpackAll = unpack
+    tunpack = unpackAll
+  end
+  -- the array sized for a batch's usual four trades by its constructor: grown from empty it
+  -- rehashed at 1, 2, 4 and 8 entries
+  local recs, n = { nil, nil, nil, nil, nil, nil, nil, nil }, 0
   for i = from, #events do
     local t = events[i]
     if t.e == 'trade' then
@@ -100,18 +112,19 @@ local function recordTrades(ctx)
       call('ZADD', users .. t.tu, id, id .. ':t')
       call('ZADD', users .. t.mu, id, id .. ':m')
       if n == RECORDS_PER_ZADD * 2 then
-        call('ZADD', recKey, unpack(recs, 1, n))
+        call('ZADD', recKey, unpackAll(recs, 1, n))
         n = 0
       end
       recs[n + 1], recs[n + 2] = id, tradeRecord(t, tsText, futures)
       n = n + 2
     end
   end
-  call('ZADD', recKey, unpack(recs, 1, n))
+  call('ZADD', recKey, unpackAll(recs, 1, n))
 
   -- trim by time, only when the oldest command is past the retention; checked by the first command
   -- of each second of trade time (a market's first command has nothing to trim)
-  if not lastTs or math.floor(ts / 1000) == math.floor(lastTs / 1000) then return end
+  -- the same second: ts and lastTs are non-negative integers, floor(x / 1000) is (x - x % 1000) / 1000
+  if not lastTs or ts - ts % 1000 == lastTs - lastTs % 1000 then return end
   local keepMs = tonumber(redis.call('GET', retentionKey or tradeHistoryRetentionKey(P)) or TRADE_HISTORY_DEFAULT_MS)
   local cutoff = ts - keepMs
   local oldest = redis.call('ZRANGE', timeKey, '0', '0', 'WITHSCORES')

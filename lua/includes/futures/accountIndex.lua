@@ -14,15 +14,12 @@
 --- @include "includes/fmt"
 --- @include "includes/rcall"
 
-local function fIsOpen(status)
-  return status == FST.CREATED or status == FST.IN_POSITION
-end
-
 -- Moves one opening order between its account's indices when its status crossed the line since it
--- was loaded or last written; an order placed by this command (o.placed) was in neither. Called for
--- each changed order by fFlush.
+-- was loaded or last written (open: Created or InPosition); an order placed by this command
+-- (o.placed) was in neither. Called for each changed order by fFlush.
 local function fIndexAccount(ctx, o)
-  local open, was, placed = fIsOpen(o.status), o.wasOpen or false, o.placed
+  local status = o.status
+  local open, was, placed = status == FST.CREATED or status == FST.IN_POSITION, o.wasOpen or false, o.placed
   o.placed = nil
   if open == was and not (placed and not open) then return end
   -- the names are there once the command has met the account: no call for them

@@ -41,6 +41,7 @@
 --- @include "includes/futures/commandKeys"
 --- @include "includes/futures/orderRecord"
 --- @include "includes/futures/accountRank"
+--- @include "includes/rcall"
 
 local DAY_MS = 86400000
 
@@ -125,7 +126,8 @@ local function fStatsTracked(ctx, acct)
   local t = ctx.tracked or fStatsFlags(ctx)
   local v = t[acct]
   if v == nil then
-    v = redis.call('HGET', fAccountKeys(ctx, acct).hash, 'stats') == '1'
+    local call = RCALL or rcallOf()
+    v = call('HGET', fAccountKeys(ctx, acct).hash, 'stats') == '1'
     t[acct] = v
   end
   return v

@@ -112,53 +112,65 @@ end
 -- `fixed`, `state`: the record's texts (includes/futures/orderRecord), when the caller has read them.
 -- Built from the record's captures in one constructor; the texts stay on it as loaded (origFixed,
 -- origState), decoded only for an account that keeps aggregates (includes/futures/accountStats).
+-- The record's numbers are fmt's integers, an optional one empty (absent, as a close order's
+-- opening fields): read by arithmetic (`s + 0` converts once, tonumber twice and is a global's
+-- lookup), inline (a helper's call per field cost more than the field), '0' without a conversion.
 local function fLoad(ctx, id, fixed, state)
-  id = tonumber(id)
+  id = id + 0
   local hit = ctx.objs[id]
   if hit then return hit end
   if not fixed then
     fixed, state = fRecordTexts(fOrderKey(ctx, id))
     if not fixed then return nil end
   end
-  local match = string.match
-  local idText, role, user, acct, pair, side, isMarket, price, amount, lev, stp, _, _, pos = match(fixed, F_FIXED)
-  -- a close order's state lacks the rest: absent, as an opening order's empty values
-  local filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd, closeReason, resting
+  local match = smatch
+  if not match then
+    match = string.match
+    smatch = match
+  end
+  local idText, role, user, acct, pair, side, isMarket, price, amount, lev, stp, pos = match(fixed, F_FIXED_LOAD)
+  local filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+  local status, tp, sl, liq, closeOrd, closeReason, resting
   if role == 'close' then
+    -- a close order's state lacks the rest: zeros and absent values, as an opening order's empty ones
     filled, resting = match(state, F_CLOSE_STATE)
-    rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, tp, sl, liq = '0', '0', '0', '0', '0', '0', '0', '0', '0', '', '', ''
+    if filled ~= '0' then filled = filled + 0 else filled = 0 end
+    closeOrd, closeReason = '', ''
   else
-    -- an opening order that has not traded (a resting maker's commonest state) has its nine zeros as
-    -- fStateText writes them: matched as literals, ten captures fewer
-    rsv, status, tp, sl, liq, closeOrd, closeReason, resting =
-      match(state, '^0|([^|]*)|0|0|0|0|0|0|0|0|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|')
+    rsv, status, tp, sl, liq, closeOrd, closeReason, resting = match(state, F_UNTRADED_STATE)
     if rsv then
-      filled, cost, ecost, openQty, margin, imargin, fee, rpnl, funding = '0', '0', '0', '0', '0', '0', '0', '0', '0'
+      -- not traded: the nine zeros are the numbers above
+      if rsv ~= '0' then rsv = rsv + 0 else rsv = 0 end
     else
       filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd, closeReason, resting =
         match(state, F_OPEN_STATE)
+      filled, rsv = filled == '0' and 0 or filled + 0, rsv == '0' and 0 or rsv + 0
+      cost, ecost = cost == '0' and 0 or cost + 0, ecost == '0' and 0 or ecost + 0
+      openQty, margin = openQty == '0' and 0 or openQty + 0, margin == '0' and 0 or margin + 0
+      imargin, fee = imargin == '0' and 0 or imargin + 0, fee == '0' and 0 or fee + 0
+      rpnl, funding = rpnl == '0' and 0 or rpnl + 0, funding == '0' and 0 or funding + 0
     end
+    if tp == '' then tp = nil else tp = tp + 0 end
+    if sl == '' then sl = nil else sl = sl + 0 end
+    if liq == '' then liq = nil else liq = liq + 0 end
   end
   if pos == '' then pos = nil end
-  -- numbers inline, not through a helper (a call per field cost more than the field), and by
-  -- arithmetic (`s + 0` converts once, tonumber twice and is a global's lookup): the record's
-  -- numbers are fmt's integers, an optional one empty (absent, as a close order's opening fields);
-  -- the commonest value, '0', skips the conversion
-  local amountN, filledN = amount + 0, filled == '0' and 0 or filled + 0
+  local amountN = amount + 0
   local o = {
     id = id, idText = idText, user = user, acct = acct, side = side, role = role, pair = pair,
-    price = price ~= '' and price + 0 or nil, amount = amountN, amountText = amount, filled = filledN,
-    remaining = amountN - filledN, rsv = rsv == '0' and 0 or rsv + 0, lev = lev ~= '' and lev + 0 or 1,
-    cost = cost == '0' and 0 or cost + 0, ecost = ecost == '0' and 0 or ecost + 0,
-    openQty = openQty == '0' and 0 or openQty + 0, margin = margin == '0' and 0 or margin + 0,
-    imargin = imargin == '0' and 0 or imargin + 0, fee = fee == '0' and 0 or fee + 0,
-    rpnl = rpnl == '0' and 0 or rpnl + 0, funding = funding == '0' and 0 or funding + 0,
-    stp = (stp == '0' or stp == '') and 0 or stp + 0, status = status, tp = tp ~= '' and tp + 0 or nil,
-    sl = sl ~= '' and sl + 0 or nil, liq = liq ~= '' and liq + 0 or nil, closeOrd = closeOrd or '', pos = pos,
-    isMarket = isMarket == '1', closeReason = closeReason or '',
+    price = price ~= '' and price + 0 or nil, amount = amountN, amountText = amount, filled = filled,
+    remaining = amountN - filled, rsv = rsv, lev = lev ~= '' and lev + 0 or 1,
+    cost = cost, ecost = ecost, openQty = openQty, margin = margin, imargin = imargin, fee = fee,
+    rpnl = rpnl, funding = funding, stp = (stp == '0' or stp == '') and 0 or stp + 0, status = status,
+    liq = liq, closeOrd = closeOrd, isMarket = isMarket == '1', closeReason = closeReason,
     wasActive = status == '50', wasOpen = status == '10' or status == '50', resting = resting or '0',
     origFixed = fixed, origState = state,
   }
+  -- rare fields only when there (a nil field in a constructor takes a slot too); liq is named above
+  -- as fIndex sets it for every position (includes/futures/triggerIndex)
+  if tp then o.tp = tp end
+  if sl then o.sl = sl end
+  if pos then o.pos = pos end
   ctx.objs[id] = o
   if role == 'close' then o.posObj = fLoad(ctx, pos) end
   return o

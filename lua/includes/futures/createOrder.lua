@@ -176,9 +176,8 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     -- the best opposite order read above does not cross: matching would stop at its first look
     outcome = 'stopped'
   else
-    -- matching starts from the best order read above (includes/matchOrder ctx.best), if any
-    if bestId then ctx.best = { bestId, best, bestMember, bestText } end
-    outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT)
+    -- matching starts from the best order read above, if any (includes/matchOrder)
+    outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT, bestId, best, bestMember, bestText)
   end
 
   if not isMarket and not ioc and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then

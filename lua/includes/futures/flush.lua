@@ -25,8 +25,12 @@ local function fFlush(ctx)
       -- an order neither in force nor in force when loaded has no trigger entries to write
       if o.status == FST.IN_POSITION or o.wasActive then fIndex(ctx, o) end
       fIndexAccount(ctx, o)
-      -- aggregates only for the accounts copy trading reads (includes/futures/accountStats)
-      if fStatsTracked(ctx, o.acct) then fStatsOrder(ctx, o) end
+      -- aggregates only for the accounts copy trading reads (includes/futures/accountStats); the
+      -- answer the command already has is read here, without a call
+      local known = ctx.tracked
+      local tracked = known and known[o.acct]
+      if tracked == nil then tracked = fStatsTracked(ctx, o.acct) end
+      if tracked then fStatsOrder(ctx, o) end
     end
     local state = fStateText(o, ctx.ts)
     -- a new order's fixed fields go out in the same HSET

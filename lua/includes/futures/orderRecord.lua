@@ -11,11 +11,22 @@
   the same layout into the flat record every reader uses; the key is orderKey(P, id).
 ]]
 --- @include "includes/fmt"
+--- @include "includes/rcall"
+
+-- string.match, taken at the first call of includes/futures/context fLoad (a global's lookup costs
+-- ~270 instructions)
+local smatch
 
 -- literals: a library's top level cannot reach `string` (Redis Functions load it without globals)
 local F_FIXED = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$'
 local F_OPEN_STATE = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$'
 local F_CLOSE_STATE = '^([^|]*)|([^|]*)|([^|]*)$'
+-- F_FIXED's fields as includes/futures/context fLoad reads them: postOnly and cts matched, not
+-- captured, and the clientOrderId left unread (a capture each costs a string)
+local F_FIXED_LOAD = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|[^|]*|[^|]*|([^|]*)|'
+-- an opening order that has not traded (a resting maker's commonest state) has its nine zeros as
+-- fStateText writes them: matched as literals, ten captures fewer (fLoad)
+local F_UNTRADED_STATE = '^0|([^|]*)|0|0|0|0|0|0|0|0|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|'
 
 local function optTicks(v)
   if v == nil then return '' end
@@ -64,8 +75,14 @@ local function fStateText(o, ts)
   -- a fee the trade event printed (includes/futures/settlement fFill)
   local fee = o.fee
   if fee == o.feeOf then fee = o.feeText else fee = fmt(fee) end
-  return filled .. '|' .. fmt(o.rsv) .. '|' .. cost .. '|' .. ecost .. '|' .. openQty .. '|'
-    .. margin .. '|' .. imargin .. '|' .. fee .. '|' .. fmt(o.rpnl) .. '|' .. fmt(o.funding) .. '|'
+  -- mostly zero (rsv once the order no longer rests, rpnl before a close, funding before a
+  -- settlement): the literal, without fmt's call
+  local rsv, rpnl, funding = o.rsv, o.rpnl, o.funding
+  if rsv == 0 then rsv = '0' else rsv = fmt(rsv) end
+  if rpnl == 0 then rpnl = '0' else rpnl = fmt(rpnl) end
+  if funding == 0 then funding = '0' else funding = fmt(funding) end
+  return filled .. '|' .. rsv .. '|' .. cost .. '|' .. ecost .. '|' .. openQty .. '|'
+    .. margin .. '|' .. imargin .. '|' .. fee .. '|' .. rpnl .. '|' .. funding .. '|'
     .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|' .. o.closeOrd .. '|'
     .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
 end
@@ -92,7 +109,8 @@ end
 
 -- The record's two texts, nil when `key` holds no futures order.
 local function fRecordTexts(key)
-  local h = redis.call('HMGET', key, 'futures', 'state')
+  local call = RCALL or rcallOf()
+  local h = call('HMGET', key, 'futures', 'state')
   if not h[1] or not h[2] then return nil end
   return h[1], h[2]
 end
