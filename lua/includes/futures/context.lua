@@ -80,7 +80,7 @@ local function futuresBatchContext(KEYS, b, ts)
     b.ctx = ctx
     return ctx
   end
-  ctx.ts, ctx.bookChanged, ctx.best, ctx.lastTicks, ctx.stats, ctx.statsOrder = ts, false, nil, nil, nil, nil
+  ctx.ts, ctx.bookChanged, ctx.lastTicks, ctx.stats, ctx.statsOrder = ts, false, nil, nil, nil
   -- deltaOrder lists every key of deltas (includes/deltas), dirtyOrder every object it is keyed by
   -- (fDirty), and objs caches each of those objects: numeric loops empty them; emptyTable (a C call
   -- per key) takes what is left in objs (an object read and not changed) and in known
