@@ -7,14 +7,14 @@
 -- lookup of a global costs a function ~270 instructions (two table lookups through the sandbox)
 local sformat
 
+local function sformatOf()
+  sformat = string.format
+  return sformat
+end
+
 local function fmt(n)
   if n == 0 then return '0' end -- the commonest value (fresh orders, fee-free fills) skips sprintf
-  local f = sformat
-  if not f then
-    f = string.format
-    sformat = f
-  end
-  return f('%d', n)
+  return (sformat or sformatOf())('%d', n)
 end
 
 -- the zeros before an integer of n digits (ZPAD[n])
@@ -26,10 +26,5 @@ local ZPAD = { '000000000000000', '00000000000000', '0000000000000', '0000000000
 local function fmt016(n, text)
   local z = text and ZPAD[#text]
   if z then return z .. text end
-  local f = sformat
-  if not f then
-    f = string.format
-    sformat = f
-  end
-  return f('%016d', n)
+  return (sformat or sformatOf())('%016d', n)
 end
