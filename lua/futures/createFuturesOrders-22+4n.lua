@@ -45,6 +45,7 @@
     book* for the batch (includes/publishEvents).
 ]]
 --- @include "includes/futures/createOrder"
+--- @include "includes/futures/triggerIndex"
 --- @include "includes/futures/context"
 --- @include "includes/publishEvents"
 --- @include "includes/idCounter"
@@ -54,14 +55,16 @@
 local n = (#KEYS - 22) / 4
 -- Every field the batch's orders set on `b` is named here, nil until set (a table filled field by
 -- field rehashes as it grows): includes/futures/createOrder's (ctx, allocated, market, ts,
--- lastTicks, fees, acctValues) and includes/idCounter's (oidNext, oidTop, tidNext, tidFirst;
--- n: how many order ids the batch's first reserves). The event list and the replies start with
+-- lastTicks, fees, acctValues), includes/futures/triggerIndex's (liqL, liqS, liqGone) and
+-- includes/idCounter's (oidNext, oidTop, tidNext, tidFirst; n: how many order ids the batch's
+-- first reserves). The event list and the replies start with
 -- their array slots for a usual batch (4 orders: 16 events, accepted, trade and two done each), not
 -- empty tables grown one doubling at a time; a nil slot is absent to # and to cjson.
 local b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], changed = { bids = {}, asks = {} },
   events = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil },
   accounts = {}, orderKeys = {}, n = n, ctx = nil, allocated = nil, market = nil, ts = nil, lastTicks = nil,
-  fees = nil, acctValues = nil, oidNext = nil, oidTop = nil, tidNext = nil, tidFirst = nil }
+  fees = nil, acctValues = nil, oidNext = nil, oidTop = nil, tidNext = nil, tidFirst = nil,
+  liqL = nil, liqS = nil, liqGone = nil }
 local replies = { nil, nil, nil, nil }
 -- a global's lookup costs ~270 instructions (includes/rcall): once per call, not once per order
 local pcall, next = pcall, next
@@ -83,9 +86,11 @@ for i = 1, n do
   end
   replies[i] = reply
 end
--- the id counters as one INCR per id would have left them, and the fees pot, before anything else can fail
+-- the id counters as one INCR per id would have left them, the fees pot and the positions'
+-- liquidation entries (includes/futures/triggerIndex), before anything else can fail
 idsWrite(b, KEYS[11], KEYS[12])
 flushHeld(KEYS[13], b.fees)
+fWriteLiqEntries(b, KEYS[20], KEYS[21])
 local bookChanged = next(b.changed.bids) ~= nil or next(b.changed.asks) ~= nil
 if #b.events > 0 or bookChanged then
   -- only an order past the pair check has events or moved the book, so the pair is there

@@ -24,10 +24,9 @@
 ]]
 --- @include "includes/rcall"
 --- @include "includes/fmt"
+--- @include "includes/tnext"
 
 local TRADE_HISTORY_DEFAULT_MS = 7 * 24 * 3600 * 1000
--- unpack, taken at the first call (a global's lookup costs ~270 instructions)
-local tunpack
 local RECORDS_PER_ZADD = 1000
 
 local function tradeHistoryKeys(P, kind, pair)
@@ -97,11 +96,7 @@ local function recordTrades(ctx)
   -- trade: grouped per user they measured more instructions, the users of a batch being mostly all
   -- different
   local users = userTradesPrefix(P, kind, pair)
-  local unpackAll = tunpack
-  if not unpackAll then
-    unpackAll = unpack
-    tunpack = unpackAll
-  end
+  local unpackAll = TUNPACK or tunpackOf()
   -- the array sized for a batch's usual four trades by its constructor: grown from empty it
   -- rehashed at 1, 2, 4 and 8 entries
   local recs, n = { nil, nil, nil, nil, nil, nil, nil, nil }, 0

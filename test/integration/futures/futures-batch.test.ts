@@ -186,6 +186,36 @@ describe('createFuturesOrders: checks within a batch', () => {
     });
   });
 
+  it('indexes a position its resting close order reduces, then ends, within the batch, as one call each would', async () => {
+    await withMarkets({ u0: 40, u1: 40, u2: 40 }, async (a, b, accounts) => {
+      // on both: u0 long 20 lots (a position in force), its close order resting at MID + 10
+      const setup = [
+        order(accounts, 'u0', { side: 'buy', priceTicks: String(MID), amountLots: '20' }),
+        order(accounts, 'u1', { side: 'sell', priceTicks: String(MID), amountLots: '20' }),
+      ];
+      const [placed] = await oneByOne(a, setup);
+      await oneByOne(b, setup);
+      const position = { id: String(placed[1]), pair: PAIR, acct: accounts.u0 };
+      for (const ctx of [a, b]) await ctx.futures.engine.close('u0', position, String(MID + 10), TS, null);
+      const inIndex = (ctx: Ctx) => ctx.redis.zrange(ctx.keys.futuresTrigger(PAIR, 'liqL'), 0, -1);
+      expect(await inIndex(a)).toContain(position.id);
+      // the batch: u2 buys 10 of the close order (the position shrinks), then 10 more (it closes),
+      // then opens a long of its own on u1's resting sell
+      const orders = [
+        order(accounts, 'u2', { side: 'buy', priceTicks: String(MID + 10), amountLots: '10' }),
+        order(accounts, 'u2', { side: 'buy', priceTicks: String(MID + 10), amountLots: '10' }),
+        order(accounts, 'u1', { side: 'sell', priceTicks: String(MID + 20), amountLots: '10' }),
+        order(accounts, 'u0', { side: 'buy', priceTicks: String(MID + 20), amountLots: '10' }),
+      ];
+      const together = await batch(a, orders);
+      expect(together).toEqual(await oneByOne(b, orders));
+      expect(together.map(tagOf)).toEqual(['OK', 'OK', 'OK', 'OK']);
+      // the closed position left the index; every key, the trigger indices among them, as alone
+      expect(await inIndex(a)).not.toContain(position.id);
+      expect(await stateOf(a)).toEqual(await stateOf(b));
+    });
+  });
+
   it('answers a clientOrderId repeated within a batch with the first order, once placed', async () => {
     await withMarkets({ u0: 100, u1: 100 }, async (a, b, accounts) => {
       const orders = [
