@@ -15,13 +15,16 @@
 --- @include "includes/rcall"
 
 -- Moves one opening order between its account's indices when its status crossed the line since it
--- was loaded or last written (open: Created or InPosition); an order placed by this command
--- (o.placed) was in neither. Called for each changed order by fFlush.
+-- was loaded or last written (open: Created or InPosition; o.wasOpen, which includes/futures/context
+-- fLoad sets); an order placed by this command (no wasOpen: includes/futures/createOrder) was in
+-- neither. Called for each changed order by fFlush. A placed order is written once (createOrder
+-- flushes once, and the next order of its batch loads it anew), so it is left without wasOpen: one
+-- key more would outgrow its table's slots.
 local function fIndexAccount(ctx, o)
   local status = o.status
-  local open, was, placed = status == FST.CREATED or status == FST.IN_POSITION, o.wasOpen or false, o.placed
-  o.placed = nil
-  if open == was and not (placed and not open) then return end
+  local open, was = status == FST.CREATED or status == FST.IN_POSITION, o.wasOpen
+  local placed = was == nil
+  if open == was then return end
   -- the names are there once the command has met the account: no call for them
   local keys = ctx.accounts[o.acct] or fAccountKeys(ctx, o.acct)
   local idx, call = o.idText or fmt(o.id), RCALL or rcallOf()
@@ -31,5 +34,5 @@ local function fIndexAccount(ctx, o)
     if was then call('ZREM', keys.open, idx) end
     call('ZADD', keys.finished or futuresAccountOrdersKey(ctx.P, o.acct), idx, idx)
   end
-  o.wasOpen = open
+  if not placed then o.wasOpen = open end
 end

@@ -151,14 +151,18 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the id, price and amount as text, printed once: ARGV's are canonical (src/futures/futures-engine.ts)
   local idText, priceText, amountText = fmt(id), ARGV[a + 4], ARGV[a + 5]
   ctx.orderKeys[id] = orderKey(P, idText)
-  -- 32 fields with `fixed` (set below): the hash's 32 slots hold a resting order without a rehash.
-  -- Not in force yet and in no index (wasActive, wasOpen nil); tp and sl only when given (a nil
-  -- field in a constructor takes a slot too)
-  local o = { id = id, idText = idText, priceText = priceText, amountText = amountText, role = 'open',
+  -- 28 fields with `fixed` (set below), in a hash of 32 slots: a crossing order's fill adds
+  -- three (feeOf, feeText: includes/futures/settlement fFill; liqText: includes/futures/triggerIndex
+  -- fIndex) and still fits; a 33rd key would rebuild it at 64. So only what is read by name: placed
+  -- by this command and in no index (wasOpen nil: includes/futures/accountIndex), not in force yet
+  -- (wasActive nil), no close order (closeOrd, '' when absent: includes/futures/orderRecord); the
+  -- price's text goes to fFixedText as an argument. tp and sl only when given (a nil field in a
+  -- constructor takes a slot too)
+  local o = { id = id, idText = idText, amountText = amountText, role = 'open',
     user = user, acct = acctId, side = side, pair = pair,
     price = price, limit = price, amount = amount, filled = 0, remaining = amount, rsv = 0, lev = lev, cost = 0, ecost = 0, openQty = 0,
     margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED,
-    closeOrd = '', isMarket = isMarket, resting = '0', fixed = false, placed = true }
+    isMarket = isMarket, resting = '0', fixed = false }
   if tp then o.tp = tp end
   if sl then o.sl = sl end
   ctx.objs[id] = o
@@ -192,7 +196,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   end
 
   -- written with the order's first flush (fFlush), in one HSET
-  o.fixed = fFixedText(o, postOnly and '1' or '0', ts, clid, acct[3])
+  o.fixed = fFixedText(o, postOnly and '1' or '0', ts, clid, acct[3], priceText)
   -- fCommit but the event entry, which the batch writes once, and the fees pot, which no order
   -- reads: the batch adds its orders' fees up and writes them once
   b.fees = flushDeltas(ctx, ctx.keys.fees, b.fees)

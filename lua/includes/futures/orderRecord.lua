@@ -36,25 +36,31 @@ end
 local STP_TEXT = { [0] = '0', '1', '2', '3' }
 
 -- The `futures` field of a new order (`o` as includes/futures/createOrder and close build it);
--- `levText` its leverage as the account hash holds it (an integer, canonical: createFuturesAccount).
-local function fFixedText(o, postOnly, cts, clid, levText)
+-- `levText` its leverage as the account hash holds it (an integer, canonical: createFuturesAccount),
+-- `priceText` an opening order's price as the caller has it printed (createOrder: ARGV's, canonical).
+local function fFixedText(o, postOnly, cts, clid, levText, priceText)
   if o.role == 'close' then
     return fmt(o.id) .. '|close|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '||'
       .. optTicks(o.price) .. '|' .. fmt(o.amount) .. '|||||' .. o.pos .. '|'
   end
-  -- a new opening order carries its id, price and amount as text (includes/futures/createOrder)
+  -- a new opening order carries its id and amount as text (includes/futures/createOrder)
   return (o.idText or fmt(o.id)) .. '|open|' .. o.user .. '|' .. o.acct .. '|' .. o.pair .. '|' .. o.side .. '|'
-    .. (o.isMarket and '1' or '0') .. '|' .. (o.priceText or optTicks(o.price)) .. '|' .. (o.amountText or fmt(o.amount))
+    .. (o.isMarket and '1' or '0') .. '|' .. (priceText or optTicks(o.price)) .. '|' .. (o.amountText or fmt(o.amount))
     .. '|' .. (levText or fmt(o.lev)) .. '|' .. (STP_TEXT[o.stp] or fmt(o.stp)) .. '|' .. postOnly .. '|' .. cts .. '||' .. clid
 end
 
 -- The `state` field of an order as it now stands; `ts` the command's time. A number printed costs
 -- more than the rest of the text together: what is already text is reused (the amount of a filled
--- order, the liquidation price fIndex printed, a first fill's fee), zeros are literals.
+-- order, the liquidation price fIndex printed, a first fill's fee), zeros are literals. A new order
+-- has no closeOrd field (''), nor a liq one: fIndex keeps the price's text (liqText), a loaded
+-- position's liq is its record's.
 local function fStateText(o, ts)
   if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts end
   local liq, tp, sl = '', '', ''
-  if o.status == '50' and o.liq then liq = o.liqText or fmt(o.liq) end
+  if o.status == '50' then
+    liq = o.liqText
+    if not liq then liq = o.liq and fmt(o.liq) or '' end
+  end
   if o.tp then tp = fmt(o.tp) end
   if o.sl then sl = fmt(o.sl) end
   local filled, cost, margin = o.filled, o.cost, o.margin
@@ -62,7 +68,7 @@ local function fStateText(o, ts)
     and o.rpnl == 0 and o.funding == 0 then
     -- an order that has not traded (a resting order's first write)
     return '0|' .. fmt(o.rsv) .. '|0|0|0|0|0|0|0|0|' .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|'
-      .. o.closeOrd .. '|' .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
+      .. (o.closeOrd or '') .. '|' .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
   end
   -- a filled order's amount as the record already holds it: a new order's from ARGV, a loaded one's as read
   if filled == o.amount then filled = o.amountText or fmt(filled) else filled = fmt(filled) end
@@ -83,7 +89,7 @@ local function fStateText(o, ts)
   if funding == 0 then funding = '0' else funding = fmt(funding) end
   return filled .. '|' .. rsv .. '|' .. cost .. '|' .. ecost .. '|' .. openQty .. '|'
     .. margin .. '|' .. imargin .. '|' .. fee .. '|' .. rpnl .. '|' .. funding .. '|'
-    .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|' .. o.closeOrd .. '|'
+    .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|' .. (o.closeOrd or '') .. '|'
     .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
 end
 

@@ -75,10 +75,11 @@ local function fIndex(ctx, o)
   local idx = o.idText or fmt(o.id)
   if o.status == FST.IN_POSITION and o.openQty > 0 then
     -- scores as text: Redis 7.0 prints a Lua number argument with %.17g, dearer than fmt; the
-    -- liquidation price printed here is the record's too (o.liqText, includes/futures/orderRecord)
-    o.liq = fLiqPrice(ctx, o)
-    o.liqText = fmt(o.liq)
-    fSetLiqEntry(ctx, long, idx, o.liqText)
+    -- liquidation price printed here is the record's (o.liqText, includes/futures/orderRecord),
+    -- kept as text alone: nothing reads the number, and a new order has no slot to spare for it
+    local liqText = fmt(fLiqPrice(ctx, o))
+    o.liqText = liqText
+    fSetLiqEntry(ctx, long, idx, liqText)
     -- a position that was not in force yet has no entries to remove: one with no TP/SL (the
     -- commonest, a new one) has nothing more to do
     if not (o.tp or o.sl or o.wasActive) then return end
