@@ -49,11 +49,18 @@ local function fFixedText(o, postOnly, cts, clid, levText, priceText)
     .. '|' .. (levText or fmt(o.lev)) .. '|' .. (STP_TEXT[o.stp] or fmt(o.stp)) .. '|' .. postOnly .. '|' .. cts .. '||' .. clid
 end
 
+-- The last cost and margin fStateText printed, and their texts: a fill's two new positions have the
+-- same cost (ticks x lots), and the same margin at the same leverage, and are written one after the
+-- other. Reused on an exact match of the number only (fmt's text is a function of it), so what an
+-- earlier call left here is as good as a text printed now. One table, not four locals: the library's
+-- main function is near Lua's limit of 200 locals.
+local LAST_PRINTED = { cost = false, costText = false, margin = false, marginText = false }
+
 -- The `state` field of an order as it now stands; `ts` the command's time. A number printed costs
 -- more than the rest of the text together: what is already text is reused (the amount of a filled
--- order, the liquidation price fIndex printed, a first fill's fee), zeros are literals. A new order
--- has no closeOrd field (''), nor a liq one: fIndex keeps the price's text (liqText), a loaded
--- position's liq is its record's.
+-- order, the liquidation price fIndex printed, a first fill's fee, the cost and margin just printed
+-- for the other side of a fill), zeros are literals. A new order has no closeOrd field (''), nor a
+-- liq one: fIndex keeps the price's text (liqText), a loaded position's liq is its record's.
 local function fStateText(o, ts)
   if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts end
   local liq, tp, sl = '', '', ''
@@ -72,7 +79,19 @@ local function fStateText(o, ts)
   end
   -- a filled order's amount as the record already holds it: a new order's from ARGV, a loaded one's as read
   if filled == o.amount then filled = o.amountText or fmt(filled) else filled = fmt(filled) end
-  cost, margin = fmt(cost), fmt(margin)
+  local last = LAST_PRINTED
+  if cost == last.cost then
+    cost = last.costText
+  else
+    last.cost, cost = cost, fmt(cost)
+    last.costText = cost
+  end
+  if margin == last.margin then
+    margin = last.marginText
+  else
+    last.margin, margin = margin, fmt(margin)
+    last.marginText = margin
+  end
   -- pairs that are equal until a position is closed or funded, printed once
   local openQty, ecost, imargin = filled, cost, margin
   if o.openQty ~= o.filled then openQty = fmt(o.openQty) end
