@@ -57,7 +57,9 @@ end
 
 -- An opening order's side of a fill: q lots at ticks (notional n) join its position, for fee.
 local function fOpenFill(ctx, o, ticks, q, fee, akey, n)
-  local newRsv = fReserveAfter(ctx, o, q)
+  -- a fill of all its remaining lots (the commonest) leaves nothing reserved: no fReserveAfter call
+  local newRsv = 0
+  if o.remaining > q then newRsv = fReserveAfter(ctx, o, q) end
   local m = fMargin(n, o.lev)
   local delta = newRsv - o.rsv
   addDelta(ctx, akey, 'locked', m + delta)

@@ -78,9 +78,11 @@ end
 -- The position's price parts: C = notional of one tick (openQty x ns), A = what the position is worth
 -- at the price where its margin is used up, times C (cost x ns -/+ current margin). nil when out of range.
 local function fPriceParts(ctx, o)
-  local c = o.openQty * ctx.fut.ns
-  local a = o.cost * ctx.fut.ns
-  if not isSafe(a + o.margin) or c * 3 > MAX_SAFE then return nil end
+  local ns = ctx.fut.ns
+  local c, a = o.openQty * ns, o.cost * ns
+  -- isSafe(a + margin), inline (a call per position indexed): false for NaN as for any unsafe value
+  local am = a + o.margin
+  if not (am >= -MAX_SAFE and am <= MAX_SAFE) or c * 3 > MAX_SAFE then return nil end
   if o.side == 'buy' then a = a - o.margin else a = a + o.margin end
   return a, c
 end
