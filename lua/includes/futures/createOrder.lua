@@ -126,8 +126,10 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     return { 'ERR', 'ORDER_POST_ONLY_WOULD_TAKE', '' }
   end
 
-  -- x3 and the price x 2e6: the position's liquidation price is then exact (includes/futures/margin)
-  if not isSafe(fNotional(ctx, checkAt, amount) * 3) or not isSafe(checkAt * 2000000) then
+  -- x3 and the price x 2e6: the position's liquidation price is then exact (includes/futures/margin).
+  -- isSafe's test inline (two calls an order): a comparison with NaN is false, so it fails as there
+  local n3, p2 = fNotional(ctx, checkAt, amount) * 3, checkAt * 2000000
+  if not (n3 >= -MAX_SAFE and n3 <= MAX_SAFE and p2 >= -MAX_SAFE and p2 <= MAX_SAFE) then
     return { 'ERR', 'NOTIONAL_TOO_LARGE', '' }
   end
   local need = fReserve(ctx, checkAt, checkLots, lev)

@@ -61,7 +61,9 @@ local function fFill(ctx, taker, maker, ticks, qty, _, ev)
   local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false, n)
   local tt = '2'
   if ctx.liquidating and ctx.liquidating == tpos.id then tt = '3' end
-  ev.tf, ev.mf, ev.tpnl, ev.mpnl = fmt(tf), fmt(mf), fmt(tpnl), fmt(mpnl)
+  -- an opening side's pnl is 0: its text without fmt's call
+  ev.tf, ev.mf = fmt(tf), fmt(mf)
+  ev.tpnl, ev.mpnl = tpnl == 0 and '0' or fmt(tpnl), mpnl == 0 and '0' or fmt(mpnl)
   -- a fee and its text, which the record reuses while the position's fee is this one (its first fill)
   tpos.feeOf, tpos.feeText, mpos.feeOf, mpos.feeText = tf, ev.tf, mf, ev.mf
   ev.tpos, ev.mpos = tpos.idText or fmt(tpos.id), mpos.idText or fmt(mpos.id)
