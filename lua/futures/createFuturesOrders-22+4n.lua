@@ -56,14 +56,14 @@ local n = (#KEYS - 22) / 4
 -- Every field the batch's orders set on `b` is named here, nil until set (a table filled field by
 -- field rehashes as it grows): includes/futures/createOrder's (ctx, allocated, market, ts,
 -- lastTicks, fees, acctValues), includes/futures/triggerIndex's (liqL, liqS, liqGone) and
--- includes/idCounter's (oidNext, oidTop, tidNext, tidFirst; n: how many order ids the batch's
+-- includes/idCounter's (oidNext, oidTop, tidNext, tidTop; n: how many ids the batch's
 -- first reserves). The event list and the replies start with
 -- their array slots for a usual batch (4 orders: 16 events, accepted, trade and two done each), not
 -- empty tables grown one doubling at a time; a nil slot is absent to # and to cjson.
 local b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], changed = { bids = {}, asks = {} },
   events = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil },
   accounts = {}, orderKeys = {}, n = n, ctx = nil, allocated = nil, market = nil, ts = nil, lastTicks = nil,
-  fees = nil, acctValues = nil, oidNext = nil, oidTop = nil, tidNext = nil, tidFirst = nil,
+  fees = nil, acctValues = nil, oidNext = nil, oidTop = nil, tidNext = nil, tidTop = nil,
   liqL = nil, liqS = nil, liqGone = nil }
 local replies = { nil, nil, nil, nil }
 -- a global's lookup costs ~270 instructions (includes/rcall): once per call, not once per order

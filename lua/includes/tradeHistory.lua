@@ -26,8 +26,8 @@
 --- @include "includes/fmt"
 --- @include "includes/tnext"
 
-local TRADE_HISTORY_DEFAULT_MS = 7 * 24 * 3600 * 1000
-local RECORDS_PER_ZADD = 1000
+-- Its two constants are literals where they are used (the library's top level is near Lua's 200
+-- locals): the retention without config, 7 days (604800000 ms), and at most 1000 records a ZADD.
 
 local function tradeHistoryKeys(P, kind, pair)
   local suffix = kind .. ':' .. pair
@@ -92,7 +92,7 @@ local function recordTrades(ctx)
   if ts ~= lastTs then call('ZADD', timeKey, tsText, fmt016(firstId + 0, firstId)) end
 
   -- the records in one ZADD (a command costs far more than the table of its arguments; at most
-  -- RECORDS_PER_ZADD a command, well inside unpack's stack), each user's index entries one ZADD per
+  -- 1000 a command, well inside unpack's stack), each user's index entries one ZADD per
   -- trade: grouped per user they measured more instructions, the users of a batch being mostly all
   -- different
   local users = userTradesPrefix(P, kind, pair)
@@ -106,7 +106,7 @@ local function recordTrades(ctx)
       local id = t.id
       call('ZADD', users .. t.tu, id, id .. ':t')
       call('ZADD', users .. t.mu, id, id .. ':m')
-      if n == RECORDS_PER_ZADD * 2 then
+      if n == 2000 then -- 1000 records
         call('ZADD', recKey, unpackAll(recs, 1, n))
         n = 0
       end
@@ -120,7 +120,7 @@ local function recordTrades(ctx)
   -- of each second of trade time (a market's first command has nothing to trim)
   -- the same second: ts and lastTs are non-negative integers, floor(x / 1000) is (x - x % 1000) / 1000
   if not lastTs or ts - ts % 1000 == lastTs - lastTs % 1000 then return end
-  local keepMs = tonumber(redis.call('GET', retentionKey or tradeHistoryRetentionKey(P)) or TRADE_HISTORY_DEFAULT_MS)
+  local keepMs = tonumber(redis.call('GET', retentionKey or tradeHistoryRetentionKey(P)) or 604800000) -- 7 days
   local cutoff = ts - keepMs
   local oldest = redis.call('ZRANGE', timeKey, '0', '0', 'WITHSCORES')
   if tonumber(oldest[2]) >= cutoff then return end

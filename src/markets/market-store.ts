@@ -10,6 +10,8 @@ const NUMERIC_PAIR_FIELDS = [
 
 function decodePair(h: Record<string, string>): Pair {
   const out: Record<string, unknown> = { ...h, isActive: h.isActive !== '0' };
+  // the futures engine's packed copy of the pair's parameters (lua/includes/futures/context.lua)
+  delete out.futParams;
   for (const f of NUMERIC_PAIR_FIELDS) if (h[f] !== undefined && h[f] !== '') out[f] = Number(h[f]);
   return out as unknown as Pair;
 }

@@ -15,6 +15,7 @@
 --- @include "includes/publishEvents"
 --- @include "includes/tnext"
 --- @include "includes/rcall"
+--- @include "includes/fmt"
 
 local FST = { CREATED = '10', CLOSED = '20', CANCELLED = '30', ERROR = '40', IN_POSITION = '50' }
 
@@ -32,16 +33,31 @@ end
 
 -- The market's keys (includes/futures/commandKeys) and parameters (from the pair hash), which no
 -- command changes: read once per call and shared by its orders; nil when there is no such pair.
+-- The parameters as the orders use them are one text in the pair hash's `futParams` field,
+-- "ns maker taker mmr maxLeverage quoteCurrencyCode" (fees and mmr in ppm): one field read and one
+-- match, where HMGET of the nine fields they come from scans the hash's listpack nine times. The
+-- market's first command writes it from those fields (a pair is created without it; the service
+-- leaves it out of the pair it reads: src/markets/market-store.ts).
 local function futuresMarketFor(KEYS)
-  local f = (RCALL or rcallOf())('HMGET', KEYS[1], 'digitsPrice', 'digitsAmount', 'quoteDecimals',
-    'contractValue', 'makerFee', 'takerFee', 'maintenanceMarginRate', 'maxLeverage', 'quoteCurrencyCode')
-  if not f[1] then return nil end
+  local call = RCALL or rcallOf()
+  local text = call('HGET', KEYS[1], 'futParams')
+  if not text then
+    local f = call('HMGET', KEYS[1], 'digitsPrice', 'digitsAmount', 'quoteDecimals',
+      'contractValue', 'makerFee', 'takerFee', 'maintenanceMarginRate', 'maxLeverage', 'quoteCurrencyCode')
+    if not f[1] then return nil end
+    local exp = f[3] - f[1] - f[2]
+    text = fmt(roundHalfUp(f[4] * 10 ^ exp)) .. ' ' .. fmt(ppmOf(f[5])) .. ' ' .. fmt(ppmOf(f[6])) .. ' ' ..
+      fmt(ppmOf(f[7])) .. ' ' .. f[8] .. ' ' .. f[9]
+    call('HSET', KEYS[1], 'futParams', text)
+  end
+  local match = smatch
+  if not match then
+    match = string.match
+    smatch = match
+  end
+  local ns, maker, taker, mmr, maxLev, cur = match(text, '^(%S+) (%S+) (%S+) (%S+) (%S+) (.*)$')
   local keys, fkeys = futuresMarketKeys(KEYS)
-  local exp = f[3] - f[1] - f[2]
-  local fut = {
-    ns = roundHalfUp(f[4] * 10 ^ exp),
-    maker = ppmOf(f[5]), taker = ppmOf(f[6]), mmr = ppmOf(f[7]), maxLev = f[8] + 0, cur = f[9],
-  }
+  local fut = { ns = ns + 0, maker = maker + 0, taker = taker + 0, mmr = mmr + 0, maxLev = maxLev + 0, cur = cur }
   return { keys = keys, fkeys = fkeys, fut = fut }
 end
 

@@ -1,5 +1,6 @@
 import { futuresParams } from '../../../src/domain/futures';
 import { resolveIncludes, LUA_DIR } from '../../../src/platform/redis/lua-loader';
+import { MarketStore } from '../../../src/markets/market-store';
 import { FuturesScriptKeys } from '../../../src/futures/futures-script-keys';
 import { testContext } from '../../support/harness';
 
@@ -36,6 +37,11 @@ return { futuresAccountKey(P, '7'), f.tpL, f.tpS, f.slL, f.slS, f.liqL, f.liqS, 
       // the parameters Lua derives from the pair hash agree with src/domain/futures.ts
       '1000', '200', '500', '5000',
     ]);
+    // the first command packed them in the pair hash (futParams); the next reads them from there alike,
+    // and the pair the service reads leaves the field out
+    expect(await ctx.redis.hget(k.pair('futures', pair), 'futParams')).toMatch(/^1000 200 500 5000 \S+ USDT$/);
+    expect(((await ctx.redis.eval(lua, market.length, ...market, k.engine, pair)) as string[]).slice(-4)).toEqual(['1000', '200', '500', '5000']);
+    expect(await new MarketStore(ctx.redis, k, ctx.scripts).getPair('futures', pair)).not.toHaveProperty('futParams');
     const params = futuresParams((await ctx.markets.store.getPair('futures', pair))!);
     expect([params.ns, params.makerPpm, params.takerPpm, params.mmrPpm]).toEqual([1000, 200, 500, 5000]);
     for (const key of [k.futuresAccount(1), k.futuresTrigger(pair, 'liqL'), k.insuranceFund(), k.indexPrice(pair), k.fundingState(pair)]) {
