@@ -20,7 +20,8 @@
 local function fIndexAccount(ctx, o)
   local status = o.status
   local open, was, placed = status == FST.CREATED or status == FST.IN_POSITION, o.wasOpen or false, o.placed
-  o.placed = nil
+  -- a nil assigned to an absent key would make it (a slot of a loaded order's table)
+  if placed then o.placed = nil end
   if open == was and not (placed and not open) then return end
   -- the names are there once the command has met the account: no call for them
   local keys = ctx.accounts[o.acct] or fAccountKeys(ctx, o.acct)
