@@ -36,7 +36,8 @@ local function matchOrder(ctx, taker, settle, makerId, ticks, member, priceText)
     if not makerId or not crosses(taker.side, taker.limit, ticks) then return 'stopped' end
     local maker = settle.loadMaker(ctx, makerId)
     local mode = 0
-    if maker.user == taker.user then mode = bit.bor(taker.stp, maker.stp) end
+    -- a maker's stp of 0 may be absent (includes/futures/context fLoad)
+    if maker.user == taker.user then mode = bit.bor(taker.stp, maker.stp or 0) end
     if mode ~= 0 then
       if bit.band(mode, STP_EXPIRE_MAKER) ~= 0 then
         unrestOrder(ctx, opp, makerId, ticks, maker.remaining, member, priceText)

@@ -172,18 +172,25 @@ local function fLoad(ctx, id, fixed, state)
   end
   if pos == '' then pos = nil end
   local amountN = amount + 0
+  -- 29 fields named, so an opening maker's table keeps 32 slots with the three a fill and its flush
+  -- add (feeOf, feeText: includes/futures/settlement; liqText: includes/futures/triggerIndex); at 33
+  -- it took 64 (a bigger table to make, sweep and free)
   local o = {
     id = id, idText = idText, user = user, acct = acct, side = side, role = role, pair = pair,
     price = price ~= '' and price + 0 or nil, amount = amountN, amountText = amount, filled = filled,
     remaining = amountN - filled, rsv = rsv, lev = lev ~= '' and lev + 0 or 1,
     cost = cost, ecost = ecost, openQty = openQty, margin = margin, imargin = imargin, fee = fee,
-    rpnl = rpnl, funding = funding, stp = (stp == '0' or stp == '') and 0 or stp + 0, status = status,
-    liq = liq, closeOrd = closeOrd, isMarket = isMarket == '1', closeReason = closeReason,
-    wasActive = status == '50', wasOpen = status == '10' or status == '50', resting = resting or '0',
-    origFixed = fixed, origState = state,
+    rpnl = rpnl, funding = funding, status = status, liq = liq, closeOrd = closeOrd,
+    wasOpen = status == '10' or status == '50', resting = resting or '0', origFixed = fixed, origState = state,
   }
   -- rare fields only when there (a nil field in a constructor takes a slot too); liq is named above
-  -- as fIndex sets it for every position (includes/futures/triggerIndex)
+  -- as fIndex sets it for every position (includes/futures/triggerIndex). Absent reads as their
+  -- default to every reader: stp 0 (matchOrder), isMarket and wasActive false (tests of truth),
+  -- closeReason '' (includes/futures/orderRecord prints `closeReason or ''`).
+  if status == '50' then o.wasActive = true end
+  if isMarket == '1' then o.isMarket = true end
+  if stp ~= '0' and stp ~= '' then o.stp = stp + 0 end
+  if closeReason ~= '' then o.closeReason = closeReason end
   if tp then o.tp = tp end
   if sl then o.sl = sl end
   if pos then o.pos = pos end
