@@ -197,7 +197,7 @@ describe('createFuturesOrders: checks within a batch', () => {
       await oneByOne(b, setup);
       const position = { id: String(placed[1]), pair: PAIR, acct: accounts.u0 };
       for (const ctx of [a, b]) await ctx.futures.engine.close('u0', position, String(MID + 10), TS, null);
-      const inIndex = (ctx: Ctx) => ctx.redis.zrange(ctx.keys.futuresTrigger(PAIR, 'liqL'), 0, -1);
+      const inIndex = (ctx: Ctx) => ctx.redis.zrange(ctx.keys.futuresTrigger(PAIR, 'liqL'), '0', '-1');
       expect(await inIndex(a)).toContain(position.id);
       // the batch: u2 buys 10 of the close order (the position shrinks), then 10 more (it closes),
       // then opens a long of its own on u1's resting sell
