@@ -22,8 +22,8 @@
 --- @include "includes/undoLog"
 --- @include "includes/idCounter"
 
-local STP_EXPIRE_TAKER = 1
-local STP_EXPIRE_MAKER = 2
+-- the modes' bits (one table: the library's top level holds at most 200 locals)
+local STP_EXPIRE = { TAKER = 1, MAKER = 2 }
 
 -- makerId, ticks, member, priceText: the opposite side's best order as the caller read it just
 -- before (bestOrder's four values), so the first look at the book costs no second ZRANGE; nil to
@@ -39,11 +39,11 @@ local function matchOrder(ctx, taker, settle, makerId, ticks, member, priceText)
     -- a maker's stp of 0 may be absent (includes/futures/context fLoad)
     if maker.user == taker.user then mode = bit.bor(taker.stp, maker.stp or 0) end
     if mode ~= 0 then
-      if bit.band(mode, STP_EXPIRE_MAKER) ~= 0 then
+      if bit.band(mode, STP_EXPIRE.MAKER) ~= 0 then
         unrestOrder(ctx, opp, makerId, ticks, maker.remaining, member, priceText)
         settle.finishMaker(ctx, maker, 'expired')
       end
-      if bit.band(mode, STP_EXPIRE_TAKER) ~= 0 then return 'expired' end
+      if bit.band(mode, STP_EXPIRE.TAKER) ~= 0 then return 'expired' end
     else
       local qty = taker.remaining
       if maker.remaining < qty then qty = maker.remaining end

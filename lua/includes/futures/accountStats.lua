@@ -43,15 +43,13 @@
 --- @include "includes/futures/accountRank"
 --- @include "includes/rcall"
 
-local DAY_MS = 86400000
-
 local function fStatsNum(v)
   if v == nil or v == '' then return 0 end
   return tonumber(v)
 end
 
 local function fStatsDay(ms)
-  return math.floor(tonumber(ms) / DAY_MS)
+  return math.floor(tonumber(ms) / 86400000) -- ms a day
 end
 
 -- The part of one opening order, from its fields; nil when nothing filled.

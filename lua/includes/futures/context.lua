@@ -50,11 +50,7 @@ local function futuresMarketFor(KEYS)
       fmt(ppmOf(f[7])) .. ' ' .. f[8] .. ' ' .. f[9]
     call('HSET', KEYS[1], 'futParams', text)
   end
-  local match = smatch
-  if not match then
-    match = string.match
-    smatch = match
-  end
+  local match = smatch or smatchOf()
   local ns, maker, taker, mmr, maxLev, cur = match(text, '^(%S+) (%S+) (%S+) (%S+) (%S+) (.*)$')
   local keys, fkeys = futuresMarketKeys(KEYS)
   local fut = { ns = ns + 0, maker = maker + 0, taker = taker + 0, mmr = mmr + 0, maxLev = maxLev + 0, cur = cur }
@@ -139,12 +135,8 @@ local function fLoad(ctx, id, fixed, state)
     fixed, state = fRecordTexts(fOrderKey(ctx, id))
     if not fixed then return nil end
   end
-  local match = smatch
-  if not match then
-    match = string.match
-    smatch = match
-  end
-  local idText, role, user, acct, pair, side, isMarket, price, amount, lev, stp, pos = match(fixed, F_FIXED_LOAD)
+  local match = smatch or smatchOf()
+  local idText, role, user, acct, pair, side, isMarket, price, amount, lev, stp, pos = match(fixed, F_LOAD.fixed)
   local filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
   local status, tp, sl, liq, closeOrd, closeReason, resting
   if role == 'close' then
@@ -153,7 +145,7 @@ local function fLoad(ctx, id, fixed, state)
     if filled ~= '0' then filled = filled + 0 else filled = 0 end
     closeOrd, closeReason = '', ''
   else
-    rsv, status, tp, sl, liq, closeOrd, closeReason, resting = match(state, F_UNTRADED_STATE)
+    rsv, status, tp, sl, liq, closeOrd, closeReason, resting = match(state, F_LOAD.untraded)
     if rsv then
       -- not traded: the nine zeros are the numbers above
       if rsv ~= '0' then rsv = rsv + 0 else rsv = 0 end

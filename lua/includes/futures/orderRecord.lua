@@ -13,20 +13,28 @@
 --- @include "includes/fmt"
 --- @include "includes/rcall"
 
--- string.match, taken at the first call of includes/futures/context fLoad (a global's lookup costs
--- ~270 instructions)
+-- string.match, taken at the first call (a global's lookup costs ~270 instructions): `local match =
+-- smatch or smatchOf()`
 local smatch
+
+local function smatchOf()
+  smatch = string.match
+  return smatch
+end
 
 -- literals: a library's top level cannot reach `string` (Redis Functions load it without globals)
 local F_FIXED = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$'
 local F_OPEN_STATE = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$'
 local F_CLOSE_STATE = '^([^|]*)|([^|]*)|([^|]*)$'
--- F_FIXED's fields as includes/futures/context fLoad reads them: postOnly and cts matched, not
--- captured, and the clientOrderId left unread (a capture each costs a string)
-local F_FIXED_LOAD = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|[^|]*|[^|]*|([^|]*)|'
--- an opening order that has not traded (a resting maker's commonest state) has its nine zeros as
--- fStateText writes them: matched as literals, ten captures fewer (fLoad)
-local F_UNTRADED_STATE = '^0|([^|]*)|0|0|0|0|0|0|0|0|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|'
+-- The patterns includes/futures/context fLoad reads a maker with (one table: the library's top level
+-- holds at most 200 locals). fixed: F_FIXED's fields with postOnly and cts matched, not captured,
+-- and the clientOrderId left unread (a capture each costs a string); untraded: an opening order that
+-- has not traded (a resting maker's commonest state) has its nine zeros as fStateText writes them,
+-- matched as literals, ten captures fewer.
+local F_LOAD = {
+  fixed = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|[^|]*|[^|]*|([^|]*)|',
+  untraded = '^0|([^|]*)|0|0|0|0|0|0|0|0|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|',
+}
 
 local function optTicks(v)
   if v == nil then return '' end
@@ -54,7 +62,15 @@ end
 -- other. Reused on an exact match of the number only (fmt's text is a function of it), so what an
 -- earlier call left here is as good as a text printed now. One table, not four locals: the library's
 -- main function is near Lua's limit of 200 locals.
-local LAST_PRINTED = { cost = false, costText = false, margin = false, marginText = false }
+local LAST_PRINTED = { cost = { n = false, text = false }, margin = { n = false, text = false } }
+
+-- n's text (fmt), the one `last` (a slot of LAST_PRINTED) holds when it is the same number.
+local function fmtAgain(last, n)
+  if n == last.n then return last.text end
+  local text = fmt(n)
+  last.n, last.text = n, text
+  return text
+end
 
 -- The `state` field of an order as it now stands; `ts` the command's time. A number printed costs
 -- more than the rest of the text together: what is already text is reused (the amount of a filled
@@ -79,19 +95,7 @@ local function fStateText(o, ts)
   end
   -- a filled order's amount as the record already holds it: a new order's from ARGV, a loaded one's as read
   if filled == o.amount then filled = o.amountText or fmt(filled) else filled = fmt(filled) end
-  local last = LAST_PRINTED
-  if cost == last.cost then
-    cost = last.costText
-  else
-    last.cost, cost = cost, fmt(cost)
-    last.costText = cost
-  end
-  if margin == last.margin then
-    margin = last.marginText
-  else
-    last.margin, margin = margin, fmt(margin)
-    last.marginText = margin
-  end
+  cost, margin = fmtAgain(LAST_PRINTED.cost, cost), fmtAgain(LAST_PRINTED.margin, margin)
   -- pairs that are equal until a position is closed or funded, printed once
   local openQty, ecost, imargin = filled, cost, margin
   if o.openQty ~= o.filled then openQty = fmt(o.openQty) end
