@@ -26,6 +26,7 @@ import { createContext } from '../../src/transport/context';
 import type { CreateFuturesInput } from '../../src/futures/futures-engine';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { envInt } from './lib/deadline';
+import { futuresFlow, placeAll } from './lib/futures-flow';
 import { startBenchRedis } from './lib/redis-server';
 
 const RESTING = envInt('PROFILE_RESTING', 20_000);
@@ -34,10 +35,6 @@ const GROUP = envInt('PROFILE_GROUP', 4);
 const EVERY = envInt('PROFILE_EVERY', 97);
 const TOP = envInt('PROFILE_TOP', 40);
 const SCRIPT = 'createFuturesOrders';
-const PAIR = 'BTC_USDT';
-const MID = 500_000;
-const LOTS = 10;
-const USERS = 10;
 
 // The sampler, at the library's top level: a count hook that adds one to the running line (self)
 // and to every function on the stack once (inclusive, keyed by the line that defines it).
@@ -131,42 +128,12 @@ async function main(): Promise<void> {
     // same library name and function names: the app's calls now run under the sampler
     await redis.call('FUNCTION', 'LOAD', 'REPLACE', lib.code);
     const where = lineMap(lib.code.split('\n').slice(1).join('\n').replace(/^/, '\n'));
-    const open = async (user: string): Promise<string> => {
-      await ctx.wallets.deposit(user, 'USDT', 10_000_000);
-      const a = await ctx.futures.accounts.create(user, { name: 'p', currencyCode: 'USDT', leverage: 10 });
-      await ctx.futures.accounts.transfer(user, { fromFuturesAccountId: null, toFuturesAccountId: a.id, currencyCode: 'USDT', amount: 10_000_000 });
-      return String(a.id);
-    };
-    const makers = Array.from({ length: USERS }, (_, i) => `m${i}`);
-    const takers = Array.from({ length: USERS }, (_, i) => `t${i}`);
-    const mAcc: string[] = [];
-    const tAcc: string[] = [];
-    for (const u of makers) mAcc.push(await open(u));
-    for (const u of takers) tAcc.push(await open(u));
-    const ts = Date.now();
-    const input = (i: number, maker: boolean, side: 'buy' | 'sell', ticks: number): CreateFuturesInput => ({
-      userId: (maker ? makers : takers)[i % USERS], pairCode: PAIR, accountId: (maker ? mAcc : tAcc)[i % USERS], side,
-      isMarket: false, priceTicks: String(ticks), amountLots: String(LOTS), postOnly: false, stp: 'NONE', timestamp: ts,
-    });
-    const resting: CreateFuturesInput[] = [];
-    for (let i = 0; i < RESTING; i++) {
-      const k = Math.floor(i / 2) % 1000;
-      resting.push(i % 2 === 0 ? input(i, true, 'sell', MID + 1 + k) : input(i, true, 'buy', MID - 1 - k));
-    }
-    const crossing: CreateFuturesInput[] = [];
-    for (let i = 0; i < CROSSING; i++) crossing.push(i % 2 === 0 ? input(i, false, 'buy', MID + 1010) : input(i, false, 'sell', MID - 1010));
+    const { resting, crossing } = await futuresFlow(ctx, RESTING, CROSSING);
 
     const phase = async (name: string, items: CreateFuturesInput[]) => {
       if (items.length === 0) return;
       await redis.call('FCALL', 'profReset', '0');
-      for (let i = 0; i < items.length; i += GROUP * 50) {
-        const p = redis.pipeline();
-        for (let j = i; j < Math.min(items.length, i + GROUP * 50); j += GROUP) ctx.futures.engine.queueCreate(p, items.slice(j, j + GROUP));
-        for (const [err, r] of (await p.exec()) ?? []) {
-          const ok = Array.isArray(r) && r.every((x) => Array.isArray(x) && x[0] === 'OK');
-          if (err || !ok) throw new Error(`order failed: ${String(err ?? JSON.stringify(r))}`);
-        }
-      }
+      await placeAll(redis, items, GROUP, (p, orders) => ctx.futures.engine.queueCreate(p, orders));
       const dump = (await redis.call('FCALL', 'profDump', '0')) as string[];
       const lines: [number, number][] = [];
       const funcs: [number, number][] = [];

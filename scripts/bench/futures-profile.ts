@@ -19,7 +19,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import Redis, { type ChainableCommander } from 'ioredis';
+import Redis from 'ioredis';
 import { loadConfig } from '../../src/platform/config/env';
 import { createLogger } from '../../src/platform/config/logger';
 import { createContext, type AppContext } from '../../src/transport/context';
@@ -27,6 +27,7 @@ import type { CreateFuturesInput } from '../../src/futures/futures-engine';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { envInt } from './lib/deadline';
 import { FuturesFloor } from './lib/futures-floor';
+import { futuresFlow, placeAll, type QueueOrders } from './lib/futures-flow';
 
 /** A phase of 0 orders is skipped (a change measured on resting orders alone). */
 function envCount(name: string, fallback: number): number {
@@ -41,10 +42,6 @@ const GROUP = envInt('PROFILE_GROUP', 4);
 const WARMUP = envCount('PROFILE_WARMUP', 8000);
 // then the same phases through the floor script (lib/futures-floor.lua); PROFILE_FLOOR=0 skips them
 const FLOOR = process.env.PROFILE_FLOOR !== '0';
-const PAIR = 'BTC_USDT';
-const MID = 500_000;
-const LOTS = 10;
-const USERS = 10;
 
 async function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
@@ -113,46 +110,15 @@ async function main(): Promise<void> {
     });
     const ctx: AppContext = await createContext(config, createLogger('silent'));
     await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
-    const open = async (user: string): Promise<string> => {
-      await ctx.wallets.deposit(user, 'USDT', 10_000_000);
-      const a = await ctx.futures.accounts.create(user, { name: 'p', currencyCode: 'USDT', leverage: 10 });
-      await ctx.futures.accounts.transfer(user, { fromFuturesAccountId: null, toFuturesAccountId: a.id, currencyCode: 'USDT', amount: 10_000_000 });
-      return String(a.id);
-    };
-    const makers = Array.from({ length: USERS }, (_, i) => `m${i}`);
-    const takers = Array.from({ length: USERS }, (_, i) => `t${i}`);
-    const mAcc: string[] = [];
-    const tAcc: string[] = [];
-    for (const u of makers) mAcc.push(await open(u));
-    for (const u of takers) tAcc.push(await open(u));
-    const ts = Date.now();
-    const input = (i: number, maker: boolean, side: 'buy' | 'sell', ticks: number): CreateFuturesInput => ({
-      userId: (maker ? makers : takers)[i % USERS], pairCode: PAIR, accountId: (maker ? mAcc : tAcc)[i % USERS], side,
-      isMarket: false, priceTicks: String(ticks), amountLots: String(LOTS), postOnly: false, stp: 'NONE', timestamp: ts,
-    });
-    const resting: CreateFuturesInput[] = [];
-    for (let i = 0; i < WARMUP + RESTING; i++) {
-      const k = Math.floor(i / 2) % 1000;
-      resting.push(i % 2 === 0 ? input(i, true, 'sell', MID + 1 + k) : input(i, true, 'buy', MID - 1 - k));
-    }
-    const crossing: CreateFuturesInput[] = [];
-    for (let i = 0; i < CROSSING; i++) crossing.push(i % 2 === 0 ? input(i, false, 'buy', MID + 1010) : input(i, false, 'sell', MID - 1010));
+    const flow = await futuresFlow(ctx, WARMUP + RESTING, CROSSING);
+    const { resting, crossing } = flow;
     const redis = ctx.redis as Redis;
-    type Queue = (p: ChainableCommander, orders: CreateFuturesInput[]) => void;
-    const engine: Queue = (p, orders) => ctx.futures.engine.queueCreate(p, orders);
-    const phase = async (name: string, items: CreateFuturesInput[], queue: Queue, group = GROUP) => {
+    const engine: QueueOrders = (p, orders) => ctx.futures.engine.queueCreate(p, orders);
+    const phase = async (name: string, items: CreateFuturesInput[], queue: QueueOrders, group = GROUP) => {
       if (items.length === 0) return;
       await redis.config('RESETSTAT');
       execFileSync('callgrind_control', ['-z', String(child.pid)], { stdio: 'ignore' });
-      for (let i = 0; i < items.length; i += group * 50) {
-        const p = redis.pipeline();
-        for (let j = i; j < Math.min(items.length, i + group * 50); j += group) queue(p, items.slice(j, j + group));
-        const replies = await p.exec();
-        for (const [err, r] of replies ?? []) {
-          const ok = typeof r === 'number' || (Array.isArray(r) && r.every((x) => Array.isArray(x) && x[0] === 'OK'));
-          if (err || !ok) throw new Error(`order failed: ${String(err ?? JSON.stringify(r))}`);
-        }
-      }
+      await placeAll(redis, items, group, queue);
       const calls = await commandCalls(redis);
       const commands = [...calls.values()].reduce((a, b) => a + b, 0);
       execFileSync('callgrind_control', ['-d', name, String(child.pid)], { stdio: 'ignore' });
@@ -168,8 +134,8 @@ async function main(): Promise<void> {
     // the same flow through the floor (scripts/bench/lib/futures-floor.lua): the commands alone
     if (FLOOR) {
       const floor = new FuturesFloor(redis, '{floor}:');
-      await floor.prepare([...mAcc, ...tAcc]);
-      const via = (kind: 'resting' | 'crossing'): Queue => (p, orders) => floor.queue(p, kind, orders);
+      await floor.prepare(flow.accounts);
+      const via = (kind: 'resting' | 'crossing'): QueueOrders => (p, orders) => floor.queue(p, kind, orders);
       await phase('floor-warmup', resting.slice(0, WARMUP), via('resting'), 64);
       await phase('floor-resting', resting.slice(WARMUP), via('resting'));
       await phase('floor-crossing', crossing, via('crossing'));

@@ -39,6 +39,7 @@ import { startProgress } from '../lib/progress';
 import { reportFailure, reportPort, withChildServer } from './lib/child-server';
 import { envInt, exitAfter } from './lib/deadline';
 import { FuturesFloor } from './lib/futures-floor';
+import { fundedAccounts, futuresFlow, LOTS, MID, PAIR } from './lib/futures-flow';
 import { fundingRound, type FundingRoundSample } from './lib/futures-funding-round';
 import { runPipelined } from './lib/pipeline';
 import { postLoad, type PostLoadSample } from './lib/post-load';
@@ -57,11 +58,7 @@ const CONNECTIONS = envInt('BENCH_CONNECTIONS', 16);
 const LIQUIDATIONS = envInt('BENCH_LIQUIDATIONS', 10_000);
 const FUNDING_POSITIONS = envInt('BENCH_FUNDING_POSITIONS', 10_000);
 const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 900);
-const PAIR = 'BTC_USDT';
 const JWT_SECRET = 'bench-secret-0123456789abcdef';
-const USERS = 10;
-const MID = 500_000; // 50,000.0 USDT in ticks (digitsPrice 1)
-const LOTS = 10; // 0.001 BTC: 50 USDT, above the pair minimums
 
 function benchConfig(redisUrl: string, prefix: string): AppConfig {
   return loadConfig({
@@ -76,18 +73,6 @@ function benchConfig(redisUrl: string, prefix: string): AppConfig {
     // a pipeline of BATCH orders on a busy box can take longer than the API's 1 s per command
     REDIS_COMMAND_TIMEOUT_MS: '60000',
   });
-}
-
-/** Opens a funded futures account for each user; returns the account ids. */
-async function accounts(ctx: AppContext, users: string[], usdt: number): Promise<string[]> {
-  const out: string[] = [];
-  for (const u of users) {
-    await ctx.wallets.deposit(u, 'USDT', usdt);
-    const a = await ctx.futures.accounts.create(u, { name: 'bench', currencyCode: 'USDT', leverage: 10 });
-    await ctx.futures.accounts.transfer(u, { fromFuturesAccountId: null, toFuturesAccountId: a.id, currencyCode: 'USDT', amount: usdt });
-    out.push(String(a.id));
-  }
-  return out;
 }
 
 // ---- 1. Lua, pipelined ----
@@ -136,24 +121,7 @@ function inMemory(resting: CreateFuturesInput[], crossing: CreateFuturesInput[])
 
 /** RESTING limit orders that build a book, then CROSSING ones that each fill one maker, `group` per script call. */
 async function luaRun(ctx: AppContext, group: number): Promise<LuaSample> {
-  const makers = Array.from({ length: USERS }, (_, i) => `m${i}`);
-  const takers = Array.from({ length: USERS }, (_, i) => `t${i}`);
-  const mAcc = await accounts(ctx, makers, 10_000_000);
-  const tAcc = await accounts(ctx, takers, 10_000_000);
-  const ts = Date.now();
-  const input = (user: number, maker: boolean, side: 'buy' | 'sell', ticks: number): CreateFuturesInput => ({
-    userId: maker ? makers[user] : takers[user], pairCode: PAIR, accountId: maker ? mAcc[user] : tAcc[user], side,
-    isMarket: false, priceTicks: String(ticks), amountLots: String(LOTS), postOnly: false, stp: 'NONE', timestamp: ts,
-  });
-  const resting: CreateFuturesInput[] = [];
-  for (let i = 0; i < RESTING; i++) {
-    const k = Math.floor(i / 2) % 1000;
-    resting.push(i % 2 === 0 ? input(i % USERS, true, 'sell', MID + 1 + k) : input(i % USERS, true, 'buy', MID - 1 - k));
-  }
-  const crossing: CreateFuturesInput[] = [];
-  for (let i = 0; i < CROSSING; i++) {
-    crossing.push(i % 2 === 0 ? input(i % USERS, false, 'buy', MID + 1010) : input(i % USERS, false, 'sell', MID - 1010));
-  }
+  const { resting, crossing, accounts } = await futuresFlow(ctx, RESTING, CROSSING);
   const redis = ctx.redis as Redis;
   // a call answers one reply per order: all of them placed
   const ok = (r: unknown) => Array.isArray(r) && r.every((x) => Array.isArray(x) && x[0] === 'OK');
@@ -183,7 +151,7 @@ async function luaRun(ctx: AppContext, group: number): Promise<LuaSample> {
   const noopResting = await noop(resting);
   const noopCrossing = await noop(crossing);
   const floor = new FuturesFloor(redis, `${ctx.config.keyPrefix}floor:`);
-  await floor.prepare([...mAcc, ...tAcc]);
+  await floor.prepare(accounts);
   const viaFloor = async (kind: 'resting' | 'crossing', items: CreateFuturesInput[]) => {
     const run = await runPipelined(redis, {
       items: chunk(items, group), batchSize: callsPerPipeline, inFlight: IN_FLIGHT, isOk: (r) => typeof r === 'number',
@@ -281,7 +249,7 @@ function batchMedians(metrics: string, name: string): { perCall: number; perOrde
 
 async function httpRun(ctx: AppContext, redisUrl: string): Promise<HttpRun> {
   const names = Array.from({ length: 20 }, (_, i) => `h${i}`);
-  const accts = await accounts(ctx, names, 10_000_000);
+  const accts = await fundedAccounts(ctx, names, 10_000_000);
   const users = names.map((n, i) => ({ token: jwt.sign({ sub: n }, JWT_SECRET, { algorithm: 'HS256' }), account: accts[i] }));
   const env = { ...process.env, BENCH_REDIS_URL: redisUrl, BENCH_PREFIX: ctx.config.keyPrefix };
   const baseline = await withChildServer(__filename, 'baseline', env, (port) => load(port, users));
@@ -302,9 +270,9 @@ async function httpRun(ctx: AppContext, redisUrl: string): Promise<HttpRun> {
 // ---- 3. liquidation sweep ----
 
 async function liquidationRun(ctx: AppContext): Promise<{ ms: number; liquidated: number; perSec: number }> {
-  const [whale, wall] = await accounts(ctx, ['whale', 'wall'], 50_000_000);
+  const [whale, wall] = await fundedAccounts(ctx, ['whale', 'wall'], 50_000_000);
   const longUsers = Array.from({ length: 10 }, (_, i) => `l${i}`);
-  const longAcc = await accounts(ctx, longUsers, 10_000_000);
+  const longAcc = await fundedAccounts(ctx, longUsers, 10_000_000);
   const ts = Date.now();
   const lots = 1000; // 0.1 BTC at 100.0: 10 USDT a position
   await ctx.futures.engine.create({
