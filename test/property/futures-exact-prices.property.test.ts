@@ -3,10 +3,11 @@ import { resolveIncludes, LUA_DIR } from '../../src/platform/redis/lua-loader';
 import { testContext } from '../support/harness';
 
 /**
- * fLiqPrice (lua/includes/futures/margin.lua) divides the remainder x 1e6 directly when that product
- * stays below 2^52 and by doubling (wideMulDiv) otherwise. Both must give the exact quotient and
- * remainder, so the prices are the exact ones whichever path ran: checked against BigInt over random
- * inputs of every scale, with the 2^52 boundary and the largest divisors on purpose.
+ * fLiqPrice (lua/includes/futures/margin.lua) takes one exact division when its products stay below
+ * 2^53, else three steps, where the remainder x 1e6 is divided directly below 2^52 and by doubling
+ * (wideMulDiv) past it. Every path must give the exact quotient and remainder, so the prices are the
+ * exact ones whichever ran: checked against BigInt over random inputs of every scale, with the 2^52
+ * boundary and the largest divisors on purpose.
  */
 const PROBE = `--- @include "includes/futures/margin"
 local out = {}
@@ -20,7 +21,10 @@ if ARGV[2] == 'frac' then
   end
 else
   for i = 1, #args, 6 do
-    local ctx = { fut = { ns = tonumber(args[i]), mmr = tonumber(args[i + 1]) } }
+    -- the market's parameters as futuresMarketFor gives them: ns, mmr and the liquidation factor
+    local mmr = tonumber(args[i + 1])
+    local num, denL, denS = fLiqFactor(mmr)
+    local ctx = { fut = { ns = tonumber(args[i]), mmr = mmr, liqNum = num, liqDenL = denL, liqDenS = denS } }
     local o = { id = i, side = args[i + 2], cost = tonumber(args[i + 3]), openQty = tonumber(args[i + 4]), margin = tonumber(args[i + 5]) }
     local ok, p = pcall(fLiqPrice, ctx, o)
     if ok then out[#out + 1] = string.format('%d', p) else out[#out + 1] = 'RANGE' end

@@ -11,6 +11,7 @@
   Account hash fields: `balance` (free), `locked` (margins and reservations).
 ]]
 --- @include "includes/futures/commandKeys"
+--- @include "includes/futures/margin"
 --- @include "includes/futures/orderRecord"
 --- @include "includes/publishEvents"
 --- @include "includes/tnext"
@@ -53,7 +54,10 @@ local function futuresMarketFor(KEYS)
   local match = smatch or smatchOf()
   local ns, maker, taker, mmr, maxLev, cur = match(text, '^(%S+) (%S+) (%S+) (%S+) (%S+) (.*)$')
   local keys, fkeys = futuresMarketKeys(KEYS)
-  local fut = { ns = ns + 0, maker = maker + 0, taker = taker + 0, mmr = mmr + 0, maxLev = maxLev + 0, cur = cur }
+  mmr = mmr + 0
+  local liqNum, liqDenL, liqDenS = fLiqFactor(mmr)
+  local fut = { ns = ns + 0, maker = maker + 0, taker = taker + 0, mmr = mmr, maxLev = maxLev + 0, cur = cur,
+    liqNum = liqNum, liqDenL = liqDenL, liqDenS = liqDenS }
   return { keys = keys, fkeys = fkeys, fut = fut }
 end
 

@@ -100,14 +100,14 @@ local function fBankruptcyPrice(ctx, o)
   return q
 end
 
--- The liquidation price's factor 1e6 / (1e6 -/+ mmr) in lowest terms, kept on the market's
--- parameters (ctx.fut) at its first use in a call: g = gcd(1e6, mmr) divides both sides' terms
--- (mmr 0.5 %: 200/199 and 200/201), so the price's products stay small.
-local function fLiqFactor(f)
-  local g, b = 1000000, f.mmr
+-- The liquidation price's factor 1e6 / (1e6 -/+ mmr) (mmr in ppm) in lowest terms: its numerator
+-- and a long's and a short's denominators. g = gcd(1e6, mmr) divides all three (mmr 0.5 %: 200/199
+-- and 200/201), so the price's products stay small. The market's parameters (ctx.fut,
+-- includes/futures/context futuresMarketFor) carry them.
+local function fLiqFactor(mmr)
+  local g, b = 1000000, mmr
   while b > 0 do g, b = b, g % b end
-  f.liqNum, f.liqDenL, f.liqDenS = 1000000 / g, (1000000 - f.mmr) / g, (1000000 + f.mmr) / g
-  return f.liqNum
+  return 1000000 / g, (1000000 - mmr) / g, (1000000 + mmr) / g
 end
 
 -- Liquidation price in ticks (DESIGN 4): where margin + pnl = maintenance (notional x mmr).
@@ -125,8 +125,7 @@ local function fLiqPrice(ctx, o)
   -- a product at or past 2^53 never rounds below it, so the tests are exact). Then the products are
   -- exact, and so is `%`: for integers below 2^53 the double quotient never rounds onto the next
   -- integer, so x % d is the remainder in [0, d) and (x - r) / d the floor, the steps' exact price.
-  local num = f.liqNum or fLiqFactor(f)
-  local x, d = a * num, c * f.liqDenS
+  local x, d = a * f.liqNum, c * f.liqDenS
   if long then d = c * f.liqDenL end
   if x < 9007199254740992 and d < 9007199254740992 and a < c * 9007199255 then
     local r = x % d
