@@ -164,23 +164,24 @@ local function fLoad(ctx, id, fixed, state)
     end
     if tp == '' then tp = nil else tp = tp + 0 end
     if sl == '' then sl = nil else sl = sl + 0 end
-    if liq == '' then liq = nil else liq = liq + 0 end
+    if liq == '' then liq = nil end
   end
   if pos == '' then pos = nil end
   local amountN = amount + 0
-  -- 29 fields named, so an opening maker's table keeps 32 slots with the three a fill and its flush
-  -- add (feeOf, feeText: includes/futures/settlement; liqText: includes/futures/triggerIndex); at 33
-  -- it took 64 (a bigger table to make, sweep and free)
+  -- 29 fields named, so an opening maker's table keeps 32 slots with the two a fill adds (feeOf,
+  -- feeText: includes/futures/settlement); at 33 it took 64 (a bigger table to make, sweep and free).
+  -- The liquidation price stays the record's text (liqText), which fIndex replaces when it re-indexes
+  -- the position and fStateText writes back: nothing reads it as a number
   local o = {
     id = id, idText = idText, user = user, acct = acct, side = side, role = role, pair = pair,
     price = price ~= '' and price + 0 or nil, amount = amountN, amountText = amount, filled = filled,
     remaining = amountN - filled, rsv = rsv, lev = lev ~= '' and lev + 0 or 1,
     cost = cost, ecost = ecost, openQty = openQty, margin = margin, imargin = imargin, fee = fee,
-    rpnl = rpnl, funding = funding, status = status, liq = liq, closeOrd = closeOrd,
+    rpnl = rpnl, funding = funding, status = status, liqText = liq, closeOrd = closeOrd,
     wasOpen = status == '10' or status == '50', resting = resting or '0', origFixed = fixed, origState = state,
   }
-  -- rare fields only when there (a nil field in a constructor takes a slot too); liq is named above
-  -- as fIndex sets it for every position (includes/futures/triggerIndex). Absent reads as their
+  -- rare fields only when there (a nil field in a constructor takes a slot too); liqText is named
+  -- above as fIndex sets it for every position (includes/futures/triggerIndex). Absent reads as their
   -- default to every reader: stp 0 (matchOrder), isMarket and wasActive false (tests of truth),
   -- closeReason '' (includes/futures/orderRecord prints `closeReason or ''`).
   if status == '50' then o.wasActive = true end

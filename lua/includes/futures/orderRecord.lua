@@ -75,15 +75,12 @@ end
 -- The `state` field of an order as it now stands; `ts` the command's time. A number printed costs
 -- more than the rest of the text together: what is already text is reused (the amount of a filled
 -- order, the liquidation price fIndex printed, a first fill's fee, the cost and margin just printed
--- for the other side of a fill), zeros are literals. A new order has no closeOrd field (''), nor a
--- liq one: fIndex keeps the price's text (liqText), a loaded position's liq is its record's.
+-- for the other side of a fill), zeros are literals. A new order has no closeOrd field (''). The
+-- liquidation price is text only (liqText): fIndex's, or a loaded position's as its record holds it.
 local function fStateText(o, ts)
   if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts end
   local liq, tp, sl = '', '', ''
-  if o.status == '50' then
-    liq = o.liqText
-    if not liq then liq = o.liq and fmt(o.liq) or '' end
-  end
+  if o.status == '50' then liq = o.liqText or '' end
   if o.tp then tp = fmt(o.tp) end
   if o.sl then sl = fmt(o.sl) end
   local filled, cost, margin = o.filled, o.cost, o.margin
