@@ -51,6 +51,7 @@
 --- @include "includes/idCounter"
 --- @include "includes/deltas"
 --- @include "includes/operationRecord"
+--- @include "includes/globals"
 
 local n = (#KEYS - 22) / 4
 -- Every field the batch's orders set on `b` is named here, nil until set (a table filled field by
@@ -66,8 +67,8 @@ local b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], changed = { bids = {}
   fees = nil, acctValues = nil, oidNext = nil, oidTop = nil, tidNext = nil, tidTop = nil,
   liqL = nil, liqS = nil, liqGone = nil }
 local replies = { nil, nil, nil, nil }
--- a global's lookup costs ~270 instructions (includes/rcall): once per call, not once per order
-local pcall, next = pcall, next
+-- globals from their upvalues (includes/globals): a lookup costs ~270 instructions
+local pcall, next = TPCALL or pcallOf(), TNEXT or tnextOf()
 for i = 1, n do
   local before = #b.events
   b.allocated = nil

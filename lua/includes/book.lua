@@ -16,9 +16,6 @@ local function scoreText(side, p)
   return p
 end
 
--- An order's member: bookMember(id, idText), `idText` the id as fmt printed it when the caller has it.
-local bookMember = fmt016
-
 -- ctx.changed[side][p] keeps the level's new total as publishEvents prints it ('0' once removed),
 -- so publishing needs no HGET per changed level. `p`, `deltaText`: the price and the change as
 -- text, when the caller has them (a number printed costs about as much as a command's dispatch).
@@ -45,7 +42,7 @@ end
 -- `p`, `lotsText`, `idText`: the price, the lots and the id as text, when the caller has them.
 local function restOrder(ctx, side, id, ticks, lots, p, lotsText, idText)
   p = p or fmt(ticks)
-  local member = bookMember(id, idText)
+  local member = fmt016(id, idText)
   if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member) end
   local call = RCALL or rcallOf()
   call('ZADD', ctx.keys.book[side], scoreText(side, p), member)
@@ -55,9 +52,9 @@ end
 -- `member`, `p`, `lotsText`: the order's book member, its price and the lots as text when the
 -- caller already holds them (bestOrder gives the first two).
 local function unrestOrder(ctx, side, id, ticks, lots, member, p, lotsText)
-  if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member or bookMember(id)) end
+  if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member or fmt016(id)) end
   local call = RCALL or rcallOf()
-  call('ZREM', ctx.keys.book[side], member or bookMember(id))
+  call('ZREM', ctx.keys.book[side], member or fmt016(id))
   if lots > 0 then changeLevel(ctx, side, ticks, -lots, p, lotsText and '-' .. lotsText) end
 end
 

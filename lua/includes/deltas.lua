@@ -6,7 +6,7 @@
 --- @include "includes/fmt"
 --- @include "includes/undoLog"
 --- @include "includes/rcall"
---- @include "includes/tnext"
+--- @include "includes/globals"
 
 local function addDelta(ctx, key, field, v)
   if v == 0 then return end

@@ -17,14 +17,11 @@
   first), and the text is made anyway. A repeat answers the table, as any other reply.
 ]]
 --- @include "includes/rcall"
+--- @include "includes/globals"
 local OPERATION_FENCED = '!'
 
 -- The reply the running script handed to answerAsRecord; runOnce clears it before each run.
 local replyAsRecord
-
--- cjson and pcall, taken at the first run as includes/rcall takes redis.call (a global's lookup
--- costs ~270 instructions; the library's top level cannot reach them)
-local CJSON, PCALL
 
 -- `reply`: a non-empty list of non-empty lists of strings without holes (where the JSON text and
 -- RESP give the same lists: cjson prints a hole as null where RESP stops, and {} as an object).
@@ -41,7 +38,7 @@ local function runOnce(body, KEYS, ARGV)
   local call = RCALL or rcallOf()
   local prior = call('GET', opKey)
   if prior == OPERATION_FENCED then return { 'ERR', 'OPERATION_ABORTED', '' } end
-  if prior then return cjson.decode(prior) end
+  if prior then return (TCJSON or cjsonOf()).decode(prior) end
   local now = call('TIME')
   -- floor(ms) > deadline, an integer, is ms >= deadline + 1: no math.floor (a global and a call)
   if now[1] * 1000 + now[2] / 1000 >= deadline + 1 then
@@ -49,12 +46,8 @@ local function runOnce(body, KEYS, ARGV)
     return { 'ERR', 'OPERATION_ABORTED', '' }
   end
   replyAsRecord = nil
-  local json = CJSON
-  if not json then
-    json, PCALL = cjson, pcall
-    CJSON = json
-  end
-  local ok, reply = PCALL(body, KEYS, ARGV)
+  local json = TCJSON or cjsonOf()
+  local ok, reply = (TPCALL or pcallOf())(body, KEYS, ARGV)
   if not ok then
     call('SET', opKey, json.encode({ 'ERR', 'ENGINE_ERROR', '' }), 'EX', ttl)
     error(reply)

@@ -9,19 +9,13 @@
 --- @include "includes/fmt"
 --- @include "includes/tradeHistory"
 --- @include "includes/rcall"
+--- @include "includes/globals"
 
 local BOOK_SIDES = { 'bids', 'asks' }
 
--- next and cjson.encode, taken at the first call (a global's lookup costs ~270 instructions)
-local nextOf, jsonEncode
-
 local function publishEvents(ctx)
   recordTrades(ctx)
-  local call, nxt, encode = RCALL or rcallOf(), nextOf, jsonEncode
-  if not nxt then
-    nxt, encode = next, cjson.encode
-    nextOf, jsonEncode = nxt, encode
-  end
+  local call, nxt = RCALL or rcallOf(), TNEXT or tnextOf()
   local events = ctx.events
   local n = #events
   local seqText
@@ -40,9 +34,9 @@ local function publishEvents(ctx)
   if n == 0 then return end
   -- the entry's fields passed as they are (no field list to build and unpack)
   if seqText then
-    call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', 'ts', ctx.ts, 'seq', seqText, 'ev', encode(events))
+    call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', 'ts', ctx.ts, 'seq', seqText, 'ev', (TCJSON or cjsonOf()).encode(events))
   else
-    call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', 'ts', ctx.ts, 'ev', encode(events))
+    call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', 'ts', ctx.ts, 'ev', (TCJSON or cjsonOf()).encode(events))
   end
 end
 

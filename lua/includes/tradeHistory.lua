@@ -24,7 +24,7 @@
 ]]
 --- @include "includes/rcall"
 --- @include "includes/fmt"
---- @include "includes/tnext"
+--- @include "includes/globals"
 
 -- Its two constants are literals where they are used (the library's top level is near Lua's 200
 -- locals): the retention without config, 7 days (604800000 ms), and at most 1000 records a ZADD.

@@ -11,7 +11,7 @@
 -- Takes whatever a position still has working off the book: the unfilled rest of its opening
 -- order and a resting close order.
 local function fCancelWorking(ctx, pos)
-  local member = bookMember(pos.id)
+  local member = fmt016(pos.id)
   local ownBook = ownSide(pos.side)
   if pos.remaining > 0 and redis.call('ZSCORE', ctx.keys.book[ownBook], member) then
     unrestOrder(ctx, ownBook, pos.id, pos.price, pos.remaining)

@@ -14,7 +14,7 @@
 --- @include "includes/futures/margin"
 --- @include "includes/futures/orderRecord"
 --- @include "includes/publishEvents"
---- @include "includes/tnext"
+--- @include "includes/globals"
 --- @include "includes/rcall"
 --- @include "includes/fmt"
 

@@ -13,7 +13,7 @@
 --- @include "includes/futures/margin"
 --- @include "includes/fmt"
 --- @include "includes/rcall"
---- @include "includes/tnext"
+--- @include "includes/globals"
 
 -- The liquidation entries a batch writes at its end, per side an array of score, member pairs
 -- (b.liqL, b.liqS) and one of the positions that left force (b.liqGone), each made at its first use

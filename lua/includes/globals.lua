@@ -1,11 +1,14 @@
 --[[
-  `next` and `unpack` in upvalues, taken at the first call, as includes/rcall takes redis.call: a
+  Library globals in upvalues, each taken at its first call, as includes/rcall takes redis.call: a
   library function reaches a global through the sandbox's metatable (~270 instructions a lookup),
-  and `for k, v in pairs(t)` is that lookup and a C call more than `for k, v in nx, t`. Hot paths
-  write `local nx = TNEXT or tnextOf()`, `local unpackAll = TUNPACK or tunpackOf()`.
+  and the library's top level cannot reach them at all. Hot paths write `local nx = TNEXT or
+  tnextOf()` (then `for k, v in nx, t`: `pairs` is a lookup and a C call more), and likewise
+  TUNPACK / tunpackOf, TCJSON / cjsonOf, TPCALL / pcallOf.
 ]]
 local TNEXT
 local TUNPACK
+local TCJSON
+local TPCALL
 
 local function tnextOf()
   TNEXT = next
@@ -15,6 +18,16 @@ end
 local function tunpackOf()
   TUNPACK = unpack
   return TUNPACK
+end
+
+local function cjsonOf()
+  TCJSON = cjson
+  return TCJSON
+end
+
+local function pcallOf()
+  TPCALL = pcall
+  return TPCALL
 end
 
 -- Empties `t` in place: its slots stay, so refilling it does not rehash it as a new table grows.
