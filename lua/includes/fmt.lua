@@ -3,18 +3,11 @@
   exponent form on Redis 7.0, and a number returned to Redis is truncated, so every integer that
   leaves a script goes through here.
 ]]
--- string.format, taken at the first call: the library's top level cannot reach `string`, and each
--- lookup of a global costs a function ~270 instructions (two table lookups through the sandbox)
-local sformat
-
-local function sformatOf()
-  sformat = string.format
-  return sformat
-end
+--- @include "includes/globals"
 
 local function fmt(n)
   if n == 0 then return '0' end -- the commonest value (fresh orders, fee-free fills) skips sprintf
-  return (sformat or sformatOf())('%d', n)
+  return (TFORMAT or formatOf())('%d', n)
 end
 
 -- the zeros before an integer of n digits (ZPAD[n])
@@ -26,5 +19,5 @@ local ZPAD = { '000000000000000', '00000000000000', '0000000000000', '0000000000
 local function fmt016(n, text)
   local z = text and ZPAD[#text]
   if z then return z .. text end
-  return (sformat or sformatOf())('%016d', n)
+  return (TFORMAT or formatOf())('%016d', n)
 end

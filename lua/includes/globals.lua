@@ -3,12 +3,15 @@
   library function reaches a global through the sandbox's metatable (~270 instructions a lookup),
   and the library's top level cannot reach them at all. Hot paths write `local nx = TNEXT or
   tnextOf()` (then `for k, v in nx, t`: `pairs` is a lookup and a C call more), and likewise
-  TUNPACK / tunpackOf, TCJSON / cjsonOf, TPCALL / pcallOf.
+  TUNPACK / tunpackOf, TCJSON / cjsonOf, TPCALL / pcallOf, TFORMAT / formatOf (string.format),
+  TMATCH / matchOf (string.match).
 ]]
 local TNEXT
 local TUNPACK
 local TCJSON
 local TPCALL
+local TFORMAT
+local TMATCH
 
 local function tnextOf()
   TNEXT = next
@@ -28,6 +31,16 @@ end
 local function pcallOf()
   TPCALL = pcall
   return TPCALL
+end
+
+local function formatOf()
+  TFORMAT = string.format
+  return TFORMAT
+end
+
+local function matchOf()
+  TMATCH = string.match
+  return TMATCH
 end
 
 -- Empties `t` in place: its slots stay, so refilling it does not rehash it as a new table grows.

@@ -51,7 +51,7 @@ local function futuresMarketFor(KEYS)
       fmt(ppmOf(f[7])) .. ' ' .. f[8] .. ' ' .. f[9]
     call('HSET', KEYS[1], 'futParams', text)
   end
-  local match = smatch or smatchOf()
+  local match = TMATCH or matchOf()
   local ns, maker, taker, mmr, maxLev, cur = match(text, '^(%S+) (%S+) (%S+) (%S+) (%S+) (.*)$')
   local keys, fkeys = futuresMarketKeys(KEYS)
   mmr = mmr + 0
@@ -139,7 +139,7 @@ local function fLoad(ctx, id, fixed, state)
     fixed, state = fRecordTexts(fOrderKey(ctx, id))
     if not fixed then return nil end
   end
-  local match = smatch or smatchOf()
+  local match = TMATCH or matchOf()
   local idText, role, user, acct, pair, side, isMarket, price, amount, lev, stp, pos = match(fixed, F_LOAD.fixed)
   local filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
   local status, tp, sl, liq, closeOrd, closeReason, resting

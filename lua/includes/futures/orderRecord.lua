@@ -12,15 +12,7 @@
 ]]
 --- @include "includes/fmt"
 --- @include "includes/rcall"
-
--- string.match, taken at the first call (a global's lookup costs ~270 instructions): `local match =
--- smatch or smatchOf()`
-local smatch
-
-local function smatchOf()
-  smatch = string.match
-  return smatch
-end
+--- @include "includes/globals"
 
 -- literals: a library's top level cannot reach `string` (Redis Functions load it without globals)
 local F_FIXED = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$'
