@@ -37,8 +37,8 @@ end
 -- The parameters as the orders use them are one text in the pair hash's `futParams` field,
 -- "ns maker taker mmr maxLeverage quoteCurrencyCode" (fees and mmr in ppm): one field read and one
 -- match, where HMGET of the nine fields they come from scans the hash's listpack nine times. The
--- market's first command writes it from those fields (a pair is created without it; the service
--- leaves it out of the pair it reads: src/markets/market-store.ts).
+-- market's first command writes it from those fields, first in the hash (a pair is created without
+-- it; the service leaves it out of the pair it reads: src/markets/market-store.ts).
 local function futuresMarketFor(KEYS)
   local call = RCALL or rcallOf()
   local text = call('HGET', KEYS[1], 'futParams')
@@ -49,7 +49,11 @@ local function futuresMarketFor(KEYS)
     local exp = f[3] - f[1] - f[2]
     text = fmt(roundHalfUp(f[4] * 10 ^ exp)) .. ' ' .. fmt(ppmOf(f[5])) .. ' ' .. fmt(ppmOf(f[6])) .. ' ' ..
       fmt(ppmOf(f[7])) .. ' ' .. f[8] .. ' ' .. f[9]
-    call('HSET', KEYS[1], 'futParams', text)
+    -- as the hash's first field: every call reads it, and HGET scans a small hash (a listpack)
+    -- from its start, past the pair's ~20 fields for a field added last. Rewritten once, atomically
+    local all = call('HGETALL', KEYS[1])
+    call('DEL', KEYS[1])
+    call('HSET', KEYS[1], 'futParams', text, (TUNPACK or tunpackOf())(all))
   end
   local match = TMATCH or matchOf()
   local ns, maker, taker, mmr, maxLev, cur = match(text, '^(%S+) (%S+) (%S+) (%S+) (%S+) (.*)$')
