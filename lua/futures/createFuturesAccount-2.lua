@@ -21,12 +21,15 @@
 local rcall = redis.call
 local id = fmt(rcall('INCR', KEYS[1]))
 local key = futuresAccountKey(ARGV[1], id)
-rcall('HSET', key, 'id', id, 'user', ARGV[2], 'name', ARGV[3], 'currency', ARGV[4], 'lev', ARGV[5],
-  'balance', '0', 'locked', '0', 'cts', ARGV[6])
+-- A small hash is a listpack, where Redis finds a field by scanning from its start: the fields an
+-- order reads and a fill changes (includes/futures/createOrder's HMGET, a maker's HINCRBY of
+-- balance and locked, the stats flag) come first, the rest after.
+rcall('HSET', key, 'balance', '0', 'locked', '0', 'user', ARGV[2], 'currency', ARGV[4], 'lev', ARGV[5])
 if ARGV[7] == '1' then
-  rcall('HSET', key, 'copy', '1', 'stats', '1')
+  rcall('HSET', key, 'stats', '1', 'copy', '1')
 elseif ARGV[8] == '1' then
   rcall('HSET', key, 'stats', '1')
 end
+rcall('HSET', key, 'id', id, 'name', ARGV[3], 'cts', ARGV[6])
 rcall('SADD', KEYS[2], id)
 return { 'OK', rcall('HGETALL', key) }

@@ -20,13 +20,13 @@
     KEYS[k+4] the account's opening orders that are Created or InPosition (zset by id); the account's
       orders are the union of the two, a user's orders those of their accounts
     ARGV[1]  engine key prefix   ARGV[2]  pair code   ARGV[3]  stream MAXLEN
-    per order i, from a = 3 + 12 (i - 1):
-    ARGV[a+1] user id                      ARGV[a+7]  stop loss, ticks ('' none)
-    ARGV[a+2] side: buy (long) | sell      ARGV[a+8]  futures account id
-    ARGV[a+3] isMarket 0 | 1               ARGV[a+9]  0 | 1 postOnly | IOC immediate or cancel
-    ARGV[a+4] price, ticks ('' market)     ARGV[a+10] self-trade prevention 0-3
-    ARGV[a+5] amount, lots                 ARGV[a+11] clientOrderId ('' for none)
-    ARGV[a+6] take profit, ticks ('' none) ARGV[a+12] timestamp, ms
+    per order i, from a = 3 + 7 (i - 1):
+    ARGV[a+1] user id                      ARGV[a+5] futures account id
+    ARGV[a+2] side: buy (long) | sell      ARGV[a+6] timestamp, ms
+    ARGV[a+3] price, ticks ('' market)     ARGV[a+7] options, '' for none of them (a limit order,
+    ARGV[a+4] amount, lots                   neither post-only nor IOC, stp 0, no TP/SL, no clientOrderId);
+      else "<isMarket 0|1><0 | 1 postOnly | I immediate or cancel><self-trade prevention 0-3>|<take
+      profit, ticks>|<stop loss, ticks>|<clientOrderId>", '' for an absent one ("100|||", "010|500|490|c1")
   Keys built while running (includes/keys, from ARGV[1]): each new order's hash (its id comes from
     the counter) and, for each maker met in the book, its order hash, account hash, account's open
     orders; a DUP reply reads the earlier order's hash.
@@ -72,7 +72,7 @@ local pcall, next = TPCALL or pcallOf(), TNEXT or tnextOf()
 for i = 1, n do
   local before = #b.events
   b.allocated = nil
-  local ok, reply = pcall(fCreateOrder, KEYS, ARGV, b, 22 + 4 * (i - 1), 3 + 12 * (i - 1))
+  local ok, reply = pcall(fCreateOrder, KEYS, ARGV, b, 22 + 4 * (i - 1), 3 + 7 * (i - 1))
   if not ok then
     -- A runtime error is a bug, never a business rejection. Its order's changes were still in its
     -- own context, unwritten: they are dropped with its events and its id goes back, so the order
@@ -96,8 +96,8 @@ local bookChanged = next(b.changed.bids) ~= nil or next(b.changed.asks) ~= nil
 if #b.events > 0 or bookChanged then
   -- only an order past the pair check has events or moved the book, so the pair is there
   -- the context of the batch's last order serves (publishEvents reads none of what an order left in it)
-  local ctx = b.ctx or futuresContextFor(KEYS, b.P, b.pair, b.ts or ARGV[15], b.maxlen, b.market)
-  ctx.ts = b.ts or ARGV[15]
+  local ctx = b.ctx or futuresContextFor(KEYS, b.P, b.pair, b.ts or ARGV[9], b.maxlen, b.market)
+  ctx.ts = b.ts or ARGV[9]
   ctx.events, ctx.changed, ctx.lastTicks, ctx.bookChanged = b.events, b.changed, b.lastTicks, bookChanged
   publishEvents(ctx)
 end

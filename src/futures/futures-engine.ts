@@ -67,6 +67,20 @@ export function decodePlace(reply: ScriptReply): FuturesPlaceReply {
   return { duplicate: r[0] === 'DUP', order: { id: String(r[1]), clid: String(r[2] ?? ''), status: String(r[3]) } };
 }
 
+/**
+ * An order's options as createFuturesOrders reads them (its header): '' for a plain limit order, the
+ * usual one, which then costs the call no more arguments; else one text for all of them (each
+ * argument is a string Redis makes and hashes when the call starts).
+ */
+function createOptions(o: CreateFuturesInput): string {
+  const flag = o.ioc ? 'I' : o.postOnly ? '1' : '0';
+  const tp = o.tpTicks ?? '';
+  const sl = o.slTicks ?? '';
+  const clid = o.clientOrderId ?? '';
+  if (!o.isMarket && flag === '0' && o.stp === 'NONE' && tp === '' && sl === '' && clid === '') return '';
+  return `${o.isMarket ? '1' : '0'}${flag}${STP_FLAGS[o.stp]}|${tp}|${sl}|${clid}`;
+}
+
 /** A non-negative integer as its shortest decimal text: what the Lua's own printing gives. */
 const CANONICAL_INT = /^(0|[1-9][0-9]*)$/;
 
@@ -99,10 +113,7 @@ export class FuturesEngine {
         throw new Error(`createFuturesOrders takes canonical integer prices and amounts: ${o.priceTicks} ${o.amountLots}`);
       }
       keys.push(...this.scriptKeys.createOrderItem(o.userId, o.accountId));
-      args.push(
-        o.userId, o.side, o.isMarket ? '1' : '0', o.priceTicks ?? '', o.amountLots, o.tpTicks ?? '', o.slTicks ?? '',
-        o.accountId, o.ioc ? 'IOC' : o.postOnly ? '1' : '0', STP_FLAGS[o.stp], o.clientOrderId ?? '', o.timestamp,
-      );
+      args.push(o.userId, o.side, o.priceTicks ?? '', o.amountLots, o.accountId, o.timestamp, createOptions(o));
     }
     return { keys, args };
   }

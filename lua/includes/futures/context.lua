@@ -37,28 +37,43 @@ end
 -- The parameters as the orders use them are one text in the pair hash's `futParams` field,
 -- "ns maker taker mmr maxLeverage quoteCurrencyCode" (fees and mmr in ppm): one field read and one
 -- match, where HMGET of the nine fields they come from scans the hash's listpack nine times. The
--- market's first command writes it from those fields (a pair is created without it; the service
--- leaves it out of the pair it reads: src/markets/market-store.ts).
-local function futuresMarketFor(KEYS)
-  local call = RCALL or rcallOf()
-  local text = call('HGET', KEYS[1], 'futParams')
-  if not text then
-    local f = call('HMGET', KEYS[1], 'digitsPrice', 'digitsAmount', 'quoteDecimals',
-      'contractValue', 'makerFee', 'takerFee', 'maintenanceMarginRate', 'maxLeverage', 'quoteCurrencyCode')
-    if not f[1] then return nil end
-    local exp = f[3] - f[1] - f[2]
-    text = fmt(roundHalfUp(f[4] * 10 ^ exp)) .. ' ' .. fmt(ppmOf(f[5])) .. ' ' .. fmt(ppmOf(f[6])) .. ' ' ..
-      fmt(ppmOf(f[7])) .. ' ' .. f[8] .. ' ' .. f[9]
-    call('HSET', KEYS[1], 'futParams', text)
+-- market's first command writes it from those fields, first in the hash (a pair is created without
+-- it; the service leaves it out of the pair it reads: src/markets/market-store.ts).
+-- The parameters as read (`fut`) are kept across calls by their text, in a block's local (not one
+-- of the library's top-level locals): a market's never change once it is created
+-- (lua/markets/createPair), they are made from the text alone, so one text is one table, and no
+-- command writes to it. One entry a market.
+local futuresMarketFor
+do
+  local parsed = {}
+  futuresMarketFor = function(KEYS)
+    local call = RCALL or rcallOf()
+    local text = call('HGET', KEYS[1], 'futParams')
+    if not text then
+      local f = call('HMGET', KEYS[1], 'digitsPrice', 'digitsAmount', 'quoteDecimals',
+        'contractValue', 'makerFee', 'takerFee', 'maintenanceMarginRate', 'maxLeverage', 'quoteCurrencyCode')
+      if not f[1] then return nil end
+      local exp = f[3] - f[1] - f[2]
+      text = fmt(roundHalfUp(f[4] * 10 ^ exp)) .. ' ' .. fmt(ppmOf(f[5])) .. ' ' .. fmt(ppmOf(f[6])) .. ' ' ..
+        fmt(ppmOf(f[7])) .. ' ' .. f[8] .. ' ' .. f[9]
+      -- as the hash's first field: every call reads it, and HGET scans a small hash (a listpack)
+      -- from its start, past the pair's ~20 fields for a field added last. Rewritten once, atomically
+      local all = call('HGETALL', KEYS[1])
+      call('DEL', KEYS[1])
+      call('HSET', KEYS[1], 'futParams', text, (TUNPACK or tunpackOf())(all))
+    end
+    local fut = parsed[text]
+    if not fut then
+      local ns, maker, taker, mmr, maxLev, cur = (TMATCH or matchOf())(text, '^(%S+) (%S+) (%S+) (%S+) (%S+) (.*)$')
+      mmr = mmr + 0
+      local liqNum, liqDenL, liqDenS = fLiqFactor(mmr)
+      fut = { ns = ns + 0, maker = maker + 0, taker = taker + 0, mmr = mmr, maxLev = maxLev + 0, cur = cur,
+        liqNum = liqNum, liqDenL = liqDenL, liqDenS = liqDenS }
+      parsed[text] = fut
+    end
+    local keys, fkeys = futuresMarketKeys(KEYS)
+    return { keys = keys, fkeys = fkeys, fut = fut }
   end
-  local match = TMATCH or matchOf()
-  local ns, maker, taker, mmr, maxLev, cur = match(text, '^(%S+) (%S+) (%S+) (%S+) (%S+) (.*)$')
-  local keys, fkeys = futuresMarketKeys(KEYS)
-  mmr = mmr + 0
-  local liqNum, liqDenL, liqDenS = fLiqFactor(mmr)
-  local fut = { ns = ns + 0, maker = maker + 0, taker = taker + 0, mmr = mmr, maxLev = maxLev + 0, cur = cur,
-    liqNum = liqNum, liqDenL = liqDenL, liqDenS = liqDenS }
-  return { keys = keys, fkeys = fkeys, fut = fut }
 end
 
 -- A context for one futures command on a market: KEYS[1..22] as futuresMarketFor reads them (or

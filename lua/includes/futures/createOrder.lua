@@ -4,7 +4,7 @@
   reservation, matching, resting the rest of a limit order, its writes (fCommit without the event
   entry). lua/futures/createFuturesOrders runs it once per order of a batch (group commit).
 
-  The order is read from KEYS[k+1..k+4] and ARGV[a+1..a+12] (that script's header lists them); the
+  The order is read from KEYS[k+1..k+4] and ARGV[a+1..a+7] (that script's header lists them); the
   batch `b` holds what the orders of one call share: P (engine prefix), pair, maxlen, the
   event entry being built (events, changed levels, lastTicks, ts), the key names built so far
   (accounts, orderKeys: includes/futures/context futuresContextFor), the state of the order and
@@ -57,29 +57,31 @@ local function fMarketReach(ctx, opp, amount)
   return checkAt, amount
 end
 
--- ARGV's optional ticks ('' none) and self-trade prevention flags, without a tonumber for the usual
--- values. Numbers the caller sends as decimal text are read by arithmetic (`v + 0`): it converts the
--- string once, tonumber twice (~1,600 instructions against ~600).
+-- Optional ticks ('' none) read by arithmetic (`v + 0`): it converts the string once, tonumber
+-- twice (~1,600 instructions against ~600).
 local function fOptTicks(v)
   if v == '' then return nil end
   return v + 0
 end
-local STP_OF = { ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3 }
 
 local function fCreateOrder(KEYS, ARGV, b, k, a)
   local call = RCALL or rcallOf()
   local clidKey, acctKey, acctOrdersKey, acctOpenKey = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
   local P, pair = b.P, b.pair
-  local user, side, isMarket = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3] == '1'
-  local price, amount = fOptTicks(ARGV[a + 4]), ARGV[a + 5] + 0
-  -- most orders carry no trigger: no call for an empty one
-  local tp, sl, acctId = ARGV[a + 6], ARGV[a + 7], ARGV[a + 8]
-  if tp == '' then tp = nil else tp = fOptTicks(tp) end
-  if sl == '' then sl = nil else sl = fOptTicks(sl) end
-  local postOnly, stp, clid, ts = ARGV[a + 9] == '1', STP_OF[ARGV[a + 10]] or tonumber(ARGV[a + 10]), ARGV[a + 11], ARGV[a + 12]
-  -- immediate or cancel: a limit order that never rests (post-only and IOC exclude each other)
-  local ioc = ARGV[a + 9] == 'IOC'
-  if isMarket then price = nil end
+  -- the price and amount as text: ARGV's are canonical (src/futures/futures-engine.ts)
+  local user, side, priceText, amountText, acctId, ts, opts =
+    ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7]
+  local price, amount = fOptTicks(priceText), amountText + 0
+  -- a plain limit order (most of them) comes without options: nothing to read for it. Else one
+  -- text, "<market 0|1><0|1 postOnly|I immediate or cancel><stp 0-3>|tp|sl|clientOrderId"; IOC is a
+  -- limit order that never rests (post-only and IOC exclude each other)
+  local isMarket, postOnly, ioc, stp, tp, sl, clid = false, false, false, 0, nil, nil, ''
+  if opts ~= '' then
+    local m, f, s
+    m, f, s, tp, sl, clid = (TMATCH or matchOf())(opts, '^(.)(.)(.)|([^|]*)|([^|]*)|(.*)$')
+    isMarket, postOnly, ioc, stp, tp, sl = m == '1', f == '1', f == 'I', s + 0, fOptTicks(tp), fOptTicks(sl)
+    if isMarket then price = nil end
+  end
 
   if clid ~= '' then
     local existing = call('HGET', clidKey, clid)
@@ -150,8 +152,8 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- Accepted: from here on nothing rejects.
   local id = idsNextOrder(b, ctx.keys.orderIds)
   b.allocated = id
-  -- the id, price and amount as text, printed once: ARGV's are canonical (src/futures/futures-engine.ts)
-  local idText, priceText, amountText = fmt(id), ARGV[a + 4], ARGV[a + 5]
+  -- the id as text, printed once
+  local idText = fmt(id)
   ctx.orderKeys[id] = orderKey(P, idText)
   -- 28 fields with `fixed` (set below), in a hash of 32 slots: a crossing order's fill adds
   -- three (feeOf, feeText: includes/futures/settlement fFill; liqText: includes/futures/triggerIndex
