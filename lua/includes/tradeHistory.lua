@@ -43,17 +43,16 @@ local function tradeHistoryRetentionKey(P)
   return P .. 'config:tradeHistoryMs'
 end
 
--- A trade's record (above): one concatenation of the `trade` event's fields, already strings (the
--- futures fields joined first: appended to a finished spot record they copied all of it again).
+-- A trade's record (above): one concatenation of the `trade` event's fields, already strings, no
+-- string made for a part of it (each new string is hashed whole). A spot trade has none of the
+-- futures fields and `bar` '' : its record ends at mf.
 local function tradeRecord(t, tsText, futures)
-  local tail = ''
-  if futures then
-    tail = '|' .. (t.tpnl or '') .. '|' .. (t.mpnl or '') .. '|' .. (t.tpos or '') .. '|' .. (t.mpos or '') .. '|' ..
-      (t.tl or '') .. '|' .. (t.ml or '') .. '|' .. (t.tt or '')
-  end
+  local bar = ''
+  if futures then bar = '|' end
   return t.id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' .. (t.side or '') .. '|' ..
     (t.tk or '') .. '|' .. (t.mk or '') .. '|' .. (t.tu or '') .. '|' .. (t.mu or '') .. '|' .. (t.tf or '') .. '|' ..
-    (t.mf or '') .. tail
+    (t.mf or '') .. bar .. (t.tpnl or '') .. bar .. (t.mpnl or '') .. bar .. (t.tpos or '') .. bar .. (t.mpos or '') ..
+    bar .. (t.tl or '') .. bar .. (t.ml or '') .. bar .. (t.tt or '')
 end
 
 local function recordTrades(ctx)
@@ -83,8 +82,10 @@ local function recordTrades(ctx)
   local ts = ctx.ts + 0
   local last = call('ZRANGE', timeKey, '-1', '-1', 'WITHSCORES')
   local lastTs = last[2] and last[2] + 0
-  if lastTs and lastTs > ts then ts = lastTs end
-  local tsText = fmt(ts)
+  -- at or before the index's last time, the trade time is that one and its text the reply's: the
+  -- index holds fmt's integers, and Redis prints an integer score as fmt does (below 2^53)
+  local tsText
+  if lastTs and lastTs >= ts then ts, tsText = lastTs, last[2] else tsText = fmt(ts) end
   -- a time the index already holds keeps its entry, the earlier command's first id: every lookup
   -- (the first entry at or after a time, src/market-data/trade-history.ts, and the trim below)
   -- finds that one before this command's, which would never be read
