@@ -29,18 +29,23 @@
 -- Its two constants are literals where they are used (the library's top level is near Lua's 200
 -- locals): the retention without config, 7 days (604800000 ms), and at most 1000 records a ZADD.
 
-local function tradeHistoryKeys(P, kind, pair)
+-- A market's keys (above) by kind, engine prefix and pair: { records, times, users (a user's index
+-- is this and the user id), retention }. Made by the market's first command and kept while the
+-- library is loaded, as they are a function of the three alone: a command reads them, four
+-- concatenations fewer.
+local HISTORY_KEYS = { spot = {}, futures = {} }
+
+local function historyKeysOf(P, kind, pair)
+  local byP = HISTORY_KEYS[kind][P]
+  if not byP then
+    byP = {}
+    HISTORY_KEYS[kind][P] = byP
+  end
   local suffix = kind .. ':' .. pair
-  return P .. 'trades:' .. suffix, P .. 'tradetimes:' .. suffix
-end
-
--- A user's index is this prefix and the user id.
-local function userTradesPrefix(P, kind, pair)
-  return P .. 'utrades:' .. kind .. ':' .. pair .. ':'
-end
-
-local function tradeHistoryRetentionKey(P)
-  return P .. 'config:tradeHistoryMs'
+  local keys = { records = P .. 'trades:' .. suffix, times = P .. 'tradetimes:' .. suffix,
+    users = P .. 'utrades:' .. suffix .. ':', retention = P .. 'config:tradeHistoryMs' }
+  byP[pair] = keys
+  return keys
 end
 
 -- A trade's record (above): one concatenation of the `trade` event's fields, already strings, no
@@ -69,13 +74,11 @@ local function recordTrades(ctx)
   local futures = ctx.fut ~= nil
   local kind = 'spot'
   if futures then kind = 'futures' end
-  local recKey, timeKey, retentionKey
+  local byP = HISTORY_KEYS[kind][P]
+  local keys = byP and byP[pair] or historyKeysOf(P, kind, pair)
+  local recKey, timeKey, retentionKey = keys.records, keys.times, keys.retention
   local given = ctx.keys and ctx.keys.history
-  if given then
-    recKey, timeKey, retentionKey = given.records, given.times, given.retention
-  else
-    recKey, timeKey = tradeHistoryKeys(P, kind, pair)
-  end
+  if given then recKey, timeKey, retentionKey = given.records, given.times, given.retention end
 
   -- numbers read by arithmetic, globals (redis, tonumber, string) not looked up: ~270 instructions each
   local call = RCALL or rcallOf()
@@ -96,7 +99,7 @@ local function recordTrades(ctx)
   -- 1000 a command, well inside unpack's stack), each user's index entries one ZADD per
   -- trade: grouped per user they measured more instructions, the users of a batch being mostly all
   -- different
-  local users = userTradesPrefix(P, kind, pair)
+  local users = keys.users
   local unpackAll = TUNPACK or tunpackOf()
   -- the array sized for a batch's usual four trades by its constructor: grown from empty it
   -- rehashed at 1, 2, 4 and 8 entries
@@ -121,7 +124,7 @@ local function recordTrades(ctx)
   -- of each second of trade time (a market's first command has nothing to trim)
   -- the same second: ts and lastTs are non-negative integers, floor(x / 1000) is (x - x % 1000) / 1000
   if not lastTs or ts - ts % 1000 == lastTs - lastTs % 1000 then return end
-  local keepMs = tonumber(redis.call('GET', retentionKey or tradeHistoryRetentionKey(P)) or 604800000) -- 7 days
+  local keepMs = tonumber(redis.call('GET', retentionKey) or 604800000) -- 7 days
   local cutoff = ts - keepMs
   local oldest = redis.call('ZRANGE', timeKey, '0', '0', 'WITHSCORES')
   if tonumber(oldest[2]) >= cutoff then return end

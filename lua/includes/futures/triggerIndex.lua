@@ -70,7 +70,6 @@ end
 
 -- Re-indexes one opening order as it now stands (called for each changed order by fFlush).
 local function fIndex(ctx, o)
-  local k, call = ctx.fkeys, RCALL or rcallOf()
   local long = o.side == 'buy'
   local idx = o.idText or fmt(o.id)
   if o.status == FST.IN_POSITION and o.openQty > 0 then
@@ -83,12 +82,14 @@ local function fIndex(ctx, o)
     -- a position that was not in force yet has no entries to remove: one with no TP/SL (the
     -- commonest, a new one) has nothing more to do
     if not (o.tp or o.sl or o.wasActive) then return end
+    local k, call = ctx.fkeys, RCALL or rcallOf()
     local tpKey, slKey = k.tpS, k.slS
     if long then tpKey, slKey = k.tpL, k.slL end
     if o.tp then call('ZADD', tpKey, fmt(o.tp), idx) elseif o.wasActive then call('ZREM', tpKey, idx) end
     if o.sl then call('ZADD', slKey, fmt(o.sl), idx) elseif o.wasActive then call('ZREM', slKey, idx) end
   elseif o.wasActive then
     fSetLiqEntry(ctx, long, idx, false)
+    local k, call = ctx.fkeys, RCALL or rcallOf()
     for _, key in ipairs({ k.tpL, k.tpS, k.slL, k.slS }) do call('ZREM', key, idx) end
   end
 end
