@@ -48,18 +48,6 @@ local function historyKeysOf(P, kind, pair)
   return keys
 end
 
--- A trade's record (above): one concatenation of the `trade` event's fields, already strings, no
--- string made for a part of it (each new string is hashed whole). A spot trade has none of the
--- futures fields and `bar` '' : its record ends at mf.
-local function tradeRecord(t, tsText, futures)
-  local bar = ''
-  if futures then bar = '|' end
-  return t.id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' .. (t.side or '') .. '|' ..
-    (t.tk or '') .. '|' .. (t.mk or '') .. '|' .. (t.tu or '') .. '|' .. (t.mu or '') .. '|' .. (t.tf or '') .. '|' ..
-    (t.mf or '') .. bar .. (t.tpnl or '') .. bar .. (t.mpnl or '') .. bar .. (t.tpos or '') .. bar .. (t.mpos or '') ..
-    bar .. (t.tl or '') .. bar .. (t.ml or '') .. bar .. (t.tt or '')
-end
-
 local function recordTrades(ctx)
   local events = ctx.events
   local from
@@ -104,6 +92,9 @@ local function recordTrades(ctx)
   -- the array sized for a batch's usual four trades by its constructor: grown from empty it
   -- rehashed at 1, 2, 4 and 8 entries
   local recs, n = { nil, nil, nil, nil, nil, nil, nil, nil }, 0
+  -- a spot trade has none of the futures fields, and `bar` '': its record ends at mf
+  local bar = ''
+  if futures then bar = '|' end
   for i = from, #events do
     local t = events[i]
     if t.e == 'trade' then
@@ -114,7 +105,12 @@ local function recordTrades(ctx)
         call('ZADD', recKey, unpackAll(recs, 1, n))
         n = 0
       end
-      recs[n + 1], recs[n + 2] = id, tradeRecord(t, tsText, futures)
+      -- its record (above): one concatenation of the `trade` event's fields, already strings, no
+      -- string made for a part of it (each new string is hashed whole)
+      recs[n + 1], recs[n + 2] = id, id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' ..
+        (t.side or '') .. '|' .. (t.tk or '') .. '|' .. (t.mk or '') .. '|' .. (t.tu or '') .. '|' .. (t.mu or '') ..
+        '|' .. (t.tf or '') .. '|' .. (t.mf or '') .. bar .. (t.tpnl or '') .. bar .. (t.mpnl or '') .. bar ..
+        (t.tpos or '') .. bar .. (t.mpos or '') .. bar .. (t.tl or '') .. bar .. (t.ml or '') .. bar .. (t.tt or '')
       n = n + 2
     end
   end
