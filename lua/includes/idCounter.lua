@@ -14,15 +14,16 @@
 --- @include "includes/fmt"
 --- @include "includes/rcall"
 
--- k more ids from the counter at `key`: the first and the last
-local function idsReserve(key, k)
-  local top = (RCALL or rcallOf())('INCRBY', key, k)
+-- k more ids from the counter at `key`, k passed as text (kText): Redis prints a number argument
+-- with %.17g, dearer than fmt. The first and the last.
+local function idsReserve(key, k, kText)
+  local top = (RCALL or rcallOf())('INCRBY', key, kText)
   return top - k + 1, top
 end
 
 local function idsNextOrder(b, key)
   local id = b.oidNext
-  if not id then id, b.oidTop = idsReserve(key, b.n) end
+  if not id then id, b.oidTop = idsReserve(key, b.n, fmt(b.n)) end
   b.oidNext = id + 1
   return id
 end
@@ -30,9 +31,9 @@ end
 local function idsNextTrade(b, key)
   local id = b.tidNext
   if not id then
-    id, b.tidTop = idsReserve(key, b.n)
+    id, b.tidTop = idsReserve(key, b.n, fmt(b.n))
   elseif id > b.tidTop then
-    id, b.tidTop = idsReserve(key, 64)
+    id, b.tidTop = idsReserve(key, 64, '64')
   end
   b.tidNext = id + 1
   return id

@@ -16,11 +16,11 @@ local BOOK_SIDES = { 'bids', 'asks' }
 local function publishEvents(ctx)
   recordTrades(ctx)
   local call, nxt = RCALL or rcallOf(), TNEXT or tnextOf()
-  local events = ctx.events
+  local events, keys = ctx.events, ctx.keys
   local n = #events
   local seqText
   if ctx.bookChanged then
-    seqText = fmt(call('INCR', ctx.keys.seq))
+    seqText = fmt(call('INCR', keys.seq))
     for i = 1, 2 do
       local side = BOOK_SIDES[i]
       -- the level's total as changeLevel wrote it (includes/book; undoRollback puts back the same)
@@ -30,13 +30,13 @@ local function publishEvents(ctx)
       end
     end
   end
-  if ctx.lastTicks then call('SET', ctx.keys.last, fmt(ctx.lastTicks)) end
+  if ctx.lastTicks then call('SET', keys.last, fmt(ctx.lastTicks)) end
   if n == 0 then return end
   -- the entry's fields passed as they are (no field list to build and unpack)
   if seqText then
-    call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', 'ts', ctx.ts, 'seq', seqText, 'ev', (TCJSON or cjsonOf()).encode(events))
+    call('XADD', keys.events, 'MAXLEN', '~', ctx.maxlen, '*', 'ts', ctx.ts, 'seq', seqText, 'ev', (TCJSON or cjsonOf()).encode(events))
   else
-    call('XADD', ctx.keys.events, 'MAXLEN', '~', ctx.maxlen, '*', 'ts', ctx.ts, 'ev', (TCJSON or cjsonOf()).encode(events))
+    call('XADD', keys.events, 'MAXLEN', '~', ctx.maxlen, '*', 'ts', ctx.ts, 'ev', (TCJSON or cjsonOf()).encode(events))
   end
 end
 

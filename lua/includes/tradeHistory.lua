@@ -29,31 +29,23 @@
 -- Its two constants are literals where they are used (the library's top level is near Lua's 200
 -- locals): the retention without config, 7 days (604800000 ms), and at most 1000 records a ZADD.
 
-local function tradeHistoryKeys(P, kind, pair)
-  local suffix = kind .. ':' .. pair
-  return P .. 'trades:' .. suffix, P .. 'tradetimes:' .. suffix
-end
+-- A market's keys (above) by kind, engine prefix and pair: { records, times, users (a user's index
+-- is this and the user id), retention }. Made by the market's first command and kept while the
+-- library is loaded, as they are a function of the three alone: a command reads them, four
+-- concatenations fewer.
+local HISTORY_KEYS = { spot = {}, futures = {} }
 
--- A user's index is this prefix and the user id.
-local function userTradesPrefix(P, kind, pair)
-  return P .. 'utrades:' .. kind .. ':' .. pair .. ':'
-end
-
-local function tradeHistoryRetentionKey(P)
-  return P .. 'config:tradeHistoryMs'
-end
-
--- A trade's record (above): one concatenation of the `trade` event's fields, already strings (the
--- futures fields joined first: appended to a finished spot record they copied all of it again).
-local function tradeRecord(t, tsText, futures)
-  local tail = ''
-  if futures then
-    tail = '|' .. (t.tpnl or '') .. '|' .. (t.mpnl or '') .. '|' .. (t.tpos or '') .. '|' .. (t.mpos or '') .. '|' ..
-      (t.tl or '') .. '|' .. (t.ml or '') .. '|' .. (t.tt or '')
+local function historyKeysOf(P, kind, pair)
+  local byP = HISTORY_KEYS[kind][P]
+  if not byP then
+    byP = {}
+    HISTORY_KEYS[kind][P] = byP
   end
-  return t.id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' .. (t.side or '') .. '|' ..
-    (t.tk or '') .. '|' .. (t.mk or '') .. '|' .. (t.tu or '') .. '|' .. (t.mu or '') .. '|' .. (t.tf or '') .. '|' ..
-    (t.mf or '') .. tail
+  local suffix = kind .. ':' .. pair
+  local keys = { records = P .. 'trades:' .. suffix, times = P .. 'tradetimes:' .. suffix,
+    users = P .. 'utrades:' .. suffix .. ':', retention = P .. 'config:tradeHistoryMs' }
+  byP[pair] = keys
+  return keys
 end
 
 local function recordTrades(ctx)
@@ -70,21 +62,21 @@ local function recordTrades(ctx)
   local futures = ctx.fut ~= nil
   local kind = 'spot'
   if futures then kind = 'futures' end
-  local recKey, timeKey, retentionKey
+  local byP = HISTORY_KEYS[kind][P]
+  local keys = byP and byP[pair] or historyKeysOf(P, kind, pair)
+  local recKey, timeKey, retentionKey = keys.records, keys.times, keys.retention
   local given = ctx.keys and ctx.keys.history
-  if given then
-    recKey, timeKey, retentionKey = given.records, given.times, given.retention
-  else
-    recKey, timeKey = tradeHistoryKeys(P, kind, pair)
-  end
+  if given then recKey, timeKey, retentionKey = given.records, given.times, given.retention end
 
   -- numbers read by arithmetic, globals (redis, tonumber, string) not looked up: ~270 instructions each
   local call = RCALL or rcallOf()
   local ts = ctx.ts + 0
   local last = call('ZRANGE', timeKey, '-1', '-1', 'WITHSCORES')
   local lastTs = last[2] and last[2] + 0
-  if lastTs and lastTs > ts then ts = lastTs end
-  local tsText = fmt(ts)
+  -- at or before the index's last time, the trade time is that one and its text the reply's: the
+  -- index holds fmt's integers, and Redis prints an integer score as fmt does (below 2^53)
+  local tsText
+  if lastTs and lastTs >= ts then ts, tsText = lastTs, last[2] else tsText = fmt(ts) end
   -- a time the index already holds keeps its entry, the earlier command's first id: every lookup
   -- (the first entry at or after a time, src/market-data/trade-history.ts, and the trim below)
   -- finds that one before this command's, which would never be read
@@ -95,11 +87,14 @@ local function recordTrades(ctx)
   -- 1000 a command, well inside unpack's stack), each user's index entries one ZADD per
   -- trade: grouped per user they measured more instructions, the users of a batch being mostly all
   -- different
-  local users = userTradesPrefix(P, kind, pair)
+  local users = keys.users
   local unpackAll = TUNPACK or tunpackOf()
   -- the array sized for a batch's usual four trades by its constructor: grown from empty it
   -- rehashed at 1, 2, 4 and 8 entries
   local recs, n = { nil, nil, nil, nil, nil, nil, nil, nil }, 0
+  -- a spot trade has none of the futures fields, and `bar` '': its record ends at mf
+  local bar = ''
+  if futures then bar = '|' end
   for i = from, #events do
     local t = events[i]
     if t.e == 'trade' then
@@ -110,7 +105,12 @@ local function recordTrades(ctx)
         call('ZADD', recKey, unpackAll(recs, 1, n))
         n = 0
       end
-      recs[n + 1], recs[n + 2] = id, tradeRecord(t, tsText, futures)
+      -- its record (above): one concatenation of the `trade` event's fields, already strings, no
+      -- string made for a part of it (each new string is hashed whole)
+      recs[n + 1], recs[n + 2] = id, id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' ..
+        (t.side or '') .. '|' .. (t.tk or '') .. '|' .. (t.mk or '') .. '|' .. (t.tu or '') .. '|' .. (t.mu or '') ..
+        '|' .. (t.tf or '') .. '|' .. (t.mf or '') .. bar .. (t.tpnl or '') .. bar .. (t.mpnl or '') .. bar ..
+        (t.tpos or '') .. bar .. (t.mpos or '') .. bar .. (t.tl or '') .. bar .. (t.ml or '') .. bar .. (t.tt or '')
       n = n + 2
     end
   end
@@ -120,7 +120,7 @@ local function recordTrades(ctx)
   -- of each second of trade time (a market's first command has nothing to trim)
   -- the same second: ts and lastTs are non-negative integers, floor(x / 1000) is (x - x % 1000) / 1000
   if not lastTs or ts - ts % 1000 == lastTs - lastTs % 1000 then return end
-  local keepMs = tonumber(redis.call('GET', retentionKey or tradeHistoryRetentionKey(P)) or 604800000) -- 7 days
+  local keepMs = tonumber(redis.call('GET', retentionKey) or 604800000) -- 7 days
   local cutoff = ts - keepMs
   local oldest = redis.call('ZRANGE', timeKey, '0', '0', 'WITHSCORES')
   if tonumber(oldest[2]) >= cutoff then return end

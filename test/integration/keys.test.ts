@@ -68,8 +68,8 @@ return { futuresStatsKey(P, '7'), futuresDailyKey(P, '7'), futuresDaysKey(P, '7'
       const lua = resolveIncludes(
         LUA_DIR,
         `--- @include "includes/tradeHistory"
-local records, times = tradeHistoryKeys(ARGV[1], ARGV[2], ARGV[3])
-return { records, times, userTradesPrefix(ARGV[1], ARGV[2], ARGV[3]) .. 'u1', tradeHistoryRetentionKey(ARGV[1]) }`,
+local k = historyKeysOf(ARGV[1], ARGV[2], ARGV[3])
+return { k.records, k.times, k.users .. 'u1', k.retention }`,
         'trade-history-keys-probe.lua',
       );
       const k: Keys = ctx.keys;

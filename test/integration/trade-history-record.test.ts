@@ -23,8 +23,8 @@ local function recordTradesBefore(ctx)
   if given then
     recKey, timeKey, retentionKey = given.records, given.times, given.retention
   else
-    recKey, timeKey = tradeHistoryKeys(P, kind, pair)
-    retentionKey = tradeHistoryRetentionKey(P)
+    recKey, timeKey = P .. 'trades:' .. kind .. ':' .. pair, P .. 'tradetimes:' .. kind .. ':' .. pair
+    retentionKey = P .. 'config:tradeHistoryMs'
   end
 
   local ts = tonumber(ctx.ts)
@@ -33,6 +33,7 @@ local function recordTradesBefore(ctx)
   local tsText = string.format('%d', ts)
   redis.call('ZADD', timeKey, tsText, string.format('%016d', tonumber(trades[1].id)))
 
+  local userPrefix = P .. 'utrades:' .. kind .. ':' .. pair .. ':'
   local users = {}
   for _, t in ipairs(trades) do
     t.ts = tsText
@@ -42,8 +43,8 @@ local function recordTradesBefore(ctx)
       for _, f in ipairs(FIELDS_FUTURES) do parts[#parts + 1] = t[f] or '' end
     end
     redis.call('ZADD', recKey, t.id, table.concat(parts, '|'))
-    redis.call('ZADD', userTradesPrefix(P, kind, pair) .. t.tu, t.id, t.id .. ':t')
-    redis.call('ZADD', userTradesPrefix(P, kind, pair) .. t.mu, t.id, t.id .. ':m')
+    redis.call('ZADD', userPrefix .. t.tu, t.id, t.id .. ':t')
+    redis.call('ZADD', userPrefix .. t.mu, t.id, t.id .. ':m')
     users[t.tu] = true
     users[t.mu] = true
     t.ts = nil
@@ -59,7 +60,7 @@ local function recordTradesBefore(ctx)
   redis.call('ZREMRANGEBYSCORE', timeKey, '-inf', '(' .. string.format('%d', cutoff))
   redis.call('ZREMRANGEBYSCORE', recKey, '-inf', firstKept)
   for user in pairs(users) do
-    redis.call('ZREMRANGEBYSCORE', userTradesPrefix(P, kind, pair) .. user, '-inf', firstKept)
+    redis.call('ZREMRANGEBYSCORE', userPrefix .. user, '-inf', firstKept)
   end
 end
 `;

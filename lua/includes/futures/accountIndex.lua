@@ -23,8 +23,8 @@
 local function fIndexAccount(ctx, o)
   local status = o.status
   local open, was = status == FST.CREATED or status == FST.IN_POSITION, o.wasOpen
-  local placed = was == nil
   if open == was then return end
+  local placed = was == nil
   -- the names are there once the command has met the account: no call for them
   local keys = ctx.accounts[o.acct] or fAccountKeys(ctx, o.acct)
   local idx, call = o.idText or fmt(o.id), RCALL or rcallOf()

@@ -18,6 +18,7 @@
 -- with the trigger and account indices of the opening orders.
 local function fFlush(ctx)
   local dirty, call = ctx.dirtyOrder, RCALL or rcallOf()
+  local ts, orderKeys = ctx.ts, ctx.orderKeys
   -- a numeric for: ipairs calls its C iterator once per object
   for i = 1, #dirty do
     local o = dirty[i]
@@ -32,9 +33,9 @@ local function fFlush(ctx)
       if tracked == nil then tracked = fStatsTracked(ctx, o.acct) end
       if tracked then fStatsOrder(ctx, o) end
     end
-    local state = fStateText(o, ctx.ts)
+    local state = fStateText(o, ts)
     -- a new order's fixed fields go out in the same HSET
-    local key = ctx.orderKeys[o.id] or fOrderKey(ctx, o.id)
+    local key = orderKeys[o.id] or fOrderKey(ctx, o.id)
     if o.fixed then
       call('HSET', key, 'futures', o.fixed, 'state', state)
       o.fixed = nil

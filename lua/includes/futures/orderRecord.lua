@@ -75,21 +75,24 @@ local function fStateText(o, ts)
   if o.status == '50' then liq = o.liqText or '' end
   if o.tp then tp = fmt(o.tp) end
   if o.sl then sl = fmt(o.sl) end
-  local filled, cost, margin = o.filled, o.cost, o.margin
-  if filled == 0 and cost == 0 and margin == 0 and o.openQty == 0 and o.ecost == 0 and o.imargin == 0 and o.fee == 0
+  -- the numbers, read once: their texts take the names below
+  local filledN, costN, marginN = o.filled, o.cost, o.margin
+  if filledN == 0 and costN == 0 and marginN == 0 and o.openQty == 0 and o.ecost == 0 and o.imargin == 0 and o.fee == 0
     and o.rpnl == 0 and o.funding == 0 then
     -- an order that has not traded (a resting order's first write)
     return '0|' .. fmt(o.rsv) .. '|0|0|0|0|0|0|0|0|' .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|'
       .. (o.closeOrd or '') .. '|' .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
   end
   -- a filled order's amount as the record already holds it: a new order's from ARGV, a loaded one's as read
-  if filled == o.amount then filled = o.amountText or fmt(filled) else filled = fmt(filled) end
-  cost, margin = fmtAgain(LAST_PRINTED.cost, cost), fmtAgain(LAST_PRINTED.margin, margin)
+  local filled
+  if filledN == o.amount then filled = o.amountText or fmt(filledN) else filled = fmt(filledN) end
+  local last = LAST_PRINTED
+  local cost, margin = fmtAgain(last.cost, costN), fmtAgain(last.margin, marginN)
   -- pairs that are equal until a position is closed or funded, printed once
   local openQty, ecost, imargin = filled, cost, margin
-  if o.openQty ~= o.filled then openQty = fmt(o.openQty) end
-  if o.ecost ~= o.cost then ecost = fmt(o.ecost) end
-  if o.imargin ~= o.margin then imargin = fmt(o.imargin) end
+  if o.openQty ~= filledN then openQty = fmt(o.openQty) end
+  if o.ecost ~= costN then ecost = fmt(o.ecost) end
+  if o.imargin ~= marginN then imargin = fmt(o.imargin) end
   -- a fee the trade event printed (includes/futures/settlement fFill)
   local fee = o.fee
   if fee == o.feeOf then fee = o.feeText else fee = fmt(fee) end

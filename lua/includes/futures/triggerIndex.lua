@@ -26,33 +26,6 @@ local function fLiqPending(b, field)
   return t
 end
 
--- Sets the position `idx`'s liquidation entry: `score` (text) in its side's index, or out of both
--- (score false); at once, or at the batch's end when the command is one (header).
-local function fSetLiqEntry(ctx, long, idx, score)
-  local b = ctx.ids
-  if b then
-    local t
-    if not score then
-      t = b.liqGone or fLiqPending(b, 'liqGone')
-      t[#t + 1] = idx
-      return
-    end
-    if long then t = b.liqL or fLiqPending(b, 'liqL') else t = b.liqS or fLiqPending(b, 'liqS') end
-    local n = #t
-    t[n + 1], t[n + 2] = score, idx
-    return
-  end
-  local k, call = ctx.fkeys, RCALL or rcallOf()
-  if not score then
-    call('ZREM', k.liqL, idx)
-    call('ZREM', k.liqS, idx)
-  elseif long then
-    call('ZADD', k.liqL, score, idx)
-  else
-    call('ZADD', k.liqS, score, idx)
-  end
-end
-
 -- Writes a batch's pending liquidation entries (fLiqPending): one ZADD per side, then the positions
 -- that left force out of both (a position that leaves force never comes back, so its removal,
 -- written last, is its last entry).
@@ -68,27 +41,53 @@ local function fWriteLiqEntries(b, liqL, liqS)
   end
 end
 
--- Re-indexes one opening order as it now stands (called for each changed order by fFlush).
+-- Re-indexes one opening order as it now stands (called by fFlush for each changed order in force,
+-- or in force when loaded): its liquidation entry, the price in its side's index or out of both,
+-- at once or at the batch's end when the command is one (header); then its TP/SL entries.
 local function fIndex(ctx, o)
-  local k, call = ctx.fkeys, RCALL or rcallOf()
-  local long = o.side == 'buy'
-  local idx = o.idText or fmt(o.id)
+  local long, idx = o.side == 'buy', o.idText or fmt(o.id)
+  local liqText = false
   if o.status == FST.IN_POSITION and o.openQty > 0 then
     -- scores as text: Redis 7.0 prints a Lua number argument with %.17g, dearer than fmt; the
     -- liquidation price printed here is the record's (o.liqText, includes/futures/orderRecord),
     -- kept as text alone: nothing reads the number, and a new order has no slot to spare for it
-    local liqText = fmt(fLiqPrice(ctx, o))
+    liqText = fmt(fLiqPrice(ctx, o))
     o.liqText = liqText
-    fSetLiqEntry(ctx, long, idx, liqText)
-    -- a position that was not in force yet has no entries to remove: one with no TP/SL (the
-    -- commonest, a new one) has nothing more to do
-    if not (o.tp or o.sl or o.wasActive) then return end
+  elseif not o.wasActive then
+    return
+  end
+  local b = ctx.ids
+  if b then
+    local t
+    if liqText then
+      if long then t = b.liqL or fLiqPending(b, 'liqL') else t = b.liqS or fLiqPending(b, 'liqS') end
+      local n = #t
+      t[n + 1], t[n + 2] = liqText, idx
+    else
+      t = b.liqGone or fLiqPending(b, 'liqGone')
+      t[#t + 1] = idx
+    end
+  else
+    local k, call = ctx.fkeys, RCALL or rcallOf()
+    if not liqText then
+      call('ZREM', k.liqL, idx)
+      call('ZREM', k.liqS, idx)
+    elseif long then
+      call('ZADD', k.liqL, liqText, idx)
+    else
+      call('ZADD', k.liqS, liqText, idx)
+    end
+  end
+  -- a position that was not in force yet has no entries to remove: one with no TP/SL (the
+  -- commonest, a new one) has nothing more to do
+  if liqText and not (o.tp or o.sl or o.wasActive) then return end
+  local k, call = ctx.fkeys, RCALL or rcallOf()
+  if liqText then
     local tpKey, slKey = k.tpS, k.slS
     if long then tpKey, slKey = k.tpL, k.slL end
     if o.tp then call('ZADD', tpKey, fmt(o.tp), idx) elseif o.wasActive then call('ZREM', tpKey, idx) end
     if o.sl then call('ZADD', slKey, fmt(o.sl), idx) elseif o.wasActive then call('ZREM', slKey, idx) end
-  elseif o.wasActive then
-    fSetLiqEntry(ctx, long, idx, false)
+  else
     for _, key in ipairs({ k.tpL, k.tpS, k.slL, k.slS }) do call('ZREM', key, idx) end
   end
 end
