@@ -60,13 +60,14 @@ end
 
 -- The best resting order of a side: id, price in ticks, book member, price as text; nil when the
 -- side is empty. The score of an integer price comes back as its digits ('%.17g'), a bid's negated.
--- Read by arithmetic: one string conversion each, where tonumber makes two.
+-- Read by arithmetic: one string conversion each, where tonumber makes two. A bid's sign goes by
+-- the string's method (its metatable's table), not the global `string` (~270 instructions a lookup).
 local function bestOrder(ctx, side)
   local call = RCALL or rcallOf()
   local top = call('ZRANGE', ctx.keys.book[side], '0', '0', 'WITHSCORES')
   if #top == 0 then return nil end
   local p = top[2]
-  if side == 'bids' then p = string.sub(p, 2) end
+  if side == 'bids' then p = p:sub(2) end
   return top[1] + 0, p + 0, top[1], p
 end
 

@@ -19,6 +19,7 @@
   per command.
 ]]
 --- @include "includes/keys"
+--- @include "includes/fmt"
 
 -- The market's keys as ctx.keys (book, counters, money) and ctx.fkeys (trigger indices) hold them.
 local function futuresMarketKeys(KEYS)
@@ -46,11 +47,12 @@ local function fKnowAccount(ctx, acct, hashKey, openKey, finishedKey)
 end
 
 -- An order's hash: the caller's from KEYS, any other (a maker met in the book, a position found by
--- a sweep, a new order) built from the engine prefix. `id` is a number.
+-- a sweep, a new order) built from the engine prefix. `id` is a number, printed by fmt: `..` would
+-- print it with '%.14g' (slower, and in exponent form past 1e14).
 local function fOrderKey(ctx, id)
   local k = ctx.orderKeys[id]
   if not k then
-    k = orderKey(ctx.P, id)
+    k = orderKey(ctx.P, fmt(id))
     ctx.orderKeys[id] = k
   end
   return k
