@@ -21,13 +21,15 @@ local function addDelta(ctx, key, field, v)
   ctx.deltaOrder[#ctx.deltaOrder + 1] = key
 end
 
--- Moves `v` from one field of `key` to another (a reservation: balance to locked). A hash with no
--- pending change gets both in one constructor, not an empty table grown twice.
-local function moveDelta(ctx, key, from, to, v)
-  if v == 0 then return end
-  local byField = ctx.deltas[key]
-  if byField then
-    addDelta(ctx, key, from, -v)
+-- Moves `v` from one field of `key` to another and takes `cost` (nil: none) more from the first:
+-- a reservation (balance to locked), a fill's margin and fee, a reservation given back. One call
+-- for both fields; a hash with no pending change gets both in one constructor, not an empty table
+-- grown twice. A field whose change is 0 is left alone, as addDelta leaves it.
+local function moveDelta(ctx, key, from, to, v, cost)
+  local out = v
+  if cost then out = v + cost end
+  if v == 0 or out == 0 then
+    addDelta(ctx, key, from, -out)
     addDelta(ctx, key, to, v)
     return
   end
@@ -35,7 +37,13 @@ local function moveDelta(ctx, key, from, to, v)
     undoDelta(ctx, key, from)
     undoDelta(ctx, key, to)
   end
-  ctx.deltas[key] = { [from] = -v, [to] = v }
+  local byField = ctx.deltas[key]
+  if byField then
+    byField[from] = (byField[from] or 0) - out
+    byField[to] = (byField[to] or 0) + v
+    return
+  end
+  ctx.deltas[key] = { [from] = -out, [to] = v }
   ctx.deltaOrder[#ctx.deltaOrder + 1] = key
 end
 

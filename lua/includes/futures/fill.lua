@@ -55,31 +55,9 @@ local function fCloseFill(ctx, o, ticks, q, fee, akey)
   return pnl, pos
 end
 
--- An opening order's side of a fill: q lots at ticks (notional n) join its position, for fee.
-local function fOpenFill(ctx, o, ticks, q, fee, akey, n)
-  -- a fill of all its remaining lots (the commonest) leaves nothing reserved: no fReserveAfter call
-  local newRsv = 0
-  if o.remaining > q then newRsv = fReserveAfter(ctx, o, q) end
-  local m = fMargin(n, o.lev)
-  local delta = newRsv - o.rsv
-  addDelta(ctx, akey, 'locked', m + delta)
-  addDelta(ctx, akey, 'balance', -(m + fee + delta))
-  addDelta(ctx, ctx.keys.fees, ctx.fut.cur, fee)
-  local tq = ticks * q
-  o.rsv = newRsv
-  o.filled = o.filled + q
-  o.cost = o.cost + tq
-  o.ecost = o.ecost + tq
-  o.openQty = o.openQty + q
-  o.margin = o.margin + m
-  o.imargin = o.imargin + m
-  o.fee = o.fee + fee
-  o.status = FST.IN_POSITION
-  fDirty(ctx, o)
-end
-
 -- One side of a fill, of notional n (fNotional(ticks, q): both sides share it; nil computes it).
--- Returns fee, realized pnl, position.
+-- Returns fee, realized pnl, position. An opening order's side (q lots at ticks join its position)
+-- is written here, its one caller: a call fewer per side.
 local function fPartyFill(ctx, o, ticks, q, isTaker, n)
   local f = ctx.fut
   n = n or fNotional(ctx, ticks, q)
@@ -99,6 +77,23 @@ local function fPartyFill(ctx, o, ticks, q, isTaker, n)
     local pnl, pos = fCloseFill(ctx, o, ticks, q, fee, akey)
     return fee, pnl, pos
   end
-  fOpenFill(ctx, o, ticks, q, fee, akey, n)
+  -- a fill of all its remaining lots (the commonest) leaves nothing reserved: no fReserveAfter call
+  local newRsv = 0
+  if o.remaining > q then newRsv = fReserveAfter(ctx, o, q) end
+  local m = fMargin(n, o.lev)
+  -- the margin and the reservation's change go from the balance to locked, the fee out of the balance
+  moveDelta(ctx, akey, 'balance', 'locked', m + newRsv - o.rsv, fee)
+  addDelta(ctx, ctx.keys.fees, f.cur, fee)
+  local tq = ticks * q
+  o.rsv = newRsv
+  o.filled = o.filled + q
+  o.cost = o.cost + tq
+  o.ecost = o.ecost + tq
+  o.openQty = o.openQty + q
+  o.margin = o.margin + m
+  o.imargin = o.imargin + m
+  o.fee = o.fee + fee
+  o.status = FST.IN_POSITION
+  fDirty(ctx, o)
   return fee, 0, o
 end

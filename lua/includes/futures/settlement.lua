@@ -76,9 +76,7 @@ end
 -- An opening order stops resting: its reservation goes back; unfilled it is cancelled.
 local function fReleaseRest(ctx, o)
   if o.rsv > 0 then
-    local akey = fAccountKeys(ctx, o.acct).hash
-    addDelta(ctx, akey, 'locked', -o.rsv)
-    addDelta(ctx, akey, 'balance', o.rsv)
+    moveDelta(ctx, fAccountKeys(ctx, o.acct).hash, 'locked', 'balance', o.rsv)
     o.rsv = 0
   end
   if o.filled == 0 then o.status = FST.CANCELLED end
