@@ -42,6 +42,25 @@ return { orderKey(P, '42'), walletAvailKey(P, 'u1'), walletRsvKey(P, 'u1'), user
     }
   });
 
+  it('for a futures order met by its numeric id, past 1e14 too (printed whole, not in exponent form)', async () => {
+    const ctx = await testContext();
+    try {
+      const lua = resolveIncludes(
+        LUA_DIR,
+        `--- @include "includes/futures/commandKeys"
+local ctx = { P = ARGV[1], orderKeys = {} }
+return { fOrderKey(ctx, 42), fOrderKey(ctx, 123456789012345), fOrderKey(ctx, 9007199254740991) }`,
+        'order-key-probe.lua',
+      );
+      const k: Keys = ctx.keys;
+      expect(await ctx.redis.eval(lua, 0, k.engine)).toEqual([
+        k.order(42), k.order('123456789012345'), k.order('9007199254740991'),
+      ]);
+    } finally {
+      await ctx.cleanup();
+    }
+  });
+
   it('for the trading aggregates and rankings of futures accounts', async () => {
     const ctx = await testContext();
     try {
