@@ -43,9 +43,14 @@ end
 -- of the library's top-level locals): a market's never change once it is created
 -- (lua/markets/createPair), they are made from the text alone, so one text is one table, and no
 -- command writes to it. One entry a market.
+-- The market as the call's orders share it ({ keys, fkeys, fut }) is kept too, by its pair hash's
+-- key: the other 21 names are a function of it (src/futures/futures-script-keys.ts builds them from
+-- the engine prefix and the pair), two of them are checked anyway, and nothing writes to the tables.
+-- Kept, the names stay interned strings: FCALL's conversion of KEYS then finds each one made
+-- (no allocation, no collection), and no command builds the six tables of the keys again.
 local futuresMarketFor
 do
-  local parsed = {}
+  local parsed, known = {}, {}
   futuresMarketFor = function(KEYS)
     local call = RCALL or rcallOf()
     local text = call('HGET', KEYS[1], 'futParams')
@@ -71,8 +76,14 @@ do
         liqNum = liqNum, liqDenL = liqDenL, liqDenS = liqDenS }
       parsed[text] = fut
     end
+    local market = known[KEYS[1]]
+    if market and market.fut == fut and market.keys.book.bids == KEYS[2] and market.fkeys.liqS == KEYS[21] then
+      return market
+    end
     local keys, fkeys = futuresMarketKeys(KEYS)
-    return { keys = keys, fkeys = fkeys, fut = fut }
+    market = { keys = keys, fkeys = fkeys, fut = fut }
+    known[KEYS[1]] = market
+    return market
   end
 end
 
