@@ -52,8 +52,12 @@ describe('follower risk controls', () => {
     const [f] = await copyOrders('sam');
     expect(f.futuresOrderStatus).toBe(50);
     expect(await b.ctx.copy.settlement.settleAll()).toBe(1); // still within 1 %: settled, not stopped
-    // the mark follows the index plus the average basis of the last seconds' samples (mid − index),
-    // which depends on how many seconds the test took: 70 puts 0.5 BTC from ~101 over 1 % of 500 in any case
+    // the mark follows the index plus the average basis of the last seconds' samples (mid − index):
+    // with no sample before the drop, the drop's own (~101 − 70) would be the whole average and keep
+    // the mark at the mid. So one sample at today's index first, in a second of its own (a second
+    // is sampled once), whatever the test's timing: then 70 puts 0.5 BTC from ~101 over 1 % of 500
+    await new Promise((ok) => setTimeout(ok, 1005 - (Date.now() % 1000)));
+    await b.ctx.futures.risk.tick('BTC_USDT');
     expect((await b.setIndex('BTC_USDT', 70)).status).toBe(200);
     expect(await b.ctx.copy.settlement.settleAll()).toBe(0);
     const [fin] = (await b.get('sam', '/api/copy-slave/following?onlyHistory=true')).body.items;
