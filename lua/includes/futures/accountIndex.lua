@@ -11,6 +11,7 @@
   when the order ends, by whatever command ends it.
 ]]
 --- @include "includes/futures/context"
+--- @include "includes/keys"
 --- @include "includes/fmt"
 --- @include "includes/rcall"
 
@@ -29,9 +30,9 @@ local function fIndexAccount(ctx, o)
   local keys = ctx.accounts[o.acct] or fAccountKeys(ctx, o.acct)
   local idx, call = o.idText or fmt(o.id), RCALL or rcallOf()
   if open then
-    call('ZADD', keys.open, idx, idx)
+    call('ZADD', keys.open or futuresAccountOpenKey(ctx.P, o.acct), idx, idx)
   else
-    if was then call('ZREM', keys.open, idx) end
+    if was then call('ZREM', keys.open or futuresAccountOpenKey(ctx.P, o.acct), idx) end
     call('ZADD', keys.finished or futuresAccountOrdersKey(ctx.P, o.acct), idx, idx)
   end
   if not placed then o.wasOpen = open end
