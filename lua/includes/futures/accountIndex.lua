@@ -23,7 +23,8 @@
 -- key more would outgrow its table's slots.
 local function fIndexAccount(ctx, o)
   local status = o.status
-  local open, was = status == FST.CREATED or status == FST.IN_POSITION, o.wasOpen
+  -- FST.CREATED and FST.IN_POSITION as literals: two table reads fewer for every order written
+  local open, was = status == '10' or status == '50', o.wasOpen
   if open == was then return end
   local placed = was == nil
   -- the names are there once the command has met the account: no call for them

@@ -168,8 +168,8 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   local o = { id = id, idText = idText, amountText = amountText, role = 'open',
     user = user, acct = acctId, side = side, pair = pair,
     price = price, limit = price, amount = amount, filled = 0, remaining = amount, rsv = 0, lev = lev, cost = 0, ecost = 0, openQty = 0,
-    margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED,
-    isMarket = isMarket, resting = '0', fixed = false }
+    margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = '10',
+    isMarket = isMarket, resting = '0', fixed = false } -- status '10': FST.CREATED
   if tp then o.tp = tp end
   if sl then o.sl = sl end
   ctx.objs[id] = o

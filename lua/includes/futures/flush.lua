@@ -20,13 +20,14 @@ local function fFlush(ctx)
   local dirty, call = ctx.dirtyOrder, RCALL or rcallOf()
   -- read once for the loop (fStatsTracked makes ctx.tracked when there is none: a nil here only
   -- costs that call, which reads it)
-  local ts, orderKeys, known, inPosition = ctx.ts, ctx.orderKeys, ctx.tracked, FST.IN_POSITION
+  local ts, orderKeys, known = ctx.ts, ctx.orderKeys, ctx.tracked
   -- a numeric for: ipairs calls its C iterator once per object
   for i = 1, #dirty do
     local o = dirty[i]
     if o.role ~= 'close' then
       -- an order neither in force nor in force when loaded has no trigger entries to write
-      if o.status == inPosition or o.wasActive then fIndex(ctx, o) end
+      -- '50': FST.IN_POSITION, as a literal (no table read)
+      if o.status == '50' or o.wasActive then fIndex(ctx, o) end
       fIndexAccount(ctx, o)
       -- aggregates only for the accounts copy trading reads (includes/futures/accountStats); the
       -- answer the command already has is read here, without a call
