@@ -192,8 +192,9 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT, bestId, best, bestMember, bestText)
   end
 
-  if not isMarket and not ioc and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then
-    restOrder(ctx, own, id, price, o.remaining, priceText, o.remaining == amount and amountText or nil, idText)
+  local remaining = o.remaining
+  if not isMarket and not ioc and outcome == 'stopped' and remaining > 0 and not o.budgetSpent then
+    restOrder(ctx, own, id, price, remaining, priceText, remaining == amount and amountText or nil, idText)
     o.resting = '1'
   else
     fReleaseRest(ctx, o)
