@@ -11,6 +11,7 @@
   when the order ends, by whatever command ends it.
 ]]
 --- @include "includes/futures/context"
+--- @include "includes/keys"
 --- @include "includes/fmt"
 --- @include "includes/rcall"
 
@@ -22,16 +23,17 @@
 -- key more would outgrow its table's slots.
 local function fIndexAccount(ctx, o)
   local status = o.status
-  local open, was = status == FST.CREATED or status == FST.IN_POSITION, o.wasOpen
+  -- FST.CREATED and FST.IN_POSITION as literals: two table reads fewer for every order written
+  local open, was = status == '10' or status == '50', o.wasOpen
   if open == was then return end
   local placed = was == nil
   -- the names are there once the command has met the account: no call for them
   local keys = ctx.accounts[o.acct] or fAccountKeys(ctx, o.acct)
   local idx, call = o.idText or fmt(o.id), RCALL or rcallOf()
   if open then
-    call('ZADD', keys.open, idx, idx)
+    call('ZADD', keys.open or futuresAccountOpenKey(ctx.P, o.acct), idx, idx)
   else
-    if was then call('ZREM', keys.open, idx) end
+    if was then call('ZREM', keys.open or futuresAccountOpenKey(ctx.P, o.acct), idx) end
     call('ZADD', keys.finished or futuresAccountOrdersKey(ctx.P, o.acct), idx, idx)
   end
   if not placed then o.wasOpen = open end

@@ -58,12 +58,14 @@ local function fOrderKey(ctx, id)
   return k
 end
 
--- An account's hash and open-orders index: the caller's from KEYS, any other's (a maker met in the
--- book, a position found by a sweep) built from the engine prefix.
+-- An account's hash (and, when the caller passed them, its order indices): the caller's from KEYS,
+-- any other's (a maker met in the book, a position found by a sweep) built from the engine prefix.
+-- The open-orders index is built where it is used (includes/futures/accountIndex): most accounts met
+-- never need it (a maker's position stays open).
 local function fAccountKeys(ctx, acct)
   local k = ctx.accounts[acct]
   if not k then
-    k = { hash = futuresAccountKey(ctx.P, acct), open = futuresAccountOpenKey(ctx.P, acct) }
+    k = { hash = futuresAccountKey(ctx.P, acct) }
     ctx.accounts[acct] = k
   end
   return k

@@ -71,7 +71,9 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the price and amount as text: ARGV's are canonical (src/futures/futures-engine.ts)
   local user, side, priceText, amountText, acctId, ts, opts =
     ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7]
-  local price, amount = fOptTicks(priceText), amountText + 0
+  -- fOptTicks' test inline for the price every order has (a call per order): '' is a market order's
+  local price, amount = nil, amountText + 0
+  if priceText ~= '' then price = priceText + 0 end
   -- a plain limit order (most of them) comes without options: nothing to read for it. Else one
   -- text, "<market 0|1><0|1 postOnly|I immediate or cancel><stp 0-3>|tp|sl|clientOrderId"; IOC is a
   -- limit order that never rests (post-only and IOC exclude each other)
@@ -97,9 +99,10 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   local acct = call('HMGET', acctKey, 'user', 'currency', 'lev', 'balance', 'stats', 'locked')
   if acct[1] ~= user then return { 'ERR', 'ACCOUNT_NOT_FOUND', acctId } end
   fStatsKnow(ctx, acctId, acct[5])
-  if acct[2] ~= ctx.fut.cur then return { 'ERR', 'CURRENCY_MISMATCH', ctx.fut.cur } end
+  local fut = ctx.fut
+  if acct[2] ~= fut.cur then return { 'ERR', 'CURRENCY_MISMATCH', fut.cur } end
   local lev = acct[3] + 0
-  if lev > ctx.fut.maxLev then return { 'ERR', 'LEVERAGE_ABOVE_MAX', fmt(ctx.fut.maxLev) } end
+  if lev > fut.maxLev then return { 'ERR', 'LEVERAGE_ABOVE_MAX', fmt(fut.maxLev) } end
 
   local long = side == 'buy'
   local opp, own = OPPOSITE_SIDE[side], OWN_SIDE[side]
@@ -165,8 +168,8 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   local o = { id = id, idText = idText, amountText = amountText, role = 'open',
     user = user, acct = acctId, side = side, pair = pair,
     price = price, limit = price, amount = amount, filled = 0, remaining = amount, rsv = 0, lev = lev, cost = 0, ecost = 0, openQty = 0,
-    margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = FST.CREATED,
-    isMarket = isMarket, resting = '0', fixed = false }
+    margin = 0, imargin = 0, fee = 0, rpnl = 0, funding = 0, stp = stp, status = '10',
+    isMarket = isMarket, resting = '0', fixed = false } -- status '10': FST.CREATED
   if tp then o.tp = tp end
   if sl then o.sl = sl end
   ctx.objs[id] = o
@@ -176,7 +179,8 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     if checkAt == price then o.rsv = need else o.rsv = fReserve(ctx, price, amount, lev) end
     moveDelta(ctx, acctKey, 'balance', 'locked', o.rsv)
   end
-  ctx.events[#ctx.events + 1] = { e = 'accepted', id = idText, u = user, side = side,
+  local events = ctx.events
+  events[#events + 1] = { e = 'accepted', id = idText, u = user, side = side,
     type = isMarket and 'market' or 'limit', p = priceText, a = amountText }
 
   local outcome
@@ -188,15 +192,16 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     outcome = matchOrder(ctx, o, FUTURES_SETTLEMENT, bestId, best, bestMember, bestText)
   end
 
-  if not isMarket and not ioc and outcome == 'stopped' and o.remaining > 0 and not o.budgetSpent then
-    restOrder(ctx, own, id, price, o.remaining, priceText, o.remaining == amount and amountText or nil, idText)
+  local remaining = o.remaining
+  if not isMarket and not ioc and outcome == 'stopped' and remaining > 0 and not o.budgetSpent then
+    restOrder(ctx, own, id, price, remaining, priceText, remaining == amount and amountText or nil, idText)
     o.resting = '1'
   else
     fReleaseRest(ctx, o)
     if o.filled == 0 and o.budgetSpent then o.status = FST.ERROR end
     local st = 'filled'
     if o.remaining > 0 then st = 'expired' end
-    ctx.events[#ctx.events + 1] = { e = 'done', id = idText, u = user, status = st }
+    events[#events + 1] = { e = 'done', id = idText, u = user, status = st }
   end
 
   -- written with the order's first flush (fFlush), in one HSET

@@ -18,17 +18,19 @@
 -- with the trigger and account indices of the opening orders.
 local function fFlush(ctx)
   local dirty, call = ctx.dirtyOrder, RCALL or rcallOf()
-  local ts, orderKeys = ctx.ts, ctx.orderKeys
+  -- read once for the loop (fStatsTracked makes ctx.tracked when there is none: a nil here only
+  -- costs that call, which reads it)
+  local ts, orderKeys, known = ctx.ts, ctx.orderKeys, ctx.tracked
   -- a numeric for: ipairs calls its C iterator once per object
   for i = 1, #dirty do
     local o = dirty[i]
     if o.role ~= 'close' then
       -- an order neither in force nor in force when loaded has no trigger entries to write
-      if o.status == FST.IN_POSITION or o.wasActive then fIndex(ctx, o) end
+      -- '50': FST.IN_POSITION, as a literal (no table read)
+      if o.status == '50' or o.wasActive then fIndex(ctx, o) end
       fIndexAccount(ctx, o)
       -- aggregates only for the accounts copy trading reads (includes/futures/accountStats); the
       -- answer the command already has is read here, without a call
-      local known = ctx.tracked
       local tracked = known and known[o.acct]
       if tracked == nil then tracked = fStatsTracked(ctx, o.acct) end
       if tracked then fStatsOrder(ctx, o) end

@@ -71,16 +71,17 @@ end
 -- liquidation price is text only (liqText): fIndex's, or a loaded position's as its record holds it.
 local function fStateText(o, ts)
   if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts end
-  local liq, tp, sl = '', '', ''
-  if o.status == '50' then liq = o.liqText or '' end
-  if o.tp then tp = fmt(o.tp) end
-  if o.sl then sl = fmt(o.sl) end
+  -- fields read twice, read once
+  local status, tp, sl, liq = o.status, o.tp, o.sl, ''
+  if status == '50' then liq = o.liqText or '' end
+  if tp then tp = fmt(tp) else tp = '' end
+  if sl then sl = fmt(sl) else sl = '' end
   -- the numbers, read once: their texts take the names below
   local filledN, costN, marginN = o.filled, o.cost, o.margin
   if filledN == 0 and costN == 0 and marginN == 0 and o.openQty == 0 and o.ecost == 0 and o.imargin == 0 and o.fee == 0
     and o.rpnl == 0 and o.funding == 0 then
     -- an order that has not traded (a resting order's first write)
-    return '0|' .. fmt(o.rsv) .. '|0|0|0|0|0|0|0|0|' .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|'
+    return '0|' .. fmt(o.rsv) .. '|0|0|0|0|0|0|0|0|' .. status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|'
       .. (o.closeOrd or '') .. '|' .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
   end
   -- a filled order's amount as the record already holds it: a new order's from ARGV, a loaded one's as read
@@ -104,7 +105,7 @@ local function fStateText(o, ts)
   if funding == 0 then funding = '0' else funding = fmt(funding) end
   return filled .. '|' .. rsv .. '|' .. cost .. '|' .. ecost .. '|' .. openQty .. '|'
     .. margin .. '|' .. imargin .. '|' .. fee .. '|' .. rpnl .. '|' .. funding .. '|'
-    .. o.status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|' .. (o.closeOrd or '') .. '|'
+    .. status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|' .. (o.closeOrd or '') .. '|'
     .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
 end
 

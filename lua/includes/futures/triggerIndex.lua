@@ -47,7 +47,8 @@ end
 local function fIndex(ctx, o)
   local long, idx = o.side == 'buy', o.idText or fmt(o.id)
   local liqText = false
-  if o.status == FST.IN_POSITION and o.openQty > 0 then
+  -- '50': FST.IN_POSITION, as a literal (no table read)
+  if o.status == '50' and o.openQty > 0 then
     -- scores as text: Redis 7.0 prints a Lua number argument with %.17g, dearer than fmt; the
     -- liquidation price printed here is the record's (o.liqText, includes/futures/orderRecord),
     -- kept as text alone: nothing reads the number, and a new order has no slot to spare for it
