@@ -11,14 +11,16 @@
 local function addDelta(ctx, key, field, v)
   if v == 0 then return end
   if ctx.undo then undoDelta(ctx, key, field) end
-  local byField = ctx.deltas[key]
+  local deltas = ctx.deltas
+  local byField = deltas[key]
   if byField then
     byField[field] = (byField[field] or 0) + v
     return
   end
   -- a hash with no pending change gets its field in the constructor, not an empty table grown
-  ctx.deltas[key] = { [field] = v }
-  ctx.deltaOrder[#ctx.deltaOrder + 1] = key
+  deltas[key] = { [field] = v }
+  local order = ctx.deltaOrder
+  order[#order + 1] = key
 end
 
 -- Moves `v` from one field of `key` to another and takes `cost` (nil: none) more from the first:
@@ -37,14 +39,16 @@ local function moveDelta(ctx, key, from, to, v, cost)
     undoDelta(ctx, key, from)
     undoDelta(ctx, key, to)
   end
-  local byField = ctx.deltas[key]
+  local deltas = ctx.deltas
+  local byField = deltas[key]
   if byField then
     byField[from] = (byField[from] or 0) - out
     byField[to] = (byField[to] or 0) + v
     return
   end
-  ctx.deltas[key] = { [from] = -out, [to] = v }
-  ctx.deltaOrder[#ctx.deltaOrder + 1] = key
+  deltas[key] = { [from] = -out, [to] = v }
+  local order = ctx.deltaOrder
+  order[#order + 1] = key
 end
 
 -- `values` (field -> number) are what the command read of `key`, a hash nothing but its deltas
@@ -60,12 +64,12 @@ end
 -- caller to write with flushHeld once it has gathered those of several commands (a batch's fees
 -- pot, which none of its orders reads).
 local function flushDeltas(ctx, holdKey, held)
-  local known, order, call, nx = ctx.known, ctx.deltaOrder, RCALL or rcallOf(), TNEXT or tnextOf()
+  local deltas, known, order, call, nx = ctx.deltas, ctx.known, ctx.deltaOrder, RCALL or rcallOf(), TNEXT or tnextOf()
   -- a numeric for: ipairs calls its C iterator once per key
   for i = 1, #order do
     local key = order[i]
     if key == holdKey then
-      local byField = ctx.deltas[key]
+      local byField = deltas[key]
       if held then
         for field, v in nx, byField do held[field] = (held[field] or 0) + v end
       else
@@ -75,7 +79,7 @@ local function flushDeltas(ctx, holdKey, held)
       local values = known and known[key]
       -- the first two known fields (an order's balance and locked) in locals, any more in a table
       local f1, v1, f2, v2, more
-      for field, v in nx, ctx.deltas[key] do
+      for field, v in nx, deltas[key] do
         if v ~= 0 then
           local before = values and values[field]
           if not before then

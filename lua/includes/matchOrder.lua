@@ -26,32 +26,42 @@
 local STP_EXPIRE = { TAKER = 1, MAKER = 2 }
 
 -- makerId, ticks, member, priceText: the opposite side's best order as the caller read it just
--- before (bestOrder's four values), so the first look at the book costs no second ZRANGE; nil to
--- read it here. Passed as values: a table of them was one more table per order.
+-- before (bestOrder's four values) and found crossing, so the first look at the book costs no second
+-- ZRANGE nor test; nil to read it here. Passed as values: a table of them was one more table per order.
+-- The fields read on every pass (the side, the limit, the remaining lots, the events) are locals:
+-- a field's read costs about twice a local's.
 local function matchOrder(ctx, taker, settle, makerId, ticks, member, priceText)
-  local opp = OPPOSITE_SIDE[taker.side]
+  local side, limit, events = taker.side, taker.limit, ctx.events
+  local opp = OPPOSITE_SIDE[side]
   local peeked = makerId ~= nil
-  while taker.remaining > 0 do
-    if peeked then peeked = false else makerId, ticks, member, priceText = bestOrder(ctx, opp) end
-    if not makerId or not crosses(taker.side, taker.limit, ticks) then return 'stopped' end
+  local left = taker.remaining
+  while left > 0 do
+    if peeked then
+      peeked = false
+    else
+      makerId, ticks, member, priceText = bestOrder(ctx, opp)
+      if not makerId or not crosses(side, limit, ticks) then return 'stopped' end
+    end
     local maker = settle.loadMaker(ctx, makerId)
     local mode = 0
     -- a maker's stp of 0 may be absent (includes/futures/context fLoad)
     if maker.user == taker.user then mode = bit.bor(taker.stp, maker.stp or 0) end
+    local makerLeft = maker.remaining
     if mode ~= 0 then
       if bit.band(mode, STP_EXPIRE.MAKER) ~= 0 then
-        unrestOrder(ctx, opp, makerId, ticks, maker.remaining, member, priceText)
+        unrestOrder(ctx, opp, makerId, ticks, makerLeft, member, priceText)
         settle.finishMaker(ctx, maker, 'expired')
       end
       if bit.band(mode, STP_EXPIRE.TAKER) ~= 0 then return 'expired' end
     else
-      local qty = taker.remaining
-      if maker.remaining < qty then qty = maker.remaining end
+      local qty = left
+      if makerLeft < qty then qty = makerLeft end
       qty = settle.maxQty(ctx, taker, ticks, qty)
       if qty <= 0 then return 'stopped' end
       local tradeId
-      if ctx.ids then
-        tradeId = idsNextTrade(ctx.ids, ctx.keys.tradeIds)
+      local ids = ctx.ids
+      if ids then
+        tradeId = idsNextTrade(ids, ctx.keys.tradeIds)
       else
         if ctx.undo then undoRemember(ctx, 'k', ctx.keys.tradeIds) end
         tradeId = redis.call('INCR', ctx.keys.tradeIds)
@@ -61,13 +71,15 @@ local function matchOrder(ctx, taker, settle, makerId, ticks, member, priceText)
       if qty == taker.amount and taker.amountText then qtyText = taker.amountText else qtyText = fmt(qty) end
       -- the fields settle.fill adds are named here as nil, which sizes the table for all of them: added
       -- one by one they outgrew its 16 slots and rehashed it (a nil field is absent, as from the JSON)
-      local ev = { e = 'trade', id = fmt(tradeId), p = priceText, q = qtyText, side = taker.side,
+      local ev = { e = 'trade', id = fmt(tradeId), p = priceText, q = qtyText, side = side,
         tk = taker.idText or fmt(taker.id), mk = maker.idText or fmt(maker.id), tu = taker.user, mu = maker.user,
         tf = nil, mf = nil, tpnl = nil, mpnl = nil, tpos = nil, mpos = nil, tl = nil, ml = nil, tt = nil, to = nil, mo = nil }
       settle.fill(ctx, taker, maker, ticks, qty, tradeId, ev)
-      taker.remaining = taker.remaining - qty
-      maker.remaining = maker.remaining - qty
-      if maker.remaining == 0 then
+      left = left - qty
+      taker.remaining = left
+      makerLeft = makerLeft - qty
+      maker.remaining = makerLeft
+      if makerLeft == 0 then
         unrestOrder(ctx, opp, makerId, ticks, qty, member, priceText, qtyText)
         settle.finishMaker(ctx, maker, 'filled')
       else
@@ -75,7 +87,7 @@ local function matchOrder(ctx, taker, settle, makerId, ticks, member, priceText)
       end
       ctx.lastTicks = ticks
       -- after what the fill and the maker's end added: the events' order is the entry's
-      ctx.events[#ctx.events + 1] = ev
+      events[#events + 1] = ev
     end
   end
   return 'done'

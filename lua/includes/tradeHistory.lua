@@ -106,10 +106,12 @@ local function recordTrades(ctx)
         n = 0
       end
       -- its record (above): one concatenation of the `trade` event's fields, already strings, no
-      -- string made for a part of it (each new string is hashed whole)
-      recs[n + 1], recs[n + 2] = id, id .. '|' .. tsText .. '|' .. (t.p or '') .. '|' .. (t.q or '') .. '|' ..
-        (t.side or '') .. '|' .. (t.tk or '') .. '|' .. (t.mk or '') .. '|' .. (t.tu or '') .. '|' .. (t.mu or '') ..
-        '|' .. (t.tf or '') .. '|' .. (t.mf or '') .. bar .. (t.tpnl or '') .. bar .. (t.mpnl or '') .. bar ..
+      -- string made for a part of it (each new string is hashed whole). p to mu are always there
+      -- (includes/matchOrder), and so are tf and mf (every settlement's fill sets them); the futures
+      -- fields are absent on spot
+      recs[n + 1], recs[n + 2] = id, id .. '|' .. tsText .. '|' .. t.p .. '|' .. t.q .. '|' ..
+        t.side .. '|' .. t.tk .. '|' .. t.mk .. '|' .. t.tu .. '|' .. t.mu ..
+        '|' .. t.tf .. '|' .. t.mf .. bar .. (t.tpnl or '') .. bar .. (t.mpnl or '') .. bar ..
         (t.tpos or '') .. bar .. (t.mpos or '') .. bar .. (t.tl or '') .. bar .. (t.ml or '') .. bar .. (t.tt or '')
       n = n + 2
     end

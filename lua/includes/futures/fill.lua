@@ -13,7 +13,8 @@
 --- @include "includes/deltas"
 --- @include "includes/fmt"
 
--- A close order's side of a fill: q lots of its position closed at ticks, for fee.
+-- A close order's side of a fill: q lots of its position closed at ticks, for fee (which its caller,
+-- fPartyFill, adds to the fees pot).
 local function fCloseFill(ctx, o, ticks, q, fee, akey)
   local f = ctx.fut
   local pos = o.posObj
@@ -26,7 +27,6 @@ local function fCloseFill(ctx, o, ticks, q, fee, akey)
   if pos.side == 'sell' then pnl = -pnl end
   local payout = mrel + pnl - fee
   addDelta(ctx, akey, 'locked', -mrel)
-  addDelta(ctx, ctx.keys.fees, f.cur, fee)
   addDelta(ctx, ctx.keys.pool, f.cur, -pnl)
   if ctx.liquidating == pos.id then
     -- liquidation: the payouts of its fills add up (never below zero at or above bankruptcy) and
@@ -57,8 +57,10 @@ end
 
 -- One side of a fill, of notional n (fNotional(ticks, q): both sides share it; nil computes it).
 -- Returns fee, realized pnl, position. An opening order's side (q lots at ticks join its position)
--- is written here, its one caller: a call fewer per side.
-local function fPartyFill(ctx, o, ticks, q, isTaker, n)
+-- is written here, its one caller: a call fewer per side. The fee goes to the fees pot, but a
+-- taker's: its one caller (includes/futures/settlement fFill) hands it to the maker's side as
+-- takerFee, added with the maker's own in one change.
+local function fPartyFill(ctx, o, ticks, q, isTaker, n, takerFee)
   local f = ctx.fut
   n = n or fNotional(ctx, ticks, q)
   local close = o.role == 'close'
@@ -73,8 +75,11 @@ local function fPartyFill(ctx, o, ticks, q, isTaker, n)
   end
   -- the account's keys as the command knows them (fAccountKeys builds them the first time)
   local akey = (ctx.accounts[o.acct] or fAccountKeys(ctx, o.acct)).hash
+  -- what this side adds to the fees pot (false: none, a taker's)
+  local feesAdd = not isTaker and fee + (takerFee or 0)
   if close then
     local pnl, pos = fCloseFill(ctx, o, ticks, q, fee, akey)
+    if feesAdd then addDelta(ctx, ctx.keys.fees, f.cur, feesAdd) end
     return fee, pnl, pos
   end
   -- a fill of all its remaining lots (the commonest) leaves nothing reserved: no fReserveAfter call
@@ -83,7 +88,7 @@ local function fPartyFill(ctx, o, ticks, q, isTaker, n)
   local m = fMargin(n, o.lev)
   -- the margin and the reservation's change go from the balance to locked, the fee out of the balance
   moveDelta(ctx, akey, 'balance', 'locked', m + newRsv - o.rsv, fee)
-  addDelta(ctx, ctx.keys.fees, f.cur, fee)
+  if feesAdd then addDelta(ctx, ctx.keys.fees, f.cur, feesAdd) end
   local tq = ticks * q
   o.rsv = newRsv
   o.filled = o.filled + q

@@ -78,13 +78,14 @@ end
 -- The position's price parts: C = notional of one tick (openQty x ns), A = what the position is worth
 -- at the price where its margin is used up, times C (cost x ns -/+ current margin). nil when out of range.
 local function fPriceParts(ctx, o)
-  local ns = ctx.fut.ns
+  local ns, m = ctx.fut.ns, o.margin
   local c, a = o.openQty * ns, o.cost * ns
   -- isSafe(a + margin), inline (a call per position indexed): false for NaN as for any unsafe value
-  local am = a + o.margin
+  local am = a + m
   if not (am >= -MAX_SAFE and am <= MAX_SAFE) or c * 3 > MAX_SAFE then return nil end
-  if o.side == 'buy' then a = a - o.margin else a = a + o.margin end
-  return a, c
+  -- a short's is that sum
+  if o.side == 'buy' then return a - m, c end
+  return am, c
 end
 
 -- Bankruptcy price in ticks (the current margin exactly used up), rounded toward the exchange's
@@ -125,8 +126,9 @@ local function fLiqPrice(ctx, o)
   -- a product at or past 2^53 never rounds below it, so the tests are exact). Then the products are
   -- exact, and so is `%`: for integers below 2^53 the double quotient never rounds onto the next
   -- integer, so x % d is the remainder in [0, d) and (x - r) / d the floor, the steps' exact price.
-  local x, d = a * f.liqNum, c * f.liqDenS
-  if long then d = c * f.liqDenL end
+  local x = a * f.liqNum
+  local d
+  if long then d = c * f.liqDenL else d = c * f.liqDenS end
   if x < 9007199254740992 and d < 9007199254740992 and a < c * 9007199255 then
     local r = x % d
     if r > 0 and long then return (x - r) / d + 1 end

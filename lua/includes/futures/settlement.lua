@@ -58,19 +58,22 @@ local function fFill(ctx, taker, maker, ticks, qty, _, ev)
   if maker.user == taker.user then taker.fullChecks = true end
   local n = fNotional(ctx, ticks, qty)
   local tf, tpnl, tpos = fPartyFill(ctx, taker, ticks, qty, true, n)
-  local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false, n)
+  -- the maker's side adds the taker's fee to the fees pot with its own (one change for both)
+  local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false, n, tf)
   local tt = '2'
   if ctx.liquidating and ctx.liquidating == tpos.id then tt = '3' end
   -- an opening side's pnl is 0: its text without fmt's call
-  ev.tf, ev.mf = fmt(tf), fmt(mf)
+  local tfText, mfText, qText = fmt(tf), fmt(mf), ev.q
+  ev.tf, ev.mf = tfText, mfText
   ev.tpnl, ev.mpnl = tpnl == 0 and '0' or fmt(tpnl), mpnl == 0 and '0' or fmt(mpnl)
   -- a fee and its text, which the record reuses while the position's fee is this one (its first fill)
-  tpos.feeOf, tpos.feeText, mpos.feeOf, mpos.feeText = tf, ev.tf, mf, ev.mf
+  tpos.feeOf, tpos.feeText, mpos.feeOf, mpos.feeText = tf, tfText, mf, mfText
   ev.tpos, ev.mpos = tpos.idText or fmt(tpos.id), mpos.idText or fmt(mpos.id)
   ev.tl, ev.ml, ev.tt = tpos.side == 'buy' and '1' or '0', mpos.side == 'buy' and '1' or '0', tt
   -- to/mo: each position's open quantity after the fill (copy trading mirrors a partial close as a fraction)
   -- (a new position's open quantity is the fill's, already printed)
-  ev.to, ev.mo = tpos.openQty == qty and ev.q or fmt(tpos.openQty), mpos.openQty == qty and ev.q or fmt(mpos.openQty)
+  local tOpen, mOpen = tpos.openQty, mpos.openQty
+  ev.to, ev.mo = tOpen == qty and qText or fmt(tOpen), mOpen == qty and qText or fmt(mOpen)
 end
 
 -- An opening order stops resting: its reservation goes back; unfilled it is cancelled.
