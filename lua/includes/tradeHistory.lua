@@ -37,12 +37,14 @@ local HISTORY_KEYS = { spot = {}, futures = {} }
 
 local function historyKeysOf(P, kind, pair)
   local byP = HISTORY_KEYS[kind][P]
+  local keys = byP and byP[pair]
+  if keys then return keys end
   if not byP then
     byP = {}
     HISTORY_KEYS[kind][P] = byP
   end
   local suffix = kind .. ':' .. pair
-  local keys = { records = P .. 'trades:' .. suffix, times = P .. 'tradetimes:' .. suffix,
+  keys = { records = P .. 'trades:' .. suffix, times = P .. 'tradetimes:' .. suffix,
     users = P .. 'utrades:' .. suffix .. ':', retention = P .. 'config:tradeHistoryMs' }
   byP[pair] = keys
   return keys
@@ -62,8 +64,7 @@ local function recordTrades(ctx)
   local futures = ctx.fut ~= nil
   local kind = 'spot'
   if futures then kind = 'futures' end
-  local byP = HISTORY_KEYS[kind][P]
-  local keys = byP and byP[pair] or historyKeysOf(P, kind, pair)
+  local keys = historyKeysOf(P, kind, pair)
   local recKey, timeKey, retentionKey = keys.records, keys.times, keys.retention
   local given = ctx.keys and ctx.keys.history
   if given then recKey, timeKey, retentionKey = given.records, given.times, given.retention end

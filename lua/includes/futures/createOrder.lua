@@ -71,9 +71,8 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   -- the price and amount as text: ARGV's are canonical (src/futures/futures-engine.ts)
   local user, side, priceText, amountText, acctId, ts, opts =
     ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7]
-  -- fOptTicks' test inline for the price every order has (a call per order): '' is a market order's
-  local price, amount = nil, amountText + 0
-  if priceText ~= '' then price = priceText + 0 end
+  -- '' is a market order's price
+  local price, amount = fOptTicks(priceText), amountText + 0
   -- a plain limit order (most of them) comes without options: nothing to read for it. Else one
   -- text, "<market 0|1><0|1 postOnly|I immediate or cancel><stp 0-3>|tp|sl|clientOrderId"; IOC is a
   -- limit order that never rests (post-only and IOC exclude each other)
@@ -131,10 +130,8 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     return { 'ERR', 'ORDER_POST_ONLY_WOULD_TAKE', '' }
   end
 
-  -- x3 and the price x 2e6: the position's liquidation price is then exact (includes/futures/margin).
-  -- isSafe's test inline (two calls an order): a comparison with NaN is false, so it fails as there
-  local n3, p2 = fNotional(ctx, checkAt, amount) * 3, checkAt * 2000000
-  if not (n3 >= -MAX_SAFE and n3 <= MAX_SAFE and p2 >= -MAX_SAFE and p2 <= MAX_SAFE) then
+  -- x3 and the price x 2e6: the position's liquidation price is then exact (includes/futures/margin)
+  if not isSafe(fNotional(ctx, checkAt, amount) * 3) or not isSafe(checkAt * 2000000) then
     return { 'ERR', 'NOTIONAL_TOO_LARGE', '' }
   end
   local need = fReserve(ctx, checkAt, checkLots, lev)

@@ -13,8 +13,8 @@
 --- @include "includes/deltas"
 --- @include "includes/fmt"
 
--- A close order's side of a fill: q lots of its position closed at ticks, for fee (which its caller,
--- fPartyFill, adds to the fees pot).
+-- A close order's side of a fill: q lots of its position closed at ticks, for fee (which the caller
+-- that settles the fill adds to the fees pot: fPartyFill).
 local function fCloseFill(ctx, o, ticks, q, fee, akey)
   local f = ctx.fut
   local pos = o.posObj
@@ -57,10 +57,9 @@ end
 
 -- One side of a fill, of notional n (fNotional(ticks, q): both sides share it; nil computes it).
 -- Returns fee, realized pnl, position. An opening order's side (q lots at ticks join its position)
--- is written here, its one caller: a call fewer per side. The fee goes to the fees pot, but a
--- taker's: its one caller (includes/futures/settlement fFill) hands it to the maker's side as
--- takerFee, added with the maker's own in one change.
-local function fPartyFill(ctx, o, ticks, q, isTaker, n, takerFee)
+-- is written here, its one caller: a call fewer per side. The fee leaves the side's account here;
+-- the caller that settles the fill adds its fees to the fees pot (one change for both sides).
+local function fPartyFill(ctx, o, ticks, q, isTaker, n)
   local f = ctx.fut
   n = n or fNotional(ctx, ticks, q)
   local close = o.role == 'close'
@@ -75,11 +74,8 @@ local function fPartyFill(ctx, o, ticks, q, isTaker, n, takerFee)
   end
   -- the account's keys as the command knows them (fAccountKeys builds them the first time)
   local akey = (ctx.accounts[o.acct] or fAccountKeys(ctx, o.acct)).hash
-  -- what this side adds to the fees pot (false: none, a taker's)
-  local feesAdd = not isTaker and fee + (takerFee or 0)
   if close then
     local pnl, pos = fCloseFill(ctx, o, ticks, q, fee, akey)
-    if feesAdd then addDelta(ctx, ctx.keys.fees, f.cur, feesAdd) end
     return fee, pnl, pos
   end
   -- a fill of all its remaining lots (the commonest) leaves nothing reserved: no fReserveAfter call
@@ -88,7 +84,6 @@ local function fPartyFill(ctx, o, ticks, q, isTaker, n, takerFee)
   local m = fMargin(n, o.lev)
   -- the margin and the reservation's change go from the balance to locked, the fee out of the balance
   moveDelta(ctx, akey, 'balance', 'locked', m + newRsv - o.rsv, fee)
-  if feesAdd then addDelta(ctx, ctx.keys.fees, f.cur, feesAdd) end
   local tq = ticks * q
   o.rsv = newRsv
   o.filled = o.filled + q

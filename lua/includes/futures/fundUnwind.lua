@@ -19,6 +19,7 @@
 --- @include "includes/futures/adl"
 --- @include "includes/matchOrder"
 --- @include "includes/mulDiv"
+--- @include "includes/deltas"
 --- @include "includes/fmt"
 
 -- includes/matchOrder's callbacks for the fund as taker (taker.dir: 1 buys, -1 sells).
@@ -28,6 +29,8 @@ local FUND_SETTLEMENT = {
   fill = function(ctx, taker, maker, ticks, qty, _, ev)
     local pnl = fFundTrade(ctx, taker.dir * qty, ticks)
     local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false)
+    -- the maker's fee to the fees pot (the fund pays none)
+    addDelta(ctx, ctx.keys.fees, ctx.fut.cur, mf)
     local left = fFundPosition(ctx)
     ev.tf, ev.mf, ev.tpnl, ev.mpnl, ev.tpos, ev.mpos = '0', fmt(mf), fmt(pnl), fmt(mpnl), 'fund', mpos.idText or fmt(mpos.id)
     ev.tl, ev.ml, ev.tt = taker.side == 'buy' and '1' or '0', mpos.side == 'buy' and '1' or '0', '3'

@@ -80,9 +80,8 @@ end
 local function fPriceParts(ctx, o)
   local ns, m = ctx.fut.ns, o.margin
   local c, a = o.openQty * ns, o.cost * ns
-  -- isSafe(a + margin), inline (a call per position indexed): false for NaN as for any unsafe value
   local am = a + m
-  if not (am >= -MAX_SAFE and am <= MAX_SAFE) or c * 3 > MAX_SAFE then return nil end
+  if not isSafe(am) or c * 3 > MAX_SAFE then return nil end
   -- a short's is that sum
   if o.side == 'buy' then return a - m, c end
   return am, c

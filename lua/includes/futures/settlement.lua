@@ -58,8 +58,9 @@ local function fFill(ctx, taker, maker, ticks, qty, _, ev)
   if maker.user == taker.user then taker.fullChecks = true end
   local n = fNotional(ctx, ticks, qty)
   local tf, tpnl, tpos = fPartyFill(ctx, taker, ticks, qty, true, n)
-  -- the maker's side adds the taker's fee to the fees pot with its own (one change for both)
-  local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false, n, tf)
+  local mf, mpnl, mpos = fPartyFill(ctx, maker, ticks, qty, false, n)
+  -- both fees to the fees pot, in one change
+  addDelta(ctx, ctx.keys.fees, ctx.fut.cur, tf + mf)
   local tt = '2'
   if ctx.liquidating and ctx.liquidating == tpos.id then tt = '3' end
   -- an opening side's pnl is 0: its text without fmt's call
