@@ -26,7 +26,8 @@ local function publishEvents(ctx)
       -- the level's total as changeLevel wrote it (includes/book; undoRollback puts back the same)
       for p, q in nxt, ctx.changed[side] do
         n = n + 1
-        events[n] = { e = 'book', side = side, p = p, q = q }
+        -- packed (includes/packedEvent): book|side|p|q
+        events[n] = 'book|' .. side .. '|' .. p .. '|' .. q
       end
     end
   end

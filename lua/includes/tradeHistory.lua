@@ -53,6 +53,7 @@ end
 local function recordTrades(ctx)
   local events = ctx.events
   local from
+  -- a packed event is a string (includes/packedEvent), and a string's field is its library's: nil
   for i = 1, #events do
     if events[i].e == 'trade' then
       from = i
@@ -83,6 +84,11 @@ local function recordTrades(ctx)
   -- finds that one before this command's, which would never be read
   local firstId = events[from].id
   if ts ~= lastTs then call('ZADD', timeKey, tsText, fmt016(firstId + 0, firstId)) end
+  -- the first command of a second of trade time checks the retention below (ts and lastTs are
+  -- non-negative integers, floor(x / 1000) is (x - x % 1000) / 1000); it then trims the index of
+  -- each user of its trades, named here before the trades are packed
+  local trimmed
+  if lastTs and ts - ts % 1000 ~= lastTs - lastTs % 1000 then trimmed = {} end
 
   -- the records in one ZADD (a command costs far more than the table of its arguments; at most
   -- 1000 a command, well inside unpack's stack), each user's index entries one ZADD per
@@ -99,9 +105,10 @@ local function recordTrades(ctx)
   for i = from, #events do
     local t = events[i]
     if t.e == 'trade' then
-      local id = t.id
-      call('ZADD', users .. t.tu, id, id .. ':t')
-      call('ZADD', users .. t.mu, id, id .. ':m')
+      local id, tu, mu = t.id, t.tu, t.mu
+      call('ZADD', users .. tu, id, id .. ':t')
+      call('ZADD', users .. mu, id, id .. ':m')
+      if trimmed then trimmed[tu], trimmed[mu] = true, true end
       if n == 2000 then -- 1000 records
         call('ZADD', recKey, unpackAll(recs, 1, n))
         n = 0
@@ -111,9 +118,15 @@ local function recordTrades(ctx)
       -- (includes/matchOrder), and so are tf and mf (every settlement's fill sets them); the futures
       -- fields are absent on spot
       recs[n + 1], recs[n + 2] = id, id .. '|' .. tsText .. '|' .. t.p .. '|' .. t.q .. '|' ..
-        t.side .. '|' .. t.tk .. '|' .. t.mk .. '|' .. t.tu .. '|' .. t.mu ..
+        t.side .. '|' .. t.tk .. '|' .. t.mk .. '|' .. tu .. '|' .. mu ..
         '|' .. t.tf .. '|' .. t.mf .. bar .. (t.tpnl or '') .. bar .. (t.mpnl or '') .. bar ..
         (t.tpos or '') .. bar .. (t.mpos or '') .. bar .. (t.tl or '') .. bar .. (t.ml or '') .. bar .. (t.tt or '')
+      -- the event packed (includes/packedEvent): trade|<the record>, then |to|mo on futures
+      if futures then
+        events[i] = 'trade|' .. recs[n + 2] .. '|' .. (t.to or '') .. '|' .. (t.mo or '')
+      else
+        events[i] = 'trade|' .. recs[n + 2]
+      end
       n = n + 2
     end
   end
@@ -121,8 +134,7 @@ local function recordTrades(ctx)
 
   -- trim by time, only when the oldest command is past the retention; checked by the first command
   -- of each second of trade time (a market's first command has nothing to trim)
-  -- the same second: ts and lastTs are non-negative integers, floor(x / 1000) is (x - x % 1000) / 1000
-  if not lastTs or ts - ts % 1000 == lastTs - lastTs % 1000 then return end
+  if not trimmed then return end
   local keepMs = tonumber(redis.call('GET', retentionKey) or 604800000) -- 7 days
   local cutoff = ts - keepMs
   local oldest = redis.call('ZRANGE', timeKey, '0', '0', 'WITHSCORES')
@@ -132,16 +144,7 @@ local function recordTrades(ctx)
   redis.call('ZREMRANGEBYSCORE', timeKey, '-inf', '(' .. string.format('%d', cutoff))
   redis.call('ZREMRANGEBYSCORE', recKey, '-inf', firstKept)
   -- the users of this command's trades, each once
-  local trimmed = {}
-  for i = from, #events do
-    local t = events[i]
-    if t.e == 'trade' then
-      for _, user in ipairs({ t.tu, t.mu }) do
-        if not trimmed[user] then
-          trimmed[user] = true
-          redis.call('ZREMRANGEBYSCORE', users .. user, '-inf', firstKept)
-        end
-      end
-    end
+  for user in pairs(trimmed) do
+    redis.call('ZREMRANGEBYSCORE', users .. user, '-inf', firstKept)
   end
 end

@@ -60,6 +60,7 @@ local rcall = redis.call
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
 --- @include "includes/undoLog"
+--- @include "includes/packedEvent"
 
 local P, pair = ARGV[1], ARGV[2]
 local ctx = newContext(P, spotMarketKeys(KEYS), '', ARGV[9])
@@ -120,8 +121,7 @@ local function placeOne(k, a)
 
   local taker = { id = id, idText = idText, user = user, side = side, limit = price, stp = stp, price = price,
     remaining = amount or math.huge, rsv = reserve, filled = 0, filledQuote = 0, fee = 0, budget = budget }
-  ctx.events[#ctx.events + 1] = { e = 'accepted', id = idText, u = user, side = side, type = otype,
-    p = ARGV[a + 4], a = ARGV[a + 5] }
+  ctx.events[#ctx.events + 1] = acceptedEvent(idText, user, side, otype, ARGV[a + 4], ARGV[a + 5])
 
   local outcome = matchOrder(ctx, taker, SPOT_SETTLEMENT)
 
@@ -144,7 +144,7 @@ local function placeOne(k, a)
       addDelta(ctx, availKey, reserveCur, taker.rsv)
       taker.rsv = 0
     end
-    ctx.events[#ctx.events + 1] = { e = 'done', id = idText, u = user, status = status }
+    ctx.events[#ctx.events + 1] = doneEvent(idText, user, status)
   end
 
   local filled, filledQuote, fee, rsv = fmt(taker.filled), fmt(taker.filledQuote), fmt(taker.fee), fmt(taker.rsv)

@@ -1,6 +1,7 @@
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys, MarketKind } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
+import { TRADE_RECORD_FIELDS } from '../platform/market-event';
 
 /**
  * One trade as the history keeps it (lua/includes/tradeHistory.lua): engine units, decimal strings.
@@ -51,14 +52,14 @@ export interface Source {
 const ALL: IdRange = { min: 0, max: Number.MAX_SAFE_INTEGER };
 const DAY_MS = 24 * 3600 * 1000;
 
-/** The record's fields in the order lua/includes/tradeHistory.lua joins them (one object literal: pages parse thousands). */
+/** A record as lua/includes/tradeHistory.lua joins it, field by field (TRADE_RECORD_FIELDS); '' for a futures field on spot. */
 export function parseTradeRecord(member: string): HistoryTrade {
   const f = member.split('|');
-  return {
-    id: Number(f[0]), ts: Number(f[1]), p: f[2], q: f[3], side: f[4] as 'buy' | 'sell', tk: f[5], mk: f[6], tu: f[7], mu: f[8],
-    tf: f[9], mf: f[10], tpnl: f[11] ?? '', mpnl: f[12] ?? '', tpos: f[13] ?? '', mpos: f[14] ?? '', tl: f[15] ?? '', ml: f[16] ?? '',
-    tt: f[17] ?? '',
-  };
+  const t: Record<string, string | number> = {};
+  for (let i = 0; i < TRADE_RECORD_FIELDS.length; i++) t[TRADE_RECORD_FIELDS[i]] = f[i] ?? '';
+  t.id = Number(t.id);
+  t.ts = Number(t.ts);
+  return t as unknown as HistoryTrade;
 }
 
 /**

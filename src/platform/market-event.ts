@@ -10,6 +10,51 @@ export interface MarketEntry {
   events: MarketEvent[];
 }
 
+/**
+ * A trade's history record (lua/includes/tradeHistory.lua): its fields in the order the engine
+ * joins them with '|'. A spot record ends at `mf`.
+ */
+export const TRADE_RECORD_FIELDS = [
+  'id', 'ts', 'p', 'q', 'side', 'tk', 'mk', 'tu', 'mu', 'tf', 'mf', 'tpnl', 'mpnl', 'tpos', 'mpos', 'tl', 'ml', 'tt',
+] as const;
+
+/**
+ * The fields of a packed event (lua/includes/packedEvent.lua, docs/events.md "Packed events"), in
+ * order after its kind; `null` is a part the event leaves out (a trade's record holds its time, the
+ * entry's `ts` is the event's). A packed event with fewer parts has fewer fields (a spot trade).
+ */
+const PACKED_FIELDS: Record<string, readonly (string | null)[]> = {
+  accepted: ['id', 'u', 'side', 'type', 'p', 'a'],
+  done: ['id', 'u', 'status'],
+  book: ['side', 'p', 'q'],
+  trade: [...TRADE_RECORD_FIELDS.map((f) => (f === 'ts' ? null : f)), 'to', 'mo'],
+};
+
+/** The event a packed one stands for: the object the engine would have written. */
+export function unpackEvent(text: string): MarketEvent {
+  const parts = text.split('|');
+  const e = parts[0];
+  const names = PACKED_FIELDS[e];
+  if (!names) throw new Error(`unknown packed market event: ${e}`);
+  const ev: MarketEvent = { e };
+  const n = Math.min(parts.length - 1, names.length);
+  for (let i = 0; i < n; i++) {
+    const name = names[i];
+    if (name !== null) ev[name] = parts[i + 1];
+  }
+  return ev;
+}
+
+/** The events of an entry's `ev` (a JSON array of objects and packed events). */
+export function parseEvents(ev: string): MarketEvent[] {
+  const raw = JSON.parse(ev) as (MarketEvent | string)[];
+  for (let i = 0; i < raw.length; i++) {
+    const x = raw[i];
+    if (typeof x === 'string') raw[i] = unpackEvent(x);
+  }
+  return raw as MarketEvent[];
+}
+
 export function parseEntry(id: string, fields: string[]): MarketEntry {
   const seq = fieldValue(fields, 'seq');
   const ev = fieldValue(fields, 'ev');
@@ -17,7 +62,7 @@ export function parseEntry(id: string, fields: string[]): MarketEntry {
     id,
     ts: Number(fieldValue(fields, 'ts')),
     ...(seq !== undefined ? { seq: Number(seq) } : {}),
-    events: ev ? (JSON.parse(ev) as MarketEvent[]) : [],
+    events: ev ? parseEvents(ev) : [],
   };
 }
 

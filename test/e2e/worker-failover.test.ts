@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import request from 'supertest';
 import type { Express } from 'express';
 import { createRedis } from '../../src/platform/redis/connection';
+import { parseEvents } from '../../src/platform/market-event';
 import { DISPATCH_GROUP } from '../../src/transport/workers/event-dispatcher';
 import { openQueue } from '../../src/platform/queues';
 import { startWorkerRole } from '../../src/transport/workers/worker-role';
@@ -32,7 +33,7 @@ async function streamFills(pair: string, digits: { price: number; amount: number
   let withTrades = 0;
   for (const [, f] of entries) {
     const ts = Number(f[f.indexOf('ts') + 1]);
-    const trades = (JSON.parse(f[f.indexOf('ev') + 1]) as { e: string; p: string; q: string }[]).filter(
+    const trades = parseEvents(f[f.indexOf('ev') + 1]).filter(
       (e) => e.e === 'trade',
     );
     if (trades.length) withTrades++;

@@ -12,6 +12,7 @@ import {
 import { STP_MODES } from '../../src/domain/order';
 import { decodeSpotOrder } from '../../src/spot/spot-order-record';
 import { testContext } from '../support/harness';
+import { parseEvents } from '../../src/platform/market-event';
 
 /**
  * placeSpotOrders with several orders in one call (group commit, docs/spot.md) against the real
@@ -149,7 +150,7 @@ async function streamEntries(ctx: Ctx): Promise<{ id: string; fields: Record<str
   return entries.map(([id, flat]) => ({ id, fields: hashOf(flat) }));
 }
 
-const eventsOf = (fields: Record<string, string>) => JSON.parse(fields.ev) as Event[];
+const eventsOf = (fields: Record<string, string>) => parseEvents(fields.ev) as Event[];
 
 /** Every event but the book's, in order, across all entries of the market stream. */
 async function orderEvents(ctx: Ctx): Promise<Event[]> {

@@ -2,6 +2,7 @@ import request from 'supertest';
 import type { Pair } from '../../src/domain/market';
 import type { PlaceSpotInput } from '../../src/spot/spot-engine';
 import { bearer } from '../support/harness';
+import { parseEvents } from '../../src/platform/market-event';
 import { futuresBed } from './futures/helpers';
 
 /**
@@ -32,7 +33,7 @@ async function tradeIdsInStream(kind: 'spot' | 'futures'): Promise<string[]> {
   const ids: string[] = [];
   for (const [, fields] of entries) {
     const ev = fields[fields.indexOf('ev') + 1];
-    for (const e of JSON.parse(ev) as { e: string; id: string }[]) if (e.e === 'trade') ids.push(e.id);
+    for (const e of parseEvents(ev)) if (e.e === 'trade') ids.push(e.id);
   }
   return ids;
 }
@@ -243,5 +244,35 @@ describe('trade history', () => {
     }
     const beyond = await request(b.app).get('/api/futures/deals?PageSize=5&Page=3');
     expect(beyond.body).toEqual({ totalCount: 10, items: [] });
+  });
+
+  it("writes each trade's stream event as its history record, packed (docs/events.md)", async () => {
+    b = await futuresBed();
+    const alice = await b.fundedAccount('alice');
+    const bob = await b.fundedAccount('bob');
+    await b.order('alice', alice, true, 100, 0.2);
+    await b.order('bob', bob, false, null, 0.1);
+    await b.order('bob', bob, false, null, 0.1);
+    const records = await b.ctx.redis.zrange(b.ctx.keys.tradeHistory('futures', 'BTC_USDT'), '0', '-1');
+    expect(records).toHaveLength(2);
+    const packed: string[] = [];
+    for (const [, fields] of await b.ctx.redis.xrange(b.ctx.keys.events('futures', 'BTC_USDT'), '-', '+')) {
+      for (const e of JSON.parse(fields[fields.indexOf('ev') + 1]) as unknown[]) {
+        if (typeof e === 'string' && e.startsWith('trade|')) packed.push(e);
+      }
+    }
+    // the record, then the open quantities after the fill: alice's position grows, bob's opens
+    expect(packed).toHaveLength(2);
+    packed.forEach((e, i) => {
+      const parts = e.split('|');
+      expect(parts.slice(1, -2).join('|')).toBe(records[i]);
+      const ev = parseEvents(JSON.stringify([e]))[0];
+      expect(ev.tu).toBe('bob');
+      expect(ev.id).toBe(records[i].split('|')[0]);
+      expect(ev).not.toHaveProperty('ts');
+    });
+    const pair = (await b.ctx.markets.store.getPair('futures', 'BTC_USDT')) as Pair;
+    const lots = (amount: number) => String(Math.round(amount * 10 ** pair.digitsAmount));
+    expect(packed.map((e) => e.split('|').slice(-2))).toEqual([[lots(0.1), lots(0.1)], [lots(0.1), lots(0.2)]]);
   });
 });

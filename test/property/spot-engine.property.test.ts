@@ -3,6 +3,7 @@ import { AppError } from '../../src/domain/errors';
 import type { Pair } from '../../src/domain/market';
 import type { StpMode } from '../../src/domain/order';
 import { decodeSpotOrder } from '../../src/spot/spot-order-record';
+import { parseEvents } from '../../src/platform/market-event';
 import { testContext } from '../support/harness';
 import {
   ReferenceMatcher,
@@ -412,7 +413,7 @@ function expectSameState(
   const trades: string[][] = [];
   for (const [entryId, fields] of entries) {
     m.stream.last = entryId;
-    const events = JSON.parse(fields[fields.indexOf('ev') + 1]) as Record<string, string>[];
+    const events = parseEvents(fields[fields.indexOf('ev') + 1]);
     for (const ev of events) {
       if (ev.e === 'trade') trades.push([ev.p, ev.q, refId(ev.tk), refId(ev.mk), ev.side, ev.tf, ev.mf]);
     }

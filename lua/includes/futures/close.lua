@@ -7,6 +7,7 @@
 --- @include "includes/book"
 --- @include "includes/matchOrder"
 --- @include "includes/fmt"
+--- @include "includes/packedEvent"
 
 -- Takes whatever a position still has working off the book: the unfilled rest of its opening
 -- order and a resting close order.
@@ -16,7 +17,7 @@ local function fCancelWorking(ctx, pos)
   if pos.remaining > 0 and redis.call('ZSCORE', ctx.keys.book[ownBook], member) then
     unrestOrder(ctx, ownBook, pos.id, pos.price, pos.remaining)
     fReleaseRest(ctx, pos)
-    ctx.events[#ctx.events + 1] = { e = 'done', id = pos.idText or fmt(pos.id), u = pos.user, status = 'cancelled' }
+    ctx.events[#ctx.events + 1] = doneEvent(pos.idText or fmt(pos.id), pos.user, 'cancelled')
   elseif pos.rsv > 0 then
     fReleaseRest(ctx, pos)
   end
@@ -26,7 +27,7 @@ local function fCancelWorking(ctx, pos)
       unrestOrder(ctx, ownSide(c.side), c.id, c.price, c.remaining)
       c.resting = '0'
       fDirty(ctx, c)
-      ctx.events[#ctx.events + 1] = { e = 'done', id = fmt(c.id), u = c.user, status = 'cancelled' }
+      ctx.events[#ctx.events + 1] = doneEvent(fmt(c.id), c.user, 'cancelled')
     end
     pos.closeOrd = ''
     fDirty(ctx, pos)

@@ -31,6 +31,7 @@
 --- @include "includes/fmt"
 --- @include "includes/idCounter"
 --- @include "includes/rcall"
+--- @include "includes/packedEvent"
 
 -- The caller answers {id, clientOrderId} (SPEC 4.3), so that is all the reply carries, flat (a
 -- nested table per order costs its conversion to RESP and to the exactly-once record's JSON).
@@ -177,8 +178,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     moveDelta(ctx, acctKey, 'balance', 'locked', o.rsv)
   end
   local events = ctx.events
-  events[#events + 1] = { e = 'accepted', id = idText, u = user, side = side,
-    type = isMarket and 'market' or 'limit', p = priceText, a = amountText }
+  events[#events + 1] = acceptedEvent(idText, user, side, isMarket and 'market' or 'limit', priceText, amountText)
 
   local outcome
   if bestRead and (not bestId or not crosses(side, price, best)) then
@@ -198,7 +198,7 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
     if o.filled == 0 and o.budgetSpent then o.status = FST.ERROR end
     local st = 'filled'
     if o.remaining > 0 then st = 'expired' end
-    events[#events + 1] = { e = 'done', id = idText, u = user, status = st }
+    events[#events + 1] = doneEvent(idText, user, st)
   end
 
   -- written with the order's first flush (fFlush), in one HSET

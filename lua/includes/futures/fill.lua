@@ -12,6 +12,7 @@
 --- @include "includes/mulDiv"
 --- @include "includes/deltas"
 --- @include "includes/fmt"
+--- @include "includes/packedEvent"
 
 -- A close order's side of a fill: q lots of its position closed at ticks, for fee (which the caller
 -- that settles the fill adds to the fees pot: fPartyFill).
@@ -47,7 +48,7 @@ local function fCloseFill(ctx, o, ticks, q, fee, akey)
     pos.status = FST.CLOSED
     pos.closeOrd = ''
     pos.closeReason = ctx.closeReason or 'close'
-    ctx.events[#ctx.events + 1] = { e = 'done', id = pos.idText or fmt(pos.id), u = pos.user, status = 'closed' }
+    ctx.events[#ctx.events + 1] = doneEvent(pos.idText or fmt(pos.id), pos.user, 'closed')
   end
   fDirty(ctx, pos)
   o.filled = o.filled + q

@@ -11,6 +11,7 @@
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
 --- @include "includes/matchOrder"
+--- @include "includes/packedEvent"
 
 -- Extra money an opening order needs from the free balance to fill q lots at ticks.
 local function fOpenNeed(ctx, o, ticks, q)
@@ -99,7 +100,7 @@ local function fFinishMaker(ctx, maker, status)
   else
     fReleaseRest(ctx, maker)
   end
-  ctx.events[#ctx.events + 1] = { e = 'done', id = maker.idText or fmt(maker.id), u = maker.user, status = status }
+  ctx.events[#ctx.events + 1] = doneEvent(maker.idText or fmt(maker.id), maker.user, status)
 end
 
 local FUTURES_SETTLEMENT = {

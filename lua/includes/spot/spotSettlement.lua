@@ -10,6 +10,7 @@
 --- @include "includes/fmt"
 --- @include "includes/spot/spotOrder"
 --- @include "includes/undoLog"
+--- @include "includes/packedEvent"
 
 local function spotReserveCurrency(ctx, side)
   if side == 'buy' then return ctx.spot.quote end
@@ -100,7 +101,7 @@ local function spotFinishMaker(ctx, maker, status)
   redis.call('HSET', orderKey(ctx.P, maker.idText), 'state',
     spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), '0', status, ctx.ts))
   redis.call('SREM', userOpenKey(ctx.P, 'spot', ctx.pair, maker.user), maker.idText)
-  ctx.events[#ctx.events + 1] = { e = 'done', id = maker.idText, u = maker.user, status = status }
+  ctx.events[#ctx.events + 1] = doneEvent(maker.idText, maker.user, status)
 end
 
 local SPOT_SETTLEMENT = {

@@ -5,6 +5,7 @@ import { AppError } from '../../../src/domain/errors';
 import { FuturesScriptKeys } from '../../../src/futures/futures-script-keys';
 import { rng } from '../../support/random-trading';
 import { testContext } from '../../support/harness';
+import { parseEvents } from '../../../src/platform/market-event';
 
 /**
  * createFuturesOrders with several orders in one call (group commit, docs/futures.md) against the
@@ -121,7 +122,7 @@ async function eventsOf(ctx: Ctx): Promise<{ entries: number; events: Event[] }>
   const events: Event[] = [];
   for (const [, flat] of entries) {
     const i = flat.indexOf('ev');
-    if (i >= 0) events.push(...(JSON.parse(flat[i + 1]) as Event[]).filter((e) => e.e !== 'book'));
+    if (i >= 0) events.push(...(parseEvents(flat[i + 1]) as Event[]).filter((e) => e.e !== 'book'));
   }
   return { entries: entries.length, events };
 }

@@ -2,6 +2,7 @@ import request from 'supertest';
 import type WebSocket from 'ws';
 import type { Express } from 'express';
 import { startWsRole } from '../../../src/transport/ws/ws-role';
+import { parseEvents } from '../../../src/platform/market-event';
 import { createApp, testContext } from '../../support/harness';
 import { fundTraders, randomTrading, rng } from '../../support/random-trading';
 import { bookFrom, WsClient, type Msg } from '../../support/ws-client';
@@ -37,7 +38,7 @@ async function restBook(pair: string) {
 async function streamTradeIds(pair: string): Promise<number[]> {
   const entries = await ctx.redis.xrange(ctx.keys.events('spot', pair), '-', '+');
   return entries.flatMap(([, f]) => {
-    const ev = JSON.parse(f[f.indexOf('ev') + 1]) as { e: string; id: string }[];
+    const ev = parseEvents(f[f.indexOf('ev') + 1]);
     return ev.filter((e) => e.e === 'trade').map((e) => Number(e.id));
   });
 }
