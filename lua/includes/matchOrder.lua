@@ -3,7 +3,11 @@
   shared by every market kind. The kind supplies its settlement as callbacks:
     settle.loadMaker(ctx, id)                 -> { id, user, remaining, stp, ... } from the order hash
     settle.maxQty(ctx, taker, ticks, qty)     -> lots the taker can still pay for at `ticks` (<= qty)
-    settle.fill(ctx, taker, maker, ticks, qty, tradeId, ev) -> adds its fields to the trade event ev
+    settle.fill(ctx, taker, maker, ticks, qty, tradeId, ev) -> adds its fields to the trade event ev:
+      tail, the trade history record's fields after mu, '|'-joined (spot tf|mf, futures
+      tf|mf|tpnl|mpnl|tpos|mpos|tl|ml|tt: includes/tradeHistory), and on futures om, '|to|mo', the
+      event's fields after the record (includes/packedEvent). Text, not a field each: the event
+      goes out packed, and a table of twenty fields cost its keys more than the concatenation
     settle.finishMaker(ctx, maker, status)    -> a maker leaving the book: 'filled' or 'expired'
   taker: { id, user, side = 'buy'|'sell', limit = ticks or nil (market), remaining = lots, stp }.
   An order may carry `idText`, its id already printed, which the events then use, and `amountText`
@@ -69,11 +73,11 @@ local function matchOrder(ctx, taker, settle, makerId, ticks, member, priceText)
       -- a taker filled whole at once: its amount as the caller has it (amountText, futures) is the fill's
       local qtyText
       if qty == taker.amount and taker.amountText then qtyText = taker.amountText else qtyText = fmt(qty) end
-      -- the fields settle.fill adds are named here as nil, which sizes the table for all of them: added
-      -- one by one they outgrew its 16 slots and rehashed it (a nil field is absent, as from the JSON)
+      -- the fields settle.fill adds are named here as nil, which sizes the table for them (16 slots):
+      -- added after it is made they would rehash it
       local ev = { e = 'trade', id = fmt(tradeId), p = priceText, q = qtyText, side = side,
         tk = taker.idText or fmt(taker.id), mk = maker.idText or fmt(maker.id), tu = taker.user, mu = maker.user,
-        tf = nil, mf = nil, tpnl = nil, mpnl = nil, tpos = nil, mpos = nil, tl = nil, ml = nil, tt = nil, to = nil, mo = nil }
+        tail = nil, om = nil }
       settle.fill(ctx, taker, maker, ticks, qty, tradeId, ev)
       left = left - qty
       taker.remaining = left

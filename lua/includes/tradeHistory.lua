@@ -99,9 +99,6 @@ local function recordTrades(ctx)
   -- the array sized for a batch's usual four trades by its constructor: grown from empty it
   -- rehashed at 1, 2, 4 and 8 entries
   local recs, n = { nil, nil, nil, nil, nil, nil, nil, nil }, 0
-  -- a spot trade has none of the futures fields, and `bar` '': its record ends at mf
-  local bar = ''
-  if futures then bar = '|' end
   for i = from, #events do
     local t = events[i]
     if t.e == 'trade' then
@@ -114,19 +111,13 @@ local function recordTrades(ctx)
         n = 0
       end
       -- its record (above): one concatenation of the `trade` event's fields, already strings, no
-      -- string made for a part of it (each new string is hashed whole). p to mu are always there
-      -- (includes/matchOrder), and so are tf and mf (every settlement's fill sets them); the futures
-      -- fields are absent on spot
-      recs[n + 1], recs[n + 2] = id, id .. '|' .. tsText .. '|' .. t.p .. '|' .. t.q .. '|' ..
-        t.side .. '|' .. t.tk .. '|' .. t.mk .. '|' .. tu .. '|' .. mu ..
-        '|' .. t.tf .. '|' .. t.mf .. bar .. (t.tpnl or '') .. bar .. (t.mpnl or '') .. bar ..
-        (t.tpos or '') .. bar .. (t.mpos or '') .. bar .. (t.tl or '') .. bar .. (t.ml or '') .. bar .. (t.tt or '')
-      -- the event packed (includes/packedEvent): trade|<the record>, then |to|mo on futures
-      if futures then
-        events[i] = 'trade|' .. recs[n + 2] .. '|' .. (t.to or '') .. '|' .. (t.mo or '')
-      else
-        events[i] = 'trade|' .. recs[n + 2]
-      end
+      -- string made for a part of it (each new string is hashed whole). The settlement's fields come
+      -- as one text, `tail` (includes/matchOrder): spot's end at mf
+      local rec = id .. '|' .. tsText .. '|' .. t.p .. '|' .. t.q .. '|' .. t.side .. '|' .. t.tk .. '|' .. t.mk
+        .. '|' .. tu .. '|' .. mu .. '|' .. t.tail
+      recs[n + 1], recs[n + 2] = id, rec
+      -- the event packed (includes/packedEvent): trade|<the record>, then |to|mo on futures (om)
+      events[i] = 'trade|' .. rec .. (t.om or '')
       n = n + 2
     end
   end

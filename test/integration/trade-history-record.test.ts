@@ -69,6 +69,18 @@ const SCRIPT = `--- @include "includes/tradeHistory"
 ${BEFORE}
 local ctx = { P = ARGV[1], pair = ARGV[2], ts = ARGV[4], events = cjson.decode(ARGV[5]) }
 if ARGV[3] == 'futures' then ctx.fut = {} end
+if ARGV[6] ~= 'before' then
+  -- the settlements hand recordTrades their fields as one text (includes/matchOrder's ev.tail)
+  for _, ev in ipairs(ctx.events) do
+    if ev.e == 'trade' then
+      local parts = { ev.tf, ev.mf }
+      if ctx.fut then
+        for _, f in ipairs(FIELDS_FUTURES) do parts[#parts + 1] = ev[f] or '' end
+      end
+      ev.tail = table.concat(parts, '|')
+    end
+  end
+end
 if ARGV[6] == 'before' then recordTradesBefore(ctx) else recordTrades(ctx) end
 return 'OK'`;
 

@@ -32,9 +32,10 @@ local FUND_SETTLEMENT = {
     -- the maker's fee to the fees pot (the fund pays none)
     addDelta(ctx, ctx.keys.fees, ctx.fut.cur, mf)
     local left = fFundPosition(ctx)
-    ev.tf, ev.mf, ev.tpnl, ev.mpnl, ev.tpos, ev.mpos = '0', fmt(mf), fmt(pnl), fmt(mpnl), 'fund', mpos.idText or fmt(mpos.id)
-    ev.tl, ev.ml, ev.tt = taker.side == 'buy' and '1' or '0', mpos.side == 'buy' and '1' or '0', '3'
-    ev.to, ev.mo = fmt(left and left.openQty or 0), fmt(mpos.openQty)
+    -- tf|mf|tpnl|mpnl|tpos|mpos|tl|ml|tt and |to|mo (includes/matchOrder): the fund's side is 'fund'
+    ev.tail = '0|' .. fmt(mf) .. '|' .. fmt(pnl) .. '|' .. fmt(mpnl) .. '|fund|' .. (mpos.idText or fmt(mpos.id)) .. '|'
+      .. (taker.side == 'buy' and '1' or '0') .. '|' .. (mpos.side == 'buy' and '1' or '0') .. '|3'
+    ev.om = '|' .. fmt(left and left.openQty or 0) .. '|' .. fmt(mpos.openQty)
   end,
   finishMaker = fFinishMaker,
 }

@@ -53,7 +53,7 @@ local function fMaxQty(ctx, taker, ticks, qty)
   return lo
 end
 
--- Both sides of a fill; their fields go into the trade event `ev`.
+-- Both sides of a fill; their fields go into the trade event `ev` (tail and om: includes/matchOrder).
 local function fFill(ctx, taker, maker, ticks, qty, _, ev)
   -- a maker of the taker's user may move the taker's account: fMaxQty checks its later fills in full
   if maker.user == taker.user then taker.fullChecks = true end
@@ -66,16 +66,16 @@ local function fFill(ctx, taker, maker, ticks, qty, _, ev)
   if ctx.liquidating and ctx.liquidating == tpos.id then tt = '3' end
   -- an opening side's pnl is 0: its text without fmt's call
   local tfText, mfText, qText = fmt(tf), fmt(mf), ev.q
-  ev.tf, ev.mf = tfText, mfText
-  ev.tpnl, ev.mpnl = tpnl == 0 and '0' or fmt(tpnl), mpnl == 0 and '0' or fmt(mpnl)
   -- a fee and its text, which the record reuses while the position's fee is this one (its first fill)
   tpos.feeOf, tpos.feeText, mpos.feeOf, mpos.feeText = tf, tfText, mf, mfText
-  ev.tpos, ev.mpos = tpos.idText or fmt(tpos.id), mpos.idText or fmt(mpos.id)
-  ev.tl, ev.ml, ev.tt = tpos.side == 'buy' and '1' or '0', mpos.side == 'buy' and '1' or '0', tt
-  -- to/mo: each position's open quantity after the fill (copy trading mirrors a partial close as a fraction)
-  -- (a new position's open quantity is the fill's, already printed)
+  -- the record's fields after mu (includes/matchOrder): tf|mf|tpnl|mpnl|tpos|mpos|tl|ml|tt
+  ev.tail = tfText .. '|' .. mfText .. '|' .. (tpnl == 0 and '0' or fmt(tpnl)) .. '|' .. (mpnl == 0 and '0' or fmt(mpnl))
+    .. '|' .. (tpos.idText or fmt(tpos.id)) .. '|' .. (mpos.idText or fmt(mpos.id)) .. '|'
+    .. (tpos.side == 'buy' and '1' or '0') .. '|' .. (mpos.side == 'buy' and '1' or '0') .. '|' .. tt
+  -- |to|mo: each position's open quantity after the fill (copy trading mirrors a partial close as a
+  -- fraction); a new position's is the fill's, already printed
   local tOpen, mOpen = tpos.openQty, mpos.openQty
-  ev.to, ev.mo = tOpen == qty and qText or fmt(tOpen), mOpen == qty and qText or fmt(mOpen)
+  ev.om = '|' .. (tOpen == qty and qText or fmt(tOpen)) .. '|' .. (mOpen == qty and qText or fmt(mOpen))
 end
 
 -- An opening order stops resting: its reservation goes back; unfilled it is cancelled.

@@ -86,7 +86,8 @@ local function spotFill(ctx, taker, maker, ticks, qty, _, ev)
   end
   local takerFee, makerFee = buyerFee, sellerFee
   if taker.side == 'sell' then takerFee, makerFee = sellerFee, buyerFee end
-  ev.tf, ev.mf = fmt(takerFee), fmt(makerFee)
+  -- the record's fields after mu (includes/matchOrder): tf|mf
+  ev.tail = fmt(takerFee) .. '|' .. fmt(makerFee)
 end
 
 -- A maker leaves the book: what it still reserves goes back to its owner's available balance.
