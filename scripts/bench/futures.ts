@@ -18,7 +18,7 @@
  *   4. a funding round over BENCH_FUNDING_POSITIONS positions (lib/futures-funding-round.ts).
  * Medians over BENCH_RUNS runs; a table on stdout and JSON in bench-results/.
  *
- * Env: BENCH_RUNS (3), BENCH_RESTING (20000), BENCH_CROSSING (10000), BENCH_BATCH (500),
+ * Env: BENCH_RUNS (5, as bench:matching's: the host's dips pull single runs down), BENCH_RESTING (20000), BENCH_CROSSING (10000), BENCH_BATCH (500),
  * BENCH_IN_FLIGHT (2), BENCH_DURATION (5 s per HTTP server per run), BENCH_CONNECTIONS (16),
  * BENCH_LIQUIDATIONS (10000), BENCH_FUNDING_POSITIONS (10000), BENCH_MAX_SECONDS (900), REDIS_URL (else a private redis-server).
  */
@@ -48,7 +48,7 @@ import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
 import { fmtNum, machineInfo, printTable, writeResults } from './lib/report';
 import { median, nowMs } from './lib/stats';
 
-const RUNS = envInt('BENCH_RUNS', 3);
+const RUNS = envInt('BENCH_RUNS', 5);
 const RESTING = envInt('BENCH_RESTING', 20_000);
 const CROSSING = envInt('BENCH_CROSSING', 10_000);
 const BATCH = envInt('BENCH_BATCH', 500);
