@@ -54,18 +54,9 @@
 --- @include "includes/globals"
 
 local n = (#KEYS - 22) / 4
--- Every field the batch's orders set on `b` is named here, nil until set (a table filled field by
--- field rehashes as it grows): includes/futures/createOrder's (ctx, allocated, market, ts,
--- lastTicks, fees, acctValues), includes/futures/triggerIndex's (liqL, liqS, liqGone) and
--- includes/idCounter's (oidNext, oidTop, tidNext, tidTop; n: how many ids the batch's
--- first reserves). The event list and the replies start with
--- their array slots for a usual batch (4 orders: 16 events, accepted, trade and two done each), not
--- empty tables grown one doubling at a time; a nil slot is absent to # and to cjson.
-local b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], changed = { bids = {}, asks = {} },
-  events = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil },
-  accounts = {}, orderKeys = {}, n = n, ctx = nil, allocated = nil, market = nil, ts = nil, lastTicks = nil,
-  fees = nil, acctValues = nil, oidNext = nil, oidTop = nil, tidNext = nil, tidTop = nil,
-  liqL = nil, liqS = nil, liqGone = nil }
+-- what the call's orders share, emptied for this call (includes/futures/context futuresBatch names
+-- its fields); the replies start with the array slots of a usual batch (4 orders)
+local b = futuresBatch(ARGV, n)
 local replies = { nil, nil, nil, nil }
 -- globals from their upvalues (includes/globals): a lookup costs ~270 instructions
 local pcall, next = TPCALL or pcallOf(), TNEXT or tnextOf()
@@ -101,6 +92,8 @@ if #b.events > 0 or bookChanged then
   ctx.events, ctx.changed, ctx.lastTicks, ctx.bookChanged = b.events, b.changed, b.lastTicks, bookChanged
   publishEvents(ctx)
 end
+-- the call went through: its tables serve the next one (futuresBatch)
+b.inUse = false
 -- every reply is a list of strings ({tag, id, clientOrderId, status} or {'ERR', code, detail})
 if n > 0 then answerAsRecord(replies) end
 return replies

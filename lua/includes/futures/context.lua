@@ -108,19 +108,67 @@ local function futuresContextFor(KEYS, P, pair, ts, maxlen, market, batch)
   }
 end
 
+-- The table `b` of one createFuturesOrders call, what its orders share (lua/futures/createFuturesOrders):
+-- P (engine prefix), pair, maxlen, n (orders in the call); the event entry being built (events,
+-- changed levels, lastTicks, ts); the key names built so far (accounts, orderKeys); the context of
+-- its orders (ctx, includes/futures/createOrder: with allocated, market, fees, acctValues);
+-- includes/futures/triggerIndex's liqL, liqS, liqGone; includes/idCounter's oidNext, oidTop,
+-- tidNext, tidTop. Every field is named in the constructor, nil until set (a table filled field by
+-- field rehashes as it grows); the event list starts with the slots of a usual batch (4 orders: 16
+-- events), not grown one doubling at a time (a nil slot is absent to # and to cjson).
+-- Kept across calls with its tables and its orders' context, and emptied here at each call's start:
+-- a call made some fifteen tables (its own and its context's), each made, grown, swept and freed.
+-- `inUse` is true while a call runs: one that died past its orders' pcall (a runtime error in its
+-- last writes) leaves it so, and the next call starts from new tables; `fresh` tells
+-- futuresBatchContext that the context is an earlier call's.
+local futuresBatch
+do
+  local kept
+  futuresBatch = function(ARGV, n)
+    local b = kept
+    if not b or b.inUse then
+      b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], changed = { bids = {}, asks = {} },
+        events = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil },
+        accounts = {}, orderKeys = {}, n = n, ctx = nil, allocated = nil, market = nil, ts = nil, lastTicks = nil,
+        fees = nil, acctValues = nil, oidNext = nil, oidTop = nil, tidNext = nil, tidTop = nil,
+        liqL = nil, liqS = nil, liqGone = nil, inUse = true, fresh = false }
+      kept = b
+      return b
+    end
+    b.P, b.pair, b.maxlen, b.n, b.inUse, b.fresh = ARGV[1], ARGV[2], ARGV[3], n, true, true
+    b.allocated, b.market, b.ts, b.lastTicks, b.fees = nil, nil, nil, nil, nil
+    b.oidNext, b.oidTop, b.tidNext, b.tidTop, b.liqL, b.liqS, b.liqGone = nil, nil, nil, nil, nil, nil, nil
+    local events, changed = b.events, b.changed
+    for i = #events, 1, -1 do events[i] = nil end
+    emptyTable(changed.bids)
+    emptyTable(changed.asks)
+    emptyTable(b.accounts)
+    emptyTable(b.orderKeys)
+    return b
+  end
+end
+
 -- The context of the next order of a batch (includes/futures/createOrder; `b` as it holds it, its
 -- market read): the batch's one context with this order's time and its per-order tables emptied,
 -- so each order starts from a fresh context as if it came alone. The tables are the previous
 -- order's, emptied in place, not new ones: five new tables an order, each grown from empty, cost
 -- more than the emptying. Every field an order may set lazily on its context is put back here.
--- The accounts' tracked flags (includes/futures/accountStats) stay: no command of the batch
--- changes one.
+-- The accounts' tracked flags (includes/futures/accountStats) stay within a call (no command of
+-- a batch changes one), not from one call to the next.
 local function futuresBatchContext(KEYS, b, ts)
   local ctx = b.ctx
   if not ctx then
     ctx = futuresContextFor(KEYS, b.P, b.pair, ts, b.maxlen, b.market, b)
     b.ctx = ctx
+    b.fresh = false
     return ctx
+  end
+  if b.fresh then
+    -- an earlier call's context: this call's market, and no flag it learnt
+    local m = b.market
+    ctx.P, ctx.pair, ctx.maxlen, ctx.keys, ctx.fkeys, ctx.fut = b.P, b.pair, b.maxlen, m.keys, m.fkeys, m.fut
+    emptyTable(ctx.tracked)
+    b.fresh = false
   end
   ctx.ts, ctx.bookChanged, ctx.lastTicks, ctx.stats, ctx.statsOrder = ts, false, nil, nil, nil
   -- deltaOrder lists every key of deltas (includes/deltas), dirtyOrder every object it is keyed by

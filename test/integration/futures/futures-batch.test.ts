@@ -293,4 +293,44 @@ describe('a runtime error inside a batch', () => {
       await expect(a.futures.engine.create(broken)).rejects.toMatchObject({ status: 500, code: 'ENGINE_ERROR' });
     });
   });
+
+  it('asks a maker\'s account again in the next call whether it keeps aggregates (it may have been tracked since)', async () => {
+    await withMarkets({ u0: 100, u1: 100 }, async (a, _b, accounts) => {
+      // u0's resting sell, filled in two calls; u0's account is tracked between them
+      await batch(a, [order(accounts, 'u0', { side: 'sell', priceTicks: String(MID), amountLots: '20' })]);
+      await batch(a, [order(accounts, 'u1', { priceTicks: String(MID) })]);
+      await a.futures.accountStats.track(accounts.u0);
+      await batch(a, [order(accounts, 'u1', { priceTicks: String(MID) })]);
+      // the aggregates the fills kept are those a rebuild from the orders gives
+      const text = (x: unknown) => JSON.stringify(x, (_k, v) => (v instanceof Map ? [...v] : typeof v === 'bigint' ? String(v) : v));
+      const [kept] = await a.futures.accountStats.read([accounts.u0]);
+      await a.futures.accountStats.rebuild(accounts.u0);
+      const [rebuilt] = await a.futures.accountStats.read([accounts.u0]);
+      expect(kept.trades).toBeGreaterThan(0);
+      expect(text(kept)).toBe(text(rebuilt));
+    });
+  });
+
+  it('in a call\'s last writes leaves the next call nothing of it (the batch\'s tables are kept across calls)', async () => {
+    await withMarkets({ u0: 100, u1: 100 }, async (a, b, accounts) => {
+      const maker = order(accounts, 'u0', { side: 'sell', priceTicks: String(MID) });
+      const taker = order(accounts, 'u1', { priceTicks: String(MID) });
+      const next = order(accounts, 'u0', { side: 'sell', priceTicks: String(MID + 10) });
+      for (const ctx of [a, b]) await batch(ctx, [maker]);
+      // the market's stream as a string: the taker's call matches and writes, then its XADD fails
+      const stream = a.keys.events('futures', PAIR);
+      await a.redis.del(stream);
+      await a.redis.set(stream, 'not a stream');
+      await expect(batch(a, [taker])).rejects.toThrow(/WRONGTYPE/);
+      await a.redis.del(stream);
+      await batch(b, [taker]);
+      await b.redis.del(b.keys.events('futures', PAIR));
+      // the next call answers and announces exactly what the same call does after a clean one
+      expect(await batch(a, [next])).toEqual(await batch(b, [next]));
+      const [ea, eb] = [await eventsOf(a), await eventsOf(b)];
+      expect(ea.entries).toBe(1);
+      expect(ea.events).toEqual(eb.events);
+      expect(ea.events.map((e) => e.e)).toEqual(['accepted']);
+    });
+  });
 });
