@@ -240,6 +240,9 @@ async function oneRun(
     KEY_PREFIX: prefix,
     LOG_LEVEL: 'silent',
     MARKETS_FILE: resolve(__dirname, '../../config/markets.json'),
+    // as bench:futures: a pipeline on a busy box, or on a server under callgrind (an A/B of two
+    // engines' instructions, docs/performance.md), can take longer than the API's 1 s per command
+    REDIS_COMMAND_TIMEOUT_MS: '60000',
   });
   const ctx = await createContext(config, createLogger('silent'));
   try {
