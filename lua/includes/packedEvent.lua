@@ -3,7 +3,8 @@
   entry's `ev` array that is a string, not an object, its fields joined by '|' after the kind. A
   table per event cost its constructor and then cjson's walk over its keys (~27,000 instructions of
   a crossing futures order's 473,000); one string is a concatenation, and cjson copies it: 4.4 %
-  fewer instructions a crossing order, 3.4 % a resting one (docs/performance.md, eighth pass). The service expands each back into the object it stands for (parseEntry,
+  fewer instructions a crossing order, 3.4 % a resting one (docs/performance.md, eighth pass).
+  The service expands each back into the object it stands for (parseEntry,
   src/platform/market-event.ts), so every reader sees the same events as before. No value holds a
   '|': ids and amounts are digits, user ids letters, digits, '_' and '-' (src/domain), the rest are
   words. Two more kinds are packed where they are made, their only place: `book` (publishEvents)

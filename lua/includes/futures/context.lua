@@ -135,6 +135,8 @@ do
       kept = b
       return b
     end
+    -- every field of the constructor above, but the tables kept (ctx, acctValues and the four emptied
+    -- below): a field added there is put back here
     b.P, b.pair, b.maxlen, b.n, b.inUse, b.fresh = ARGV[1], ARGV[2], ARGV[3], n, true, true
     b.allocated, b.market, b.ts, b.lastTicks, b.fees = nil, nil, nil, nil, nil
     b.oidNext, b.oidTop, b.tidNext, b.tidTop, b.liqL, b.liqS, b.liqGone = nil, nil, nil, nil, nil, nil, nil

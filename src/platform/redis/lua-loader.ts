@@ -120,7 +120,7 @@ function scriptFiles(dir: string, sub = ''): string[] {
  * Builds the library of a `lua/` tree. Includes sit at the library's top level, where Redis offers
  * only `redis` while loading: they may define functions and constant tables, and use `string`,
  * `cjson` and the rest only inside function bodies. Every include's top-level locals share one
- * Lua function, which holds at most 200 (Lua 5.1): the library is near it (189 in late November 2026),
+ * Lua function, which holds at most 200 (Lua 5.1): the library is near it (192 in late November 2026),
  * so an include groups its constants in a table rather than adding a local each
  * (docs/performance.md). A script body becomes `function(KEYS, ARGV) ... end`, so it reads exactly
  * as an EVAL script does.
