@@ -239,6 +239,35 @@ describe('createFuturesOrders: checks within a batch', () => {
   });
 });
 
+describe('createFuturesOrders exactly once: the reply as its record\'s text', () => {
+  it('answers the same lists on a first run (the record\'s text) and on a repeat (the record decoded), whatever a clientOrderId holds', async () => {
+    await withMarkets({ u0: 1_000, u1: 1_000 }, async (a, _b, accounts) => {
+      // strings JSON must escape, bytes above 126, a slash, and plain ones; an order of another's
+      // account (ERR), a repeated clientOrderId (DUP) and one without (its clid '')
+      const clids = ['plain-1', 'q"uote', 'back\\slash', 'sl/ash', 'ünï ✓', 'tab\there', 'ctl\u0001x', 'del\u007fx'];
+      const orders = [
+        ...clids.map((clientOrderId, i) => order(accounts, i % 2 ? 'u1' : 'u0', { priceTicks: String(MID - 10 - i), clientOrderId })),
+        order(accounts, 'u0', { priceTicks: String(MID - 50), clientOrderId: null }),
+        order(accounts, 'u0', { priceTicks: String(MID - 60), clientOrderId: 'back\\slash' }),
+        { ...order(accounts, 'u0', { priceTicks: String(MID - 70) }), accountId: accounts.u1 },
+      ];
+      const { keys, args } = a.futures.engine.createArgs(orders);
+      const op = { key: a.keys.operation(`batch-text-${Date.now()}`), ttlSeconds: 60 };
+      const first = await a.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, op);
+      const repeat = await a.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, op);
+      expect(first).toEqual(repeat);
+      expect(first.map(tagOf)).toEqual([...clids.map(() => 'OK'), 'OK', 'DUP', 'ERR']);
+      expect(first[clids.length + 1][1]).toBe(first[2][1]);
+      // each placed order answers its own clientOrderId, byte for byte
+      expect(first.slice(0, clids.length).map((r) => r[2])).toEqual(clids);
+      expect(first[clids.length][2]).toBe('');
+      expect(first[clids.length + 2][1]).toBe('ACCOUNT_NOT_FOUND');
+      // the record is JSON whose lists are the reply's
+      expect(JSON.parse((await a.redis.get(op.key)) as string)).toEqual(first);
+    });
+  });
+});
+
 describe('FuturesEngine.create under concurrency', () => {
   it('groups concurrent orders of one market into fewer calls and ends where sequential calls end', async () => {
     await withMarkets({ u0: 1_000, u1: 1_000, u2: 1_000 }, async (a, b, accounts) => {
