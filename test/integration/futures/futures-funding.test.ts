@@ -85,12 +85,12 @@ describe('funding drain (issue 10, finding 1)', () => {
 });
 
 describe('random price walk', () => {
-  it('a few hundred positions at mixed leverage through 50 funding rounds: the margin currency is conserved exactly and every round is zero-sum', async () => {
+  it('1,000 positions at mixed leverage through 50 funding rounds: the margin currency is conserved exactly and every round is zero-sum', async () => {
     const ctx = b.ctx;
     const p = (await ctx.markets.store.getPair('futures', PAIR))!;
     const leverages = [1, 3, 5, 10, 25, 50, 100];
     const accts: { user: string; id: number }[] = [];
-    for (let i = 0; i < 14; i++) {
+    for (let i = 0; i < 42; i++) {
       const user = `w${i}`;
       await ctx.wallets.deposit(user, 'USDT', 5000 + i * 13.37);
       const a = await ctx.futures.accounts.create(user, { name: 'w', currencyCode: 'USDT', leverage: leverages[i % leverages.length] });
@@ -105,16 +105,19 @@ describe('random price walk', () => {
       }).catch(() => undefined); // a refusal (margin) is part of the walk
     await ctx.futures.market.setIndexPrice(PAIR, 100);
     const total = await b.usdtTotal();
-    // 300 positions: 150 maker orders each taken by a market order of another account
-    for (let i = 0; i < 150; i++) {
+    // positions in force: every one is in one liquidation index (includes/futures/triggerIndex)
+    const inForce = async () =>
+      (await ctx.redis.zcard(ctx.keys.futuresTrigger(PAIR, 'liqL'))) + (await ctx.redis.zcard(ctx.keys.futuresTrigger(PAIR, 'liqS')));
+    // 1,000 positions: maker orders each taken by a market order of another account (two positions
+    // a fill; a refusal for margin opens none), until 1,000 are in force
+    for (let i = 0; i < 600 && (i % 50 !== 0 || (await inForce()) < 1000); i++) {
       const maker = i % accts.length;
       const taker = (i * 5 + 3) % accts.length;
       const isLong = rnd() < 0.5;
       await place(maker, isLong, Math.round((95 + rnd() * 10) * 10) / 10, 0.1 + Math.floor(rnd() * 10) / 10);
       await place(taker === maker ? (taker + 1) % accts.length : taker, !isLong, null, 2);
     }
-    const inForce = (await ctx.redis.zcard(ctx.keys.futuresTrigger(PAIR, 'liqL'))) + (await ctx.redis.zcard(ctx.keys.futuresTrigger(PAIR, 'liqS')));
-    expect(inForce).toBeGreaterThanOrEqual(200);
+    expect(await inForce()).toBeGreaterThanOrEqual(1000);
     let price = 100;
     const start = (Math.floor(Date.now() / T) + 1) * T;
     for (let round = 0; round < 50; round++) {
