@@ -1,7 +1,12 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import type { Express } from 'express';
 import { bearer, createApp, testContext } from '../../support/harness';
+import { seedMarkets } from '../../../src/markets';
+import { createLogger } from '../../../src/platform/config/logger';
 
 type Ctx = Awaited<ReturnType<typeof testContext>>;
 let ctx: Ctx;
@@ -130,5 +135,52 @@ describe('admin reference data', () => {
     });
     expect(r.status).toBe(400);
     expectErrorBody(r.body, 'PAIR_DIGITS_EXCEED_CURRENCY');
+  });
+});
+
+describe('issue 10 pair rules, through the admin endpoint and MARKETS_FILE alike (finding 4)', () => {
+  // a sound futures pair of two currencies of its own; each case breaks one rule
+  const sound = {
+    kind: 'futures', baseCurrencyCode: 'PRB', quoteCurrencyCode: 'PRQ', digitsPrice: 1, digitsAmount: 3,
+    minBaseAmount: 0.001, minQuoteAmount: 1, makerFee: 0.0002, takerFee: 0.0005,
+    contractValue: 1, lotSize: 0.001, maxLeverage: 100, maintenanceMarginRate: 0.005,
+  };
+  const broken: [string, Record<string, unknown>, string][] = [
+    ['200x at 1 % maintenance (a long starts at its liquidation price)', { maxLeverage: 200, maintenanceMarginRate: 0.01 }, 'PAIR_LEVERAGE_MARGIN'],
+    ['a maker fee above the taker fee', { makerFee: 0.001, takerFee: 0.0005 }, 'PAIR_FEES'],
+    ['a contract value the quote currency cannot count', { contractValue: 0.0000001 }, 'PAIR_CONTRACT_VALUE'],
+  ];
+  const admin = bearer('ops', true);
+  const exists = async () => (await ctx.markets.store.getPair('futures', 'PRB_PRQ')) !== undefined;
+
+  beforeAll(async () => {
+    for (const code of ['PRB', 'PRQ']) {
+      const r = await request(app).post('/api/admin/currencies').set('Authorization', admin).send({ code, name: code, decimals: 8 });
+      expect(r.status).toBe(200);
+    }
+  });
+
+  it.each(broken)('POST /api/admin/pairs: %s is a 422 naming the rule, and no pair is made', async (_, change, code) => {
+    const r = await request(app).post('/api/admin/pairs').set('Authorization', admin).send({ ...sound, ...change });
+    expect(r.status).toBe(422);
+    expectErrorBody(r.body, code);
+    expect(await exists()).toBe(false);
+  });
+
+  it.each(broken)('MARKETS_FILE: %s stops the seeding with the rule named, and no pair is made', async (_, change, code) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'markets-')), 'markets.json');
+    writeFileSync(file, JSON.stringify({ currencies: [], pairs: [{ ...sound, ...change }] }));
+    await expect(seedMarkets(file, ctx.markets.service, createLogger('silent'))).rejects.toMatchObject({ status: 422, code });
+    expect(await exists()).toBe(false);
+  });
+
+  it('the sound pair passes both doors: MARKETS_FILE makes it, the admin endpoint then finds it made (409, past the rules)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'markets-')), 'markets.json');
+    writeFileSync(file, JSON.stringify({ currencies: [], pairs: [sound] }));
+    await seedMarkets(file, ctx.markets.service, createLogger('silent'));
+    expect(await exists()).toBe(true);
+    const r = await request(app).post('/api/admin/pairs').set('Authorization', admin).send(sound);
+    expect(r.status).toBe(409);
+    expectErrorBody(r.body, 'PAIR_EXISTS');
   });
 });
