@@ -110,7 +110,8 @@ describe('random price walk', () => {
       (await ctx.redis.zcard(ctx.keys.futuresTrigger(PAIR, 'liqL'))) + (await ctx.redis.zcard(ctx.keys.futuresTrigger(PAIR, 'liqS')));
     // 1,000 positions: maker orders each taken by a market order of another account (two positions
     // a fill; a refusal for margin opens none), until 1,000 are in force
-    for (let i = 0; i < 600 && (i % 50 !== 0 || (await inForce()) < 1000); i++) {
+    for (let i = 0; i < 600; i++) {
+      if (i % 50 === 0 && (await inForce()) >= 1000) break;
       const maker = i % accts.length;
       const taker = (i * 5 + 3) % accts.length;
       const isLong = rnd() < 0.5;

@@ -152,6 +152,12 @@ describe('issue 10 pair rules, through the admin endpoint and MARKETS_FILE alike
   ];
   const admin = bearer('ops', true);
   const exists = async () => (await ctx.markets.store.getPair('futures', 'PRB_PRQ')) !== undefined;
+  // seeds a MARKETS_FILE holding `pair` alone (its currencies exist)
+  const seed = (pair: Record<string, unknown>) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'markets-')), 'markets.json');
+    writeFileSync(file, JSON.stringify({ currencies: [], pairs: [pair] }));
+    return seedMarkets(file, ctx.markets.service, createLogger('silent'));
+  };
 
   beforeAll(async () => {
     for (const code of ['PRB', 'PRQ']) {
@@ -168,16 +174,12 @@ describe('issue 10 pair rules, through the admin endpoint and MARKETS_FILE alike
   });
 
   it.each(broken)('MARKETS_FILE: %s stops the seeding with the rule named, and no pair is made', async (_, change, code) => {
-    const file = join(mkdtempSync(join(tmpdir(), 'markets-')), 'markets.json');
-    writeFileSync(file, JSON.stringify({ currencies: [], pairs: [{ ...sound, ...change }] }));
-    await expect(seedMarkets(file, ctx.markets.service, createLogger('silent'))).rejects.toMatchObject({ status: 422, code });
+    await expect(seed({ ...sound, ...change })).rejects.toMatchObject({ status: 422, code });
     expect(await exists()).toBe(false);
   });
 
   it('the sound pair passes both doors: MARKETS_FILE makes it, the admin endpoint then finds it made (409, past the rules)', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'markets-')), 'markets.json');
-    writeFileSync(file, JSON.stringify({ currencies: [], pairs: [sound] }));
-    await seedMarkets(file, ctx.markets.service, createLogger('silent'));
+    await seed(sound);
     expect(await exists()).toBe(true);
     const r = await request(app).post('/api/admin/pairs').set('Authorization', admin).send(sound);
     expect(r.status).toBe(409);
