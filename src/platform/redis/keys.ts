@@ -8,20 +8,21 @@
  * lua/includes/keys.lua from the same engine prefix; test/integration/keys.test.ts holds the two together.
  */
 import type { MarketKind } from '../../domain/market';
+import { shardTag } from './shard-tags';
 
 export type { MarketKind };
 export type BookSide = 'bids' | 'asks';
 export type FuturesTriggerIndex = 'tpL' | 'tpS' | 'slL' | 'slS' | 'liqL' | 'liqS';
 
 export class Keys {
-  /** Prefix of every engine key, hash tag included: `ex:{e0}:`. Passed to scripts as ARGV[1]. */
+  /** Prefix of every engine key, hash tag included: `ex:{e0}:` (shard-tags.ts). Passed to scripts as ARGV[1]. */
   readonly engine: string;
 
   constructor(
     readonly prefix: string,
     readonly shard = 0,
   ) {
-    this.engine = `${prefix}:{e${shard}}:`;
+    this.engine = `${prefix}:{${shardTag(shard)}}:`;
   }
 
   // reference data
