@@ -28,7 +28,12 @@ export interface Pair {
   lotSize?: number;
   maxLeverage?: number;
   maintenanceMarginRate?: number;
+  /** The engine shard that runs the market, fixed at creation; absent on pairs from before shards (0). */
+  engineShard?: number;
 }
+
+/** The engine shard of a market: where its book, orders, streams and settlement live. */
+export const shardOfPair = (p: Pick<Pair, 'engineShard'>): number => p.engineShard ?? 0;
 
 /** Currency codes are opaque (SPEC 4.7 rule 8); this only keeps them safe inside key names. */
 export const CURRENCY_CODE = /^[A-Za-z0-9][A-Za-z0-9.-]{0,31}$/;

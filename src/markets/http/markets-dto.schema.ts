@@ -48,5 +48,6 @@ export const pairDtoSchema = dtoSchema(
     lotSize: Joi.number().optional(),
     maxLeverage: integer().optional(),
     maintenanceMarginRate: Joi.number().optional(),
+    engineShard: integer().min(0).optional().description('The engine shard that runs the market (absent: 0)'),
   }),
 );
