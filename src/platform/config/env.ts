@@ -12,6 +12,8 @@ export interface AppConfig {
   redisCommandTimeoutMs: number;
   /** Prefix of every key; the engine shard's hash tag is added by the key builder. */
   keyPrefix: string;
+  /** Engine shards (ENGINE_SHARDS, default 1): each market runs on one (docs/architecture.md). */
+  engineShards: number;
   /** Unset with no JWT_PUBLIC_KEY outside production: `npm start` then uses the development secret (dev-secret.ts). */
   jwtSecret?: string;
   jwtPublicKey?: string;
@@ -49,6 +51,7 @@ const schema = Joi.object({
   KEY_PREFIX: Joi.string()
     .pattern(/^[A-Za-z0-9_-]+$/)
     .default('ex'),
+  ENGINE_SHARDS: Joi.number().integer().min(1).max(64).default(1),
   JWT_SECRET: Joi.string().min(16),
   JWT_PUBLIC_KEY: Joi.string().pattern(/BEGIN PUBLIC KEY/),
   ROLES: Joi.string()
@@ -84,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisCluster: value.REDIS_CLUSTER,
     redisCommandTimeoutMs: value.REDIS_COMMAND_TIMEOUT_MS,
     keyPrefix: value.KEY_PREFIX,
+    engineShards: value.ENGINE_SHARDS,
     jwtSecret: value.JWT_SECRET,
     jwtPublicKey: value.JWT_PUBLIC_KEY,
     roles: [...new Set(value.ROLES.split(','))] as Role[],
