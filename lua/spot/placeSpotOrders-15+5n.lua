@@ -19,7 +19,7 @@
     per order i, from k = 15 + 5 (i - 1):
     KEYS[k+1] user's spot orders (zset by id)
     KEYS[k+2] user's open orders on this pair (set)
-    KEYS[k+3] user's clientOrderId -> order id (hash)
+    KEYS[k+3] user's clientOrderId -> order id, or `@<shard>` at home (hash)
     KEYS[k+4] user's available balances (hash by currency)
     KEYS[k+5] user's reserved balances (hash by currency)
     ARGV[1]  engine key prefix          ARGV[6]  base minor units per lot
@@ -43,7 +43,9 @@
     {'DUP', id, order hash as a flat list}  clientOrderId already used by this user: nothing done
                                             (the record layout of includes/spotOrder)
     {'ERR', code, detail}                   rejected, nothing changed:
-      ORDER_POST_ONLY_WOULD_TAKE, INSUFFICIENT_BALANCE, NOTIONAL_TOO_LARGE
+      ORDER_POST_ONLY_WOULD_TAKE, INSUFFICIENT_BALANCE, NOTIONAL_TOO_LARGE,
+      CLIENT_ORDER_ID_ELSEWHERE (detail `@<shard>`: the user's home registry gave the clientOrderId
+      to an order on that shard; lua/spot/claimClientOrderId-1.lua)
     {'ERR', 'ENGINE_ERROR', message}        a runtime error (a bug) in this order or an earlier
                                             one of the batch; earlier orders stay placed, the
                                             failing one leaves no trace (includes/undoLog: its
@@ -82,7 +84,11 @@ local function placeOne(k, a)
 
   if clid ~= '' then
     local existing = rcall('HGET', clidKey, clid)
-    if existing then return { 'DUP', existing, rcall('HGETALL', orderKey(P, existing)) } end
+    if existing then
+      -- `@<shard>`: at the user's home, a clientOrderId claimed by an order on another shard
+      if string.byte(existing) == 64 then return { 'ERR', 'CLIENT_ORDER_ID_ELSEWHERE', existing } end
+      return { 'DUP', existing, rcall('HGETALL', orderKey(P, existing)) }
+    end
   end
 
   -- What the order reserves, in minor units of the currency it pays with.

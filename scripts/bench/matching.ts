@@ -262,7 +262,7 @@ async function oneRun(
     const bench = createRedis({ url: server.url, name: 'bench' }) as Redis;
     const scripts = new Scripts(bench, LUA_DIR ? buildLuaLibrary(LUA_DIR) : undefined);
     await scripts.preload();
-    const engine = new SpotEngine(ctx.keys, scripts, config.streamMaxLen);
+    const engine = new SpotEngine(ctx.shards, scripts, config.streamMaxLen);
     const noopFn = await loadNoopFunction(redis);
     const queueNoop = (p: PipelineOf, call: PlaceSpotInput[]) => {
       const [keys, args] = engine.placeArgs(call);

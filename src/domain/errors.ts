@@ -45,6 +45,7 @@ export const ENGINE_ERRORS: Record<string, { status: number; message: string; co
   SUBSCRIPTION_NOT_FOUND: { status: 404, message: 'Subscription not found' },
   PAIR_NOT_FOUND: { status: 404, message: 'Unknown currency pair' },
   CURRENCY_MISMATCH: { status: 422, message: 'The account holds another margin currency' },
+  CLIENT_ORDER_ID_ELSEWHERE: { status: 409, message: 'The clientOrderId belongs to an order on another market' },
   LEVERAGE_ABOVE_MAX: { status: 422, message: 'Account leverage is above the maximum of the pair' },
   // an exactly-once operation fenced after a lost reply, or past its deadline (lua/includes/operationRecord.lua)
   OPERATION_ABORTED: { status: 503, code: 'ENGINE_UNAVAILABLE', message: 'The engine connection failed; nothing was done. Retry' },

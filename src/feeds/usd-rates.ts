@@ -22,7 +22,7 @@ export class UsdRates {
       (p) => p.baseCurrencyCode === code && isUsdPegged(p.quoteCurrencyCode),
     );
     for (const p of pairs) {
-      const last = await this.redis.get(this.keys.lastPrice('spot', p.code));
+      const last = await this.redis.get(this.markets.knownKeysOf('spot', p.code).lastPrice('spot', p.code));
       if (last) return new BigNumber(last).shiftedBy(-p.digitsPrice);
     }
     return null;

@@ -52,7 +52,7 @@ export function createFutures(
   const { config, log, redis, keys, scripts, markets, marketData } = deps;
   const engine = new FuturesEngine(keys, scripts, config.streamMaxLen);
   const priceEngine = new FuturesPriceEngine(keys, scripts, config.streamMaxLen);
-  const books = new BookReader(keys, scripts);
+  const books = new BookReader(markets, scripts);
   const prices = new FuturesPriceService(redis, keys, markets, priceEngine, books, config);
   const premium = new FuturesPremiumSampler(prices, priceEngine, books, config.premiumSampleSeconds);
   return {
@@ -60,7 +60,7 @@ export function createFutures(
     prices,
     accounts: new FuturesAccountService(redis, keys, markets, engine, prices),
     orders: new FuturesOrderService(redis, keys, markets, engine, prices),
-    market: new FuturesMarketService(new TradeHistory(redis, keys, scripts), markets, marketData, prices, engine),
+    market: new FuturesMarketService(new TradeHistory(redis, markets, scripts), markets, marketData, prices, engine),
     premium,
     risk: new FuturesRiskService(engine, markets, prices, priceEngine, premium, log),
     accountReader: new FuturesAccountReader(redis, keys, markets, prices),

@@ -1,4 +1,5 @@
-import type { Keys, MarketKind } from '../platform/redis/keys';
+import type { MarketStore } from '../markets';
+import type { MarketKind } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 
 /** Aggregated levels in engine units (ticks, lots), best first, with the sequence they belong to. */
@@ -15,15 +16,15 @@ const pairsOf = (flat: string[]): [string, string][] => {
   return out;
 };
 
-/** Reads any market's book atomically; REST and the websocket gateway both answer from this. */
+/** Reads any market's book atomically, on its shard; REST and the websocket gateway both answer from this. */
 export class BookReader {
   constructor(
-    private readonly keys: Keys,
+    private readonly markets: Pick<MarketStore, 'keysOf'>,
     private readonly scripts: Scripts,
   ) {}
 
   async snapshot(kind: MarketKind, pairCode: string, depth: number): Promise<BookSnapshot> {
-    const k = this.keys;
+    const k = await this.markets.keysOf(kind, pairCode);
     const [seq, streamId, bids, asks] = await this.scripts.run<[string, string, string[], string[]]>(
       'getBookSnapshot',
       [

@@ -34,8 +34,8 @@ export function createMarketData(
   deps: Pick<PlatformDeps, 'redis' | 'keys' | 'scripts' | 'config' | 'log'> & { markets: MarketStore },
 ): MarketData {
   const { redis, keys, scripts, markets } = deps;
-  const books = new BookReader(keys, scripts);
-  const history = new TradeHistory(redis, keys, scripts);
+  const books = new BookReader(markets, scripts);
+  const history = new TradeHistory(redis, markets, scripts);
   // the engine scripts trim by it; until it lands they keep the default 7 days
   history.setRetentionDays(deps.config.tradeHistoryDays).catch((err: Error) => deps.log.warn({ err }, 'trade history retention not set'));
   return {

@@ -62,7 +62,7 @@ export class MarketTickerService {
     for (let i = WINDOW_MINUTES - 1; i >= 0; i--) fields.push(`${MINUTE}:${lastMinute - i * MINUTE * 1000}`);
     const [raw, last, snap] = await Promise.all([
       this.redis.hmget(this.keys.candles(kind, pair.code), ...fields),
-      this.redis.get(this.keys.lastPrice(kind, pair.code)),
+      this.redis.get(this.markets.knownKeysOf(kind, pair.code).lastPrice(kind, pair.code)),
       this.books.snapshot(kind, pair.code, 1),
     ]);
 

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../platform/redis/connection';
-import type { Keys, MarketKind } from '../platform/redis/keys';
+import type { MarketStore } from '../markets';
+import type { MarketKind } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { TRADE_RECORD_FIELDS } from '../platform/market-event';
 
@@ -68,20 +69,21 @@ export function parseTradeRecord(member: string): HistoryTrade {
  * from several markets finds its first id by a binary search over counts, never by skipping.
  */
 export class TradeHistory {
+  /** Each market's history is on its shard (`markets`: the pair read first names it). */
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    private readonly markets: Pick<MarketStore, 'keysOf' | 'knownKeysOf' | 'allKeys'>,
     private readonly scripts: Scripts,
   ) {}
 
-  /** Tells the engine scripts how long to keep trades (they trim on write). */
+  /** Tells every shard's engine scripts how long to keep trades (they trim on write). */
   async setRetentionDays(days: number): Promise<void> {
-    await this.redis.set(this.keys.tradeHistoryRetention(), String(Math.round(days * DAY_MS)));
+    await Promise.all(this.markets.allKeys().map((k) => this.redis.set(k.tradeHistoryRetention(), String(Math.round(days * DAY_MS)))));
   }
 
   /** The ids of a market's trades made within [from, to] (ms, both optional and inclusive). */
   async idRange(kind: MarketKind, pair: string, from?: number, to?: number): Promise<IdRange> {
-    const times = this.keys.tradeTimes(kind, pair);
+    const times = (await this.markets.keysOf(kind, pair)).tradeTimes(kind, pair);
     const range = { ...ALL };
     if (from !== undefined) {
       const [first] = await this.redis.zrangebyscore(times, from, '+inf', 'LIMIT', 0, 1);
@@ -97,11 +99,11 @@ export class TradeHistory {
   }
 
   marketSource(kind: MarketKind, pair: string, range: IdRange = ALL): Source {
-    return { key: this.keys.tradeHistory(kind, pair), range };
+    return { key: this.markets.knownKeysOf(kind, pair).tradeHistory(kind, pair), range };
   }
 
   userSource(kind: MarketKind, pair: string, userId: string, range: IdRange = ALL): Source {
-    return { key: this.keys.userTrades(kind, pair, userId), range };
+    return { key: this.markets.knownKeysOf(kind, pair).userTrades(kind, pair, userId), range };
   }
 
   /** How many ids of the sources lie in their ranges. */
@@ -128,7 +130,7 @@ export class TradeHistory {
    */
   async userTrades(kind: MarketKind, pairs: string[], sources: Source[], offset: number, limit: number): Promise<UserHistoryTrade[]> {
     const members = await this.page(sources, offset, limit, async (slices) => {
-      const keys = slices.flatMap((c) => [c.s.key, this.keys.tradeHistory(kind, pairs[c.source])]);
+      const keys = slices.flatMap((c) => [c.s.key, this.markets.knownKeysOf(kind, pairs[c.source]).tradeHistory(kind, pairs[c.source])]);
       const args = slices.flatMap((c) => [idBound(c.max), c.s.range.min, c.skip, c.count]);
       const pages = await this.scripts.run<string[][]>('readUserTrades', keys, args);
       return slices.map((c, i) => {

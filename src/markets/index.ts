@@ -16,7 +16,7 @@ export interface Markets {
   service: MarketService;
 }
 
-export function createMarkets(deps: Pick<PlatformDeps, 'redis' | 'keys' | 'scripts'>): Markets {
-  const store = new MarketStore(deps.redis, deps.keys, deps.scripts);
+export function createMarkets(deps: Pick<PlatformDeps, 'redis' | 'keys' | 'scripts' | 'shards'>): Markets {
+  const store = new MarketStore(deps.redis, deps.keys, deps.scripts, deps.shards);
   return { store, service: new MarketService(store) };
 }

@@ -29,4 +29,6 @@ export const pairSchema = Joi.object({
   maintenanceMarginRate: Joi.number().greater(0).less(1).when('kind', {
     is: 'futures', then: Joi.required(), otherwise: Joi.forbidden(),
   }),
+  // the shard that runs the market (0..ENGINE_SHARDS-1: the service answers 422 past the last one)
+  engineShard: Joi.number().integer().min(0).max(63),
 });

@@ -1,4 +1,4 @@
-import { conflict, badRequest } from '../domain/errors';
+import { conflict, badRequest, rejected } from '../domain/errors';
 import { CURRENCY_CODE, pairCode, type Currency, type Pair } from '../domain/market';
 import { pairRuleViolation, type PairRequest } from '../domain/pair-rules';
 import type { MarketStore } from './market-store';
@@ -36,6 +36,7 @@ export class MarketService {
     const code = pairCode(base.code, quote.code);
     const pair: Omit<Pair, 'id'> = {
       ...req,
+      engineShard: await this.shardFor(req),
       code,
       isActive: true,
       baseDecimals: base.decimals,
@@ -47,6 +48,26 @@ export class MarketService {
       return { created, pair: existing };
     }
     return { created, pair: (await this.store.getPair(req.kind, code)) as Pair };
+  }
+
+  /**
+   * The shard a new market runs on: the one asked for (0..ENGINE_SHARDS-1), else the shard with the
+   * fewest markets. Futures markets stay on shard 0, where the futures accounts, their positions
+   * and copy trading live (docs/architecture.md, "Engine shards").
+   */
+  private async shardFor(req: PairRequest): Promise<number> {
+    const count = this.store.shardCount;
+    if (req.engineShard !== undefined && req.engineShard >= count) {
+      throw rejected('ENGINE_SHARD_UNKNOWN', `engineShard must be below ENGINE_SHARDS (${count}), got ${req.engineShard}`);
+    }
+    if (req.kind === 'futures') {
+      if (req.engineShard) throw rejected('FUTURES_ON_SHARD_ZERO', 'Futures markets run on engine shard 0');
+      return 0;
+    }
+    if (req.engineShard !== undefined) return req.engineShard;
+    if (count === 1) return 0;
+    const perShard = await this.store.marketsPerShard();
+    return perShard.indexOf(Math.min(...perShard));
   }
 
   async createPairOrConflict(req: PairRequest): Promise<Pair> {

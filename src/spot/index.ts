@@ -1,12 +1,12 @@
 import type { MarketStore } from '../markets';
 import type { PlatformDeps } from '../platform/deps';
 import { SpotEngine } from './spot-engine';
-import { SpotOrderService } from './spot-order.service';
+import { SpotOrderService, type SpotFunding } from './spot-order.service';
 import { SpotUserTrades } from './spot-user-trades';
 import { TradeHistory } from '../market-data';
 
 export { SpotEngine, placeBatchOrders } from './spot-engine';
-export { SpotOrderService } from './spot-order.service';
+export { SpotOrderService, type SpotFunding } from './spot-order.service';
 export { spotOrderRoutes } from './http/spot-order.routes';
 
 /** The spot market: its engine wrapper (group commit), order use cases and the caller's fills. */
@@ -16,12 +16,14 @@ export interface Spot {
   userTrades: SpotUserTrades;
 }
 
-export function createSpot(deps: Pick<PlatformDeps, 'config' | 'redis' | 'keys' | 'scripts'> & { markets: MarketStore }): Spot {
-  const { config, redis, keys, scripts, markets } = deps;
-  const engine = new SpotEngine(keys, scripts, config.streamMaxLen);
+export function createSpot(
+  deps: Pick<PlatformDeps, 'config' | 'redis' | 'shards' | 'scripts'> & { markets: MarketStore; funding: SpotFunding },
+): Spot {
+  const { config, redis, shards, scripts, markets } = deps;
+  const engine = new SpotEngine(shards, scripts, config.streamMaxLen);
   return {
     engine,
-    orders: new SpotOrderService(redis, keys, markets, engine),
-    userTrades: new SpotUserTrades(new TradeHistory(redis, keys, scripts), markets),
+    orders: new SpotOrderService(redis, shards, scripts, markets, engine, deps.funding),
+    userTrades: new SpotUserTrades(new TradeHistory(redis, markets, scripts), markets),
   };
 }

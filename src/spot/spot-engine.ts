@@ -1,9 +1,9 @@
 import type { ChainableCommander } from 'ioredis';
 import { Histogram } from 'prom-client';
 import type { Pair } from '../domain/market';
-import { scales } from '../domain/market';
+import { scales, shardOfPair } from '../domain/market';
 import { feeRatePpm } from '../domain/decimal';
-import type { Keys } from '../platform/redis/keys';
+import type { EngineShards } from '../platform/redis/engine-shards';
 import type { Scripts } from '../platform/redis/scripts';
 import { hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/redis/reply';
 import { STP_FLAGS, type OrderType, type Side, type StpMode } from '../domain/order';
@@ -43,15 +43,16 @@ export const placeBatchOrders = new Histogram({
 export class SpotEngine {
   private readonly commit: GroupCommit<PlaceSpotInput, ScriptReply>;
 
+  /** Each market's scripts run on its engine shard, under that shard's keys (`shards.keysOf(pair)`). */
   constructor(
-    private readonly keys: Keys,
+    private readonly shards: EngineShards,
     private readonly scripts: Scripts,
     private readonly streamMaxLen: number,
   ) {
     this.commit = new GroupCommit((orders) => {
       placeBatchOrders.observe(orders.length);
       const [keys, args] = this.placeArgs(orders);
-      return this.scripts.runOnce<ScriptReply[]>('placeSpotOrders', keys, args, newOperation(this.keys));
+      return this.scripts.runOnce<ScriptReply[]>('placeSpotOrders', keys, args, newOperation(this.shards.keysOf(orders[0].pair)));
     }, MAX_PLACE_BATCH);
   }
 
@@ -62,10 +63,10 @@ export class SpotEngine {
    * KEYS[1..12] of the spot scripts: counters, book, levels, book sequence, events, last price, fees,
    * in the order lua/includes/spot/spotMarketKeys.lua reads them.
    */
-  marketKeys(code: string): readonly string[] {
+  marketKeys(code: string, shard = 0): readonly string[] {
     let keys = this.pairKeys.get(code);
     if (!keys) {
-      const k = this.keys;
+      const k = this.shards.keys(shard);
       keys = Object.freeze([
         k.orderIds(), k.tradeIds(),
         k.book('spot', code, 'bids'), k.book('spot', code, 'asks'),
@@ -84,12 +85,12 @@ export class SpotEngine {
   private partsOfPair(pair: Pair): { keys: string[]; args: (string | number)[] } {
     let parts = this.pairParts.get(pair.code);
     if (!parts) {
-      const k = this.keys;
+      const k = this.shards.keysOf(pair);
       const code = pair.code;
       const { quoteScale, baseScale } = scales(pair);
       parts = {
         // KEYS[13..15]: the market's trade history, which the batch's trades are written to
-        keys: [...this.marketKeys(code), k.tradeHistory('spot', code), k.tradeTimes('spot', code), k.tradeHistoryRetention()],
+        keys: [...this.marketKeys(code, shardOfPair(pair)), k.tradeHistory('spot', code), k.tradeTimes('spot', code), k.tradeHistoryRetention()],
         args: [
           k.engine, code, pair.baseCurrencyCode, pair.quoteCurrencyCode, quoteScale, baseScale,
           feeRatePpm(pair.makerFee), feeRatePpm(pair.takerFee), this.streamMaxLen,
@@ -105,7 +106,7 @@ export class SpotEngine {
     const pair = this.partsOfPair(orders[0].pair);
     const keys = pair.keys.slice();
     const args = pair.args.slice();
-    const k = this.keys;
+    const k = this.shards.keysOf(orders[0].pair);
     for (const o of orders) {
       if (o.pair.code !== orders[0].pair.code) throw new Error('one placeSpotOrders call takes orders of one pair');
       keys.push(
@@ -131,38 +132,40 @@ export class SpotEngine {
    */
   queuePlace(pipeline: ChainableCommander, orders: PlaceSpotInput[]): void {
     const [keys, args] = this.placeArgs(orders);
-    this.scripts.queueOnce(pipeline, 'placeSpotOrders', keys, args, newOperation(this.keys));
+    this.scripts.queueOnce(pipeline, 'placeSpotOrders', keys, args, newOperation(this.shards.keysOf(orders[0].pair)));
   }
 
   /** KEYS[1..16] of both cancel scripts: the market's, its pair hash, the user's open orders on it and wallet. */
-  private cancelKeys(pairCode: string, userId: string): string[] {
-    const k = this.keys;
+  private cancelKeys(pair: Pair, userId: string): string[] {
+    const k = this.shards.keysOf(pair);
     return [
-      ...this.marketKeys(pairCode), k.pair('spot', pairCode),
-      k.userOpenOrders(userId, 'spot', pairCode), k.walletAvailable(userId), k.walletReserved(userId),
+      ...this.marketKeys(pair.code, shardOfPair(pair)), k.pair('spot', pair.code),
+      k.userOpenOrders(userId, 'spot', pair.code), k.walletAvailable(userId), k.walletReserved(userId),
     ];
   }
 
-  /** `order`: the caller's order as read before (its pair, which never changes, names the keys). */
-  async cancel(userId: string, order: { id: string; pair: string }, timestamp: number): Promise<SpotOrderRecord> {
+  /** `orderId`: the caller's order on `pair` as read before (its pair, which never changes, names the keys). */
+  async cancel(userId: string, pair: Pair, orderId: string, timestamp: number): Promise<SpotOrderRecord> {
+    const k = this.shards.keysOf(pair);
     const reply = unwrap(
       await this.scripts.runOnce<ScriptReply>(
         'cancelSpotOrder',
-        [...this.cancelKeys(order.pair, userId), this.keys.order(order.id)],
-        [this.keys.engine, userId, order.id, timestamp, this.streamMaxLen, order.pair],
-        newOperation(this.keys),
+        [...this.cancelKeys(pair, userId), k.order(orderId)],
+        [k.engine, userId, orderId, timestamp, this.streamMaxLen, pair.code],
+        newOperation(k),
       ),
     );
     return storedOrder(reply);
   }
 
-  async cancelAll(userId: string, pairCode: string, timestamp: number): Promise<string[]> {
+  async cancelAll(userId: string, pair: Pair, timestamp: number): Promise<string[]> {
+    const k = this.shards.keysOf(pair);
     const reply = unwrap(
       await this.scripts.runOnce<ScriptReply>(
         'cancelSpotOrders',
-        this.cancelKeys(pairCode, userId),
-        [this.keys.engine, userId, pairCode, timestamp, this.streamMaxLen],
-        newOperation(this.keys),
+        this.cancelKeys(pair, userId),
+        [k.engine, userId, pair.code, timestamp, this.streamMaxLen],
+        newOperation(k),
       ),
     );
     return reply[1] as string[];

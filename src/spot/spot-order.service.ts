@@ -1,14 +1,16 @@
 import BigNumber from 'bignumber.js';
 import { MAX_SAFE, decimal, fitsEngine, minorString, toMinorDown } from '../domain/decimal';
-import { notFound, rejected } from '../domain/errors';
-import { scales, type Pair } from '../domain/market';
+import { AppError, conflict, notFound, rejected } from '../domain/errors';
+import { scales, shardOfPair, type Pair } from '../domain/market';
+import { shardOfId } from '../domain/shard-ids';
 import { pageOf, paged, type PageRequest, type PagedResult } from '../domain/paging';
 import type { MarketStore } from '../markets';
 import type { OrderType, Side, StpMode } from '../domain/order';
-import type { PlaceSpotInput, SpotEngine } from './spot-engine';
+import type { PlaceResult, PlaceSpotInput, SpotEngine } from './spot-engine';
 import { decodeSpotOrder, type SpotOrderRecord } from './spot-order-record';
 import type { RedisClient } from '../platform/redis/connection';
-import type { Keys } from '../platform/redis/keys';
+import type { EngineShards } from '../platform/redis/engine-shards';
+import type { Scripts } from '../platform/redis/scripts';
 import { requirePair } from '../markets';
 import { spotOrderDto, type SpotOrderDto } from './spot-order-dto';
 
@@ -29,13 +31,27 @@ export interface SpotOrderQuery extends PageRequest {
   status?: string;
 }
 
+/**
+ * How a spot order reaches money on its market's shard (ENGINE_SHARDS > 1): the user's home, and
+ * the escrow that tops up from it (src/wallet). `escrow` is null with one shard: nothing moves then.
+ */
+export interface SpotFunding {
+  homes: { of(userId: string): Promise<number> };
+  escrow: { cover(userId: string, shard: number, cur: string, need: string): Promise<void> } | null;
+}
+
+/** Placements of one order that may each find the escrow short and top it up before the next. */
+const FUNDED_ATTEMPTS = 4;
+
 /** Spot order use cases: request numbers to engine units (rounded down, SPEC 4.7 rule 9), checks, DTOs. */
 export class SpotOrderService {
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    private readonly shards: EngineShards,
+    private readonly scripts: Scripts,
     private readonly markets: MarketStore,
     private readonly engine: SpotEngine,
+    private readonly funding: SpotFunding,
   ) {}
 
   spotPair(code: string, namedIn: 'body' | 'path' = 'body'): Promise<Pair> {
@@ -86,33 +102,106 @@ export class SpotOrderService {
 
   async place(userId: string, req: PlaceSpotRequest): Promise<{ duplicate: boolean; order: SpotOrderDto }> {
     const input = await this.toEngineInput(userId, req, Date.now());
-    const { duplicate, order } = await this.engine.place(input);
+    const { duplicate, order } = this.funding.escrow ? await this.placeFunded(input) : await this.engine.place(input);
     const pair = duplicate ? await this.spotPair(order.pair) : input.pair;
     return { duplicate, order: spotOrderDto(order, pair) };
   }
 
+  /**
+   * With several shards: the clientOrderId claimed at home first when the market is elsewhere
+   * (SPEC 4.3 over all markets), then the order placed on its market's shard; an order that finds
+   * the escrow there short (or lost a race with a sweep) has it covered from home and is placed
+   * again, inside this request.
+   */
+  private async placeFunded(input: PlaceSpotInput): Promise<PlaceResult> {
+    const shard = shardOfPair(input.pair);
+    const home = await this.funding.homes.of(input.userId);
+    if (input.clientOrderId && home !== shard) {
+      const earlier = await this.claimAtHome(input.userId, home, shard, input.clientOrderId);
+      if (earlier) return earlier;
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.engine.place(input);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        if (err.code === 'CLIENT_ORDER_ID_ELSEWHERE' && input.clientOrderId) {
+          return this.orderByClientId(input.userId, Number(err.message.split('@').pop()), input.clientOrderId);
+        }
+        if (err.code !== 'INSUFFICIENT_BALANCE' || attempt >= FUNDED_ATTEMPTS) throw err;
+        const { cur, amount } = reservation(input);
+        await (this.funding.escrow as NonNullable<SpotFunding['escrow']>).cover(input.userId, shard, cur, amount);
+      }
+    }
+  }
+
+  /** The earlier order a clientOrderId names (at home or on the shard it was claimed for), or null when it is free. */
+  private async claimAtHome(userId: string, home: number, shard: number, clid: string): Promise<PlaceResult | null> {
+    const [status, held] = await this.scripts.run<string[]>(
+      'claimClientOrderId',
+      [this.shards.keys(home).clientOrderIds(userId)],
+      [clid, `@${shard}`],
+    );
+    if (status === 'OK') return null;
+    if (held.startsWith('@')) return this.orderByClientId(userId, Number(held.slice(1)), clid);
+    return this.duplicateOf(userId, held, clid);
+  }
+
+  private async orderByClientId(userId: string, shard: number, clid: string): Promise<PlaceResult> {
+    const id = await this.redis.hget(this.shards.keys(shard).clientOrderIds(userId), clid);
+    return this.duplicateOf(userId, id, clid);
+  }
+
+  private async duplicateOf(userId: string, id: string | null, clid: string): Promise<PlaceResult> {
+    const order = id ? (await this.orderRecords([id]))[0] : undefined;
+    if (!order || order.user !== userId) {
+      // claimed for a market whose order was refused, or is being placed right now
+      throw conflict('CLIENT_ORDER_ID_IN_USE', `clientOrderId ${clid} is taken by an order on another market`);
+    }
+    return { duplicate: true, order };
+  }
+
   /** The order is read first: its pair names the keys the cancel script is passed. */
   async cancel(userId: string, orderId: string): Promise<SpotOrderDto> {
-    const h = /^\d{1,16}$/.test(orderId) ? (await this.orderRecords([orderId]))[0] : null;
+    const h = (await this.orderRecords([orderId]))[0];
     if (!h || h.user !== userId) throw notFound('ORDER_NOT_FOUND', 'Order not found');
-    const order = await this.engine.cancel(userId, { id: orderId, pair: h.pair }, Date.now());
+    const order = await this.engine.cancel(userId, await this.spotPair(h.pair), orderId, Date.now());
     return spotOrderDto(order, await this.spotPair(order.pair));
   }
 
   async cancelAll(userId: string, pairCode: string): Promise<number[]> {
-    await this.spotPair(pairCode);
-    return (await this.engine.cancelAll(userId, pairCode, Date.now())).map(Number);
+    const pair = await this.spotPair(pairCode);
+    return (await this.engine.cancelAll(userId, pair, Date.now())).map(Number);
   }
 
   async get(userId: string, orderId: string): Promise<SpotOrderDto> {
-    const h = /^\d{1,16}$/.test(orderId) ? (await this.orderRecords([orderId]))[0] : null;
+    const h = (await this.orderRecords([orderId]))[0];
     if (!h || h.user !== userId) throw notFound('ORDER_NOT_FOUND', 'Order not found');
     return spotOrderDto(h, await this.spotPair(h.pair));
   }
 
   /** The caller's orders, newest first, filtered by pair and status. */
   async list(userId: string, q: SpotOrderQuery): Promise<PagedResult<SpotOrderDto>> {
-    const key = this.keys.userOrders(userId, 'spot');
+    const page = this.shards.count > 1 ? await this.listMerged(userId, q) : await this.listShardZero(userId, q);
+    const items = await Promise.all(page.items.map(async (h) => spotOrderDto(h, await this.spotPair(h.pair))));
+    return { ...page, items };
+  }
+
+  /**
+   * Every shard's orders of the user, newest first by creation time (ids of two shards do not
+   * compare by age), then by id: one order for every page, so paging is exact.
+   */
+  private async listMerged(userId: string, q: SpotOrderQuery): Promise<PagedResult<SpotOrderRecord>> {
+    const perShard = await Promise.all(this.shards.all().map((k) => this.redis.zrevrange(k.userOrders(userId, 'spot'), 0, -1)));
+    const rows = (await this.orderRecords(perShard.flat())).filter(
+      (h) => (!q.currencyPairCode || h.pair === q.currencyPairCode) && (!q.status || h.status === q.status),
+    );
+    rows.sort((a, b) => Number(b.cts) - Number(a.cts) || Number(b.id) - Number(a.id));
+    return paged(rows, q);
+  }
+
+  private async listShardZero(userId: string, q: SpotOrderQuery): Promise<PagedResult<SpotOrderRecord>> {
+    const key = this.shards.keys(0).userOrders(userId, 'spot');
     let page: PagedResult<Record<string, string>>;
     if (!q.currencyPairCode && !q.status) {
       // unfiltered: page straight off the sorted set
@@ -129,19 +218,37 @@ export class SpotOrderService {
         q,
       );
     }
-    const items = await Promise.all(page.items.map(async (h) => spotOrderDto(h, await this.spotPair(h.pair))));
-    return { ...page, items };
+    return page;
   }
 
-  /** Spot orders by id, in that order; an id that is no spot order is left out. */
+  /**
+   * Spot orders by id, in that order, each read on the shard its id names (src/domain/shard-ids.ts);
+   * an id that is no spot order, or names no shard of this deployment, is left out.
+   */
   private async orderRecords(ids: string[]): Promise<SpotOrderRecord[]> {
-    if (ids.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.order(id));
-    const hashes = (await pipeline.exec()) ?? [];
-    const orders = ids.map((id, i) => decodeSpotOrder(id, hashes[i][1] as Record<string, string>));
+    const known = ids.filter((id) => /^\d{1,16}$/.test(id) && shardOfId(id) < this.shards.count);
+    if (known.length === 0) return [];
+    const byShard = new Map<number, string[]>();
+    for (const id of known) byShard.set(shardOfId(id), [...(byShard.get(shardOfId(id)) ?? []), id]);
+    const hashes = new Map<string, Record<string, string>>();
+    await Promise.all([...byShard].map(async ([shard, shardIds]) => {
+      // one pipeline per shard: a cluster pipeline stays in one slot
+      const pipeline = this.redis.pipeline();
+      for (const id of shardIds) pipeline.hgetall(this.shards.keys(shard).order(id));
+      const replies = (await pipeline.exec()) ?? [];
+      shardIds.forEach((id, i) => hashes.set(id, replies[i][1] as Record<string, string>));
+    }));
+    const orders = known.map((id) => decodeSpotOrder(id, hashes.get(id) ?? {}));
     return orders.filter((o): o is SpotOrderRecord => o !== null);
   }
+}
+
+/** What an order reserves on its market's shard: currency and minor units (as lua/spot/placeSpotOrders computes it). */
+function reservation(o: PlaceSpotInput): { cur: string; amount: string } {
+  const { quoteScale, baseScale } = scales(o.pair);
+  if (o.side === 'sell') return { cur: o.pair.baseCurrencyCode, amount: decimal(o.amountLots as string).times(baseScale).toFixed(0) };
+  const quote = o.quoteBudget ? decimal(o.quoteBudget) : decimal(o.priceTicks as string).times(o.amountLots as string).times(quoteScale);
+  return { cur: o.pair.quoteCurrencyCode, amount: quote.toFixed(0) };
 }
 
 function assertSafe(v: BigNumber): void {

@@ -10,7 +10,7 @@ import { createRedis, whenReady } from '../platform/redis/connection';
 import { EngineShards } from '../platform/redis/engine-shards';
 import { Scripts } from '../platform/redis/scripts';
 import { createSpot, type Spot } from '../spot';
-import { createWallet, type WalletService } from '../wallet';
+import { createFunds, createWallet, type Funds, type WalletService } from '../wallet';
 
 /**
  * Everything a role needs, built once: the composition root. Each feature is built by its own
@@ -18,6 +18,8 @@ import { createWallet, type WalletService } from '../wallet';
  */
 export interface AppContext extends PlatformDeps {
   markets: Markets;
+  /** Home shards, transfers, escrow and the reconciler (one shard: homes and the reconciler only). */
+  funds: Funds;
   wallets: WalletService;
   spot: Spot;
   marketData: MarketData;
@@ -48,16 +50,22 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
   const markets = createMarkets(platform);
   const marketData = createMarketData({ ...platform, markets: markets.store });
   const futures = createFutures({ ...platform, markets: markets.store, marketData: marketData.service });
+  const funds = await createFunds({ ...platform, markets: markets.store }).catch((err: Error) => {
+    redis.disconnect();
+    throw err;
+  });
   return {
     ...platform,
     markets,
-    wallets: createWallet({ ...platform, markets: markets.store }),
-    spot: createSpot({ ...platform, markets: markets.store }),
+    funds,
+    wallets: createWallet({ ...platform, markets: markets.store, funds }),
+    spot: createSpot({ ...platform, markets: markets.store, funding: funds }),
     marketData,
     futures,
     copy: createCopy({ ...platform, markets: markets.store, futures }),
     feeds: createFeeds({ ...platform, markets: markets.store, marketData, prices: futures.prices }),
     async close() {
+      await funds.close();
       await redis.quit().catch(() => undefined);
     },
   };

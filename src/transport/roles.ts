@@ -3,6 +3,7 @@ import type { AppContext } from './context';
 import { startApiRole } from './http/server';
 import { startCopyWorkers } from '../copy';
 import { startFuturesWorkers } from '../futures';
+import { startWalletWorkers } from '../wallet';
 import { startWorkerRole } from './workers/worker-role';
 import { startWsRole } from './ws/ws-role';
 
@@ -29,6 +30,7 @@ export async function startRole(role: Role, ctx: AppContext): Promise<StartedRol
         await startWorkerRole(ctx),
         await startFuturesWorkers(ctx),
         await startCopyWorkers(ctx),
+        startWalletWorkers(ctx),
       ];
       return {
         role,

@@ -3,9 +3,11 @@ import { badRequest, rejected } from '../domain/errors';
 import type { MarketStore } from '../markets';
 import { unwrap, type ScriptReply } from '../platform/redis/reply';
 import type { RedisClient } from '../platform/redis/connection';
-import type { Keys } from '../platform/redis/keys';
+import type { EngineShards } from '../platform/redis/engine-shards';
 import type { Scripts } from '../platform/redis/scripts';
 import { newOperation } from '../platform/redis/operation';
+import type { HomeRegistry } from './home-registry';
+import { mergedBalances, type MinorBalances } from './merged-balances';
 
 export interface BalanceDto {
   currencyCode: string;
@@ -13,12 +15,14 @@ export interface BalanceDto {
   reserved: number;
 }
 
+/** Wallet balances and deposits; the money of record is on each user's home shard. */
 export class WalletService {
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    private readonly shards: EngineShards,
     private readonly scripts: Scripts,
     private readonly markets: MarketStore,
+    private readonly homes: HomeRegistry,
   ) {}
 
   async deposit(userId: string, currencyCode: string, amount: number): Promise<BalanceDto> {
@@ -31,29 +35,33 @@ export class WalletService {
     const minor = toMinorDown(amount, currency.decimals);
     if (!fitsEngine(minor)) throw rejected('BALANCE_TOO_LARGE', 'Amount exceeds what the engine holds exactly');
     if (minor.lte(0)) throw rejected('AMOUNT_TOO_SMALL', `amount rounds to zero at ${currency.decimals} decimals`);
+    const home = this.shards.keys(await this.homes.of(userId));
     unwrap(
       await this.scripts.runOnce<ScriptReply>(
         'deposit',
-        [this.keys.walletAvailable(userId)],
+        [home.walletAvailable(userId), home.deposits()],
         [currencyCode, minorString(minor)],
-        newOperation(this.keys),
+        newOperation(home),
       ),
     );
     return (await this.balances(userId)).find((b) => b.currencyCode === currencyCode) as BalanceDto;
   }
 
+  /** Over every shard when there are several (merged-balances.ts); one shard's two hashes otherwise. */
   async balances(userId: string): Promise<BalanceDto[]> {
-    const [avail, rsv] = await Promise.all([
-      this.redis.hgetall(this.keys.walletAvailable(userId)),
-      this.redis.hgetall(this.keys.walletReserved(userId)),
-    ]);
-    const codes = [...new Set([...Object.keys(avail), ...Object.keys(rsv)])].sort();
+    const minor = this.shards.count > 1 ? await mergedBalances(this.redis, this.shards, userId) : await this.shardZero(userId);
     const out: BalanceDto[] = [];
-    for (const code of codes) {
-      const c = await this.markets.getCurrency(code);
-      const digits = c?.decimals ?? 0;
-      out.push({ currencyCode: code, available: fromMinor(avail[code], digits), reserved: fromMinor(rsv[code], digits) });
+    for (const [code, b] of [...minor].sort(([a], [z]) => (a < z ? -1 : 1))) {
+      const digits = (await this.markets.getCurrency(code))?.decimals ?? 0;
+      out.push({ currencyCode: code, available: fromMinor(b.available, digits), reserved: fromMinor(b.reserved, digits) });
     }
     return out;
+  }
+
+  private async shardZero(userId: string): Promise<MinorBalances> {
+    const k = this.shards.keys(0);
+    const [avail, rsv] = await Promise.all([this.redis.hgetall(k.walletAvailable(userId)), this.redis.hgetall(k.walletReserved(userId))]);
+    const codes = new Set([...Object.keys(avail), ...Object.keys(rsv)]);
+    return new Map([...codes].map((c) => [c, { available: avail[c] ?? '', reserved: rsv[c] ?? '' }]));
   }
 }

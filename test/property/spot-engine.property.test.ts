@@ -180,7 +180,7 @@ async function runSequence(setup: MarketSetup, steps: Step[]): Promise<void> {
     ];
     for (const [cur, amount] of deposits) {
       if (amount === 0n) continue;
-      await ctx.scripts.run('deposit', [ctx.keys.walletAvailable(users[i])], [cur, s(amount)]);
+      await ctx.scripts.run('deposit', [ctx.keys.walletAvailable(users[i]), ctx.keys.deposits()], [cur, s(amount)]);
       ref.deposit(users[i], cur, amount);
       total.set(cur, (total.get(cur) as bigint) + amount);
     }
@@ -238,7 +238,7 @@ async function runSequence(setup: MarketSetup, steps: Step[]): Promise<void> {
         saw(`cancel ${want ?? 'ok'}`);
         const [got, state] = await Promise.all([
           ctx.spot.engine
-            .cancel(caller, { id: engineIdOf.get(target) as string, pair: pair.code }, Date.now())
+            .cancel(caller, pair, engineIdOf.get(target) as string, Date.now())
             .then((o) => (o.status === 'cancelled' ? null : `answered status ${o.status}`), codeOf),
           readState(market, watched),
         ]);
@@ -248,7 +248,7 @@ async function runSequence(setup: MarketSetup, steps: Step[]): Promise<void> {
         const want = ref.cancelAll(users[step.user]);
         saw(want.length ? 'cancelAll some' : 'cancelAll none');
         const [got, state] = await Promise.all([
-          ctx.spot.engine.cancelAll(users[step.user], pair.code, Date.now()),
+          ctx.spot.engine.cancelAll(users[step.user], pair, Date.now()),
           readState(market, watched),
         ]);
         expect(got.map((id) => refIdOf.get(id))).toEqual(want);

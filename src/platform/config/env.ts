@@ -14,6 +14,12 @@ export interface AppConfig {
   keyPrefix: string;
   /** Engine shards (ENGINE_SHARDS, default 1): each market runs on one (docs/architecture.md). */
   engineShards: number;
+  /** What a top-up of escrow moves beyond the shortfall, in percent of it (ESCROW_HEADROOM_PERCENT). */
+  escrowHeadroomPercent: number;
+  /** Escrow with no top-up for this long and nothing reserved is swept home (ESCROW_IDLE_SECONDS). */
+  escrowIdleSeconds: number;
+  /** How long the relay waits for a replica to hold a transfer step (RELAY_WAIT_MS). */
+  relayWaitMs: number;
   /** Unset with no JWT_PUBLIC_KEY outside production: `npm start` then uses the development secret (dev-secret.ts). */
   jwtSecret?: string;
   jwtPublicKey?: string;
@@ -52,6 +58,9 @@ const schema = Joi.object({
     .pattern(/^[A-Za-z0-9_-]+$/)
     .default('ex'),
   ENGINE_SHARDS: Joi.number().integer().min(1).max(64).default(1),
+  ESCROW_HEADROOM_PERCENT: Joi.number().min(0).max(1000).default(10),
+  ESCROW_IDLE_SECONDS: Joi.number().min(0).default(300),
+  RELAY_WAIT_MS: Joi.number().integer().min(10).max(60000).default(1000),
   JWT_SECRET: Joi.string().min(16),
   JWT_PUBLIC_KEY: Joi.string().pattern(/BEGIN PUBLIC KEY/),
   ROLES: Joi.string()
@@ -88,6 +97,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisCommandTimeoutMs: value.REDIS_COMMAND_TIMEOUT_MS,
     keyPrefix: value.KEY_PREFIX,
     engineShards: value.ENGINE_SHARDS,
+    escrowHeadroomPercent: value.ESCROW_HEADROOM_PERCENT,
+    escrowIdleSeconds: value.ESCROW_IDLE_SECONDS,
+    relayWaitMs: value.RELAY_WAIT_MS,
     jwtSecret: value.JWT_SECRET,
     jwtPublicKey: value.JWT_PUBLIC_KEY,
     roles: [...new Set(value.ROLES.split(','))] as Role[],

@@ -116,6 +116,36 @@ export class Keys {
   feesCollected(): string {
     return `${this.engine}fees`;
   }
+  /** Deposits credited on this shard, hash by currency (the reconciler's right-hand side). */
+  deposits(): string {
+    return `${this.engine}deposits`;
+  }
+
+  // transfers between a user's home ledger and escrow on other shards (docs/architecture.md, "Engine shards")
+  /** The record of a transfer sent from this shard (hash: user, cur, amount, from, to, state, entry). */
+  transfer(id: string): string {
+    return `${this.engine}xfer:${id}`;
+  }
+  /** Transfers sent from this shard and not yet acknowledged (stream: id, user, cur, amount, from, to). */
+  outbox(): string {
+    return `${this.engine}outbox`;
+  }
+  /** A transfer credited on this shard (string: its amount), so a second delivery credits nothing. */
+  transferCredit(id: string): string {
+    return `${this.engine}xcredit:${id}`;
+  }
+  /** A user's transfers sent from this shard and not yet acknowledged (hash id -> `cur|amount|to`). */
+  userTransfersPending(userId: string): string {
+    return `${this.engine}xpend:${userId}`;
+  }
+  /** Per user, a count of the transfer steps on this shard: merged reads see whether one ran meanwhile. */
+  transferVersions(): string {
+    return `${this.engine}xver`;
+  }
+  /** Per user, when a top-up last credited escrow on this shard (hash user -> ms): sweeps take idle escrow. */
+  escrowTouched(): string {
+    return `${this.engine}escrow:touched`;
+  }
 
   /** The record of one exactly-once operation (lua/includes/operationRecord.lua): its reply, or a fence. */
   operation(opId: string): string {
@@ -306,6 +336,11 @@ export class Keys {
   /** Stream of candles as each update left them, read by the websocket gateways. */
   candleEvents(kind: MarketKind, pair: string): string {
     return `${this.marketData(kind, pair)}candles:events`;
+  }
+
+  /** A user's home shard (string), under a tag of the user's own: written once, at first use. */
+  home(userId: string): string {
+    return `${this.prefix}:{u:${userId}}:home`;
   }
 
   /** The first answer to a client's Idempotency-Key (hashed), under a hash tag per user. */

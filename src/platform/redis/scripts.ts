@@ -82,6 +82,19 @@ export class Scripts {
     }
   }
 
+  /**
+   * Runs a script on another connection than the engine's (the transfer relay's own link to a shard,
+   * whose writes it then makes durable there). The library is on every master already (`preload`).
+   */
+  async runOn<T>(client: RedisClient, name: string, keys: string[], args: (string | number)[]): Promise<T> {
+    const end = luaLatency.startTimer({ script: name });
+    try {
+      return (await client.fcall(this.functionOf(name, keys), keys.length, ...keys, ...args)) as T;
+    } finally {
+      end();
+    }
+  }
+
   queue(pipeline: ChainableCommander, name: string, keys: string[], args: (string | number)[]): void {
     pipeline.fcall(this.functionOf(name, keys), keys.length, ...keys, ...args);
   }

@@ -7,7 +7,7 @@ import { adminIndexPriceRoutes, adminInsuranceFundRoutes, futuresRoutes, Insuran
 import { exchangeDataRoutes, spotMarketDataRoutes } from '../../market-data';
 import { adminMarketsRoutes, marketsRoutes } from '../../markets';
 import { spotOrderRoutes } from '../../spot';
-import { adminDepositRoutes, walletRoutes } from '../../wallet';
+import { adminDepositRoutes, adminReconcileRoutes, walletRoutes } from '../../wallet';
 import type { AppContext } from '../context';
 import { apiDocs } from './api-docs';
 import { authenticate, requireAdmin } from './middleware/auth';
@@ -50,6 +50,7 @@ function featureRouters(ctx: AppContext, auth: RequestHandler, limit: RequestHan
   return [
     adminMarketsRoutes(ctx.markets.service),
     adminDepositRoutes(ctx.wallets),
+    adminReconcileRoutes(ctx.funds.reconciler),
     adminIndexPriceRoutes(ctx.futures.market),
     adminInsuranceFundRoutes(new InsuranceFundReader(ctx.redis, ctx.keys, ctx.markets.store)),
     marketsRoutes(ctx.markets.service),

@@ -41,7 +41,7 @@ return { futuresAccountKey(P, '7'), f.tpL, f.tpS, f.slL, f.slS, f.liqL, f.liqS, 
     // and the pair the service reads leaves the field out
     expect(await ctx.redis.hget(k.pair('futures', pair), 'futParams')).toMatch(/^1000 200 500 5000 \S+ USDT$/);
     expect(((await ctx.redis.eval(lua, market.length, ...market, k.engine, pair)) as string[]).slice(-4)).toEqual(['1000', '200', '500', '5000']);
-    expect(await new MarketStore(ctx.redis, k, ctx.scripts).getPair('futures', pair)).not.toHaveProperty('futParams');
+    expect(await new MarketStore(ctx.redis, k, ctx.scripts, ctx.shards).getPair('futures', pair)).not.toHaveProperty('futParams');
     const params = futuresParams((await ctx.markets.store.getPair('futures', pair))!);
     expect([params.ns, params.makerPpm, params.takerPpm, params.mmrPpm]).toEqual([1000, 200, 500, 5000]);
     for (const key of [k.futuresAccount(1), k.futuresTrigger(pair, 'liqL'), k.insuranceFund(), k.indexPrice(pair), k.fundingState(pair)]) {

@@ -1,0 +1,65 @@
+--[[
+  Step 1 of a transfer between engine shards (docs/architecture.md, "Engine shards"): on the shard
+  the money leaves, debits the user's available balance, writes the transfer record and appends it
+  to the shard's outbox, all in this one step. A replay of the same transfer id does nothing, so a
+  caller that lost the reply sends it again. Used both ways: a top-up from the home ledger to
+  escrow on a market's shard, and a sweep of escrow back home.
+
+  Input:
+    KEYS[1] the user's available balances here (hash by currency)
+    KEYS[2] the user's reserved balances here (hash by currency; read by an idle sweep)
+    KEYS[3] when a top-up last credited escrow here (hash user -> ms)
+    KEYS[4] the transfer record            KEYS[5] this shard's outbox stream
+    KEYS[6] the user's pending transfers from here (hash id -> cur|amount|to)
+    KEYS[7] transfer versions (hash user -> count)
+    ARGV[1] transfer id    ARGV[2] user id    ARGV[3] currency
+    ARGV[4] amount wanted, minor units   ARGV[5] least amount that will do, minor units
+    ARGV[6] mode: `exact` (between least and wanted, as much as there is), `all` (everything
+            available; wanted and least ignored), `idle` (everything, only if no top-up credited
+            since ARGV[10] and nothing reserved here; the user leaves KEYS[3])
+    ARGV[7] from shard   ARGV[8] to shard   ARGV[9] timestamp ms   ARGV[10] idle before, ms
+  Output:
+    {'OK', amount}   debited and recorded
+    {'DUP', amount}  this id was sent before: nothing done
+    {'NONE'}         nothing to move (all / idle with an empty, busy or reserving escrow)
+    {'ERR', 'INSUFFICIENT_BALANCE', currency}   exact mode below the least amount: nothing done
+  Events: an entry on KEYS[5]: id, user, cur, amount, from, to.
+]]
+--- @include "includes/fmt"
+local rcall = redis.call
+local avail, rsv, touched, record, outbox, pending, versions = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5],
+  KEYS[6], KEYS[7]
+local id, user, cur, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[6]
+
+local sent = rcall('HGET', record, 'amount')
+if sent then return { 'DUP', sent } end
+
+local balance = tonumber(rcall('HGET', avail, cur) or '0')
+local take
+if mode == 'exact' then
+  take = math.min(balance, tonumber(ARGV[4]))
+  if take < tonumber(ARGV[5]) or take <= 0 then return { 'ERR', 'INSUFFICIENT_BALANCE', cur } end
+else
+  if mode == 'idle' then
+    local last = rcall('HGET', touched, user)
+    if last and tonumber(last) > tonumber(ARGV[10]) then return { 'NONE' } end
+    local held = rcall('HVALS', rsv)
+    for i = 1, #held do
+      if tonumber(held[i]) ~= 0 then return { 'NONE' } end
+    end
+    -- idle and free: the next sweep need not look at this user again until a top-up comes
+    rcall('HDEL', touched, user)
+  end
+  take = balance
+  if take <= 0 then return { 'NONE' } end
+end
+
+local amount = fmt(take)
+rcall('HSET', avail, cur, fmt(balance - take))
+local entry = rcall('XADD', outbox, '*', 'id', id, 'user', user, 'cur', cur, 'amount', amount, 'from', ARGV[7],
+  'to', ARGV[8])
+rcall('HSET', record, 'user', user, 'cur', cur, 'amount', amount, 'from', ARGV[7], 'to', ARGV[8], 'state', 'sent',
+  'entry', entry, 'ts', ARGV[9])
+rcall('HSET', pending, id, cur .. '|' .. amount .. '|' .. ARGV[8])
+rcall('HINCRBY', versions, user, 1)
+return { 'OK', amount }

@@ -1,0 +1,41 @@
+import type { MarketStore } from '../markets';
+import type { PlatformDeps } from '../platform/deps';
+import { ShardLinks, shardServer } from '../platform/redis/shard-links';
+import { Escrow } from './escrow';
+import { HomeRegistry } from './home-registry';
+import { Reconciler } from './reconciler';
+import { TransferLedger } from './transfer-ledger';
+import { TransferRelay } from './transfer-relay';
+
+/**
+ * Users' money across engine shards: home shards, transfers between home and escrow, the escrow
+ * policy and the reconciler (docs/architecture.md, "Engine shards"). With one shard there is no
+ * escrow and no relay: home is the market shard and nothing here runs.
+ */
+export interface Funds {
+  homes: HomeRegistry;
+  ledger: TransferLedger;
+  /** null with ENGINE_SHARDS = 1. */
+  relay: TransferRelay | null;
+  escrow: Escrow | null;
+  reconciler: Reconciler;
+  close(): Promise<void>;
+}
+
+export async function createFunds(deps: Pick<PlatformDeps, 'config' | 'redis' | 'shards' | 'scripts'> & { markets: MarketStore }): Promise<Funds> {
+  const { config, redis, shards, scripts } = deps;
+  const homes = new HomeRegistry(redis, shards);
+  const homeOf = (userId: string) => homes.of(userId);
+  const ledger = new TransferLedger(redis, shards, scripts);
+  const reconciler = new Reconciler(redis, shards, deps.markets, ledger, (shard) => shardServer(redis, shard), homeOf);
+  if (shards.count === 1) return { homes, ledger, relay: null, escrow: null, reconciler, close: async () => undefined };
+  // refuses to start when a shard's server can make no write durable (shard-links.ts)
+  const links = await ShardLinks.open(redis, config.redisUrl, shards.count, config.relayWaitMs);
+  const relay = new TransferRelay(ledger, links, homeOf);
+  const escrow = new Escrow(redis, shards, homes, ledger, relay, {
+    headroomPercent: config.escrowHeadroomPercent,
+    idleMs: config.escrowIdleSeconds * 1000,
+  });
+  return { homes, ledger, relay, escrow, reconciler, close: () => links.close() };
+}
+

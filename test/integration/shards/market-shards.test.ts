@@ -1,0 +1,140 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import request from 'supertest';
+import { shardOfId, SHARD_ID_SPAN } from '../../../src/domain/shard-ids';
+import { shardTag } from '../../../src/platform/redis/shard-tags';
+import { seedMarkets } from '../../../src/markets/market-seeder';
+import type { RedisServerProcess } from '../../../src/platform/redis/redis-server-process';
+import { bearer } from '../../support/harness';
+import { durableRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
+
+let server: RedisServerProcess;
+beforeAll(async () => {
+  server = await durableRedis();
+});
+afterAll(async () => server.stop());
+
+describe('markets on engine shards (ENGINE_SHARDS=3)', () => {
+  let w: Awaited<ReturnType<typeof shardWorld>>;
+  beforeEach(async () => {
+    w = await shardWorld(server.url, 3);
+  });
+  afterEach(async () => w.ctx.cleanup());
+
+  it('seeds spot markets onto the shard with the fewest markets, futures on shard 0, and copies each pair to its shard', async () => {
+    const shardOf = async (kind: 'spot' | 'futures', code: string) => (await w.ctx.markets.store.getPair(kind, code))?.engineShard;
+    // config/markets.json in file order: three spot pairs, then two futures pairs
+    expect(await shardOf('spot', 'BTC_USDT')).toBe(0);
+    expect(await shardOf('spot', 'ETH_USDT')).toBe(1);
+    expect(await shardOf('spot', 'BTC_USDT.TRC20')).toBe(2);
+    expect(await shardOf('futures', 'BTC_USDT')).toBe(0);
+    const copy = await w.ctx.redis.hgetall(w.ctx.shards.keys(2).pair('spot', 'BTC_USDT.TRC20'));
+    expect(copy).toMatchObject({ code: 'BTC_USDT.TRC20', engineShard: '2', quoteCurrencyCode: 'USDT.TRC20' });
+    expect(await w.ctx.redis.get(w.ctx.shards.keys(2).orderIds())).toBe(String(2 * SHARD_ID_SPAN));
+  });
+
+  it('takes engineShard from the admin body, answers 422 past ENGINE_SHARDS and 400 for a bad value', async () => {
+    const currency = await request(w.app).post('/api/admin/currencies').set('Authorization', w.admin).send({ code: 'LTC', name: 'Litecoin', decimals: 8 });
+    expect(currency.status).toBe(200);
+    const body = {
+      kind: 'spot', baseCurrencyCode: 'LTC', quoteCurrencyCode: 'USDT', digitsPrice: 2, digitsAmount: 4,
+      minBaseAmount: 0.001, minQuoteAmount: 1, makerFee: 0.001, takerFee: 0.002,
+    };
+    const post = (extra: Record<string, unknown>) => request(w.app).post('/api/admin/pairs').set('Authorization', w.admin).send({ ...body, ...extra });
+    const past = await post({ engineShard: 3 });
+    expect([past.status, past.body.error.code]).toEqual([422, 'ENGINE_SHARD_UNKNOWN']);
+    const negative = await post({ engineShard: -1 });
+    expect(negative.status).toBe(400);
+    const futures = await post({ kind: 'futures', baseCurrencyCode: 'LTC', engineShard: 1, contractValue: 1, lotSize: 0.001, maxLeverage: 20, maintenanceMarginRate: 0.01 });
+    expect([futures.status, futures.body.error.code]).toEqual([422, 'FUTURES_ON_SHARD_ZERO']);
+    expect(await w.ctx.markets.store.getPair('spot', 'LTC_USDT')).toBeUndefined();
+    // shards hold 3, 1 and 1 markets: the first of the fewest is shard 1
+    const created = await post({});
+    expect([created.status, created.body.engineShard]).toEqual([200, 1]);
+  });
+
+  it('refuses a MARKETS_FILE pair whose engineShard is past ENGINE_SHARDS, creating nothing', async () => {
+    const file = JSON.parse(readFileSync(resolve(__dirname, '../../../config/markets.json'), 'utf8'));
+    file.currencies.push({ code: 'XRP', name: 'Ripple', decimals: 6 });
+    file.pairs = [{ ...file.pairs[0], baseCurrencyCode: 'XRP', digitsAmount: 2, engineShard: 9 }];
+    const path = join(mkdtempSync(join(tmpdir(), 'markets-')), 'markets.json');
+    writeFileSync(path, JSON.stringify(file));
+    await expect(seedMarkets(path, w.ctx.markets.service, w.ctx.log)).rejects.toMatchObject({ code: 'ENGINE_SHARD_UNKNOWN' });
+    expect(await w.ctx.markets.store.getPair('spot', 'XRP_USDT')).toBeUndefined();
+  });
+
+  it("runs a market's orders on its shard: ids carry the shard, keys its tag, reads and cancels find them by id", async () => {
+    const user = await userWithHome(w.ctx, 2, 'carrier');
+    await w.deposit(user, 'USDT.TRC20', 1000);
+    const placed = await w.place(user, { currencyPairCode: 'BTC_USDT.TRC20', side: 'buy', type: 'limit', price: 100, amount: 1 });
+    expect(placed.status).toBe(200);
+    expect(shardOfId(String(placed.body.id))).toBe(2);
+    const k2 = w.ctx.shards.keys(2);
+    expect(k2.engine).toContain(`{${shardTag(2)}}`);
+    expect(await w.ctx.redis.exists(k2.order(placed.body.id))).toBe(1);
+    expect(await w.ctx.redis.exists(w.ctx.shards.keys(0).order(placed.body.id))).toBe(0);
+    const book = await request(w.app).get('/api/orderbook/BTC_USDT.TRC20');
+    expect(book.body.bids).toEqual([{ price: 100, quantity: 1 }]);
+    const read = await request(w.app).get(`/api/orders/${placed.body.id}`).set('Authorization', bearer(user));
+    expect([read.status, read.body.status]).toEqual([200, 'open']);
+    const cancelled = await request(w.app).delete(`/api/orders/${placed.body.id}`).set('Authorization', bearer(user));
+    expect([cancelled.status, cancelled.body.status]).toEqual([200, 'cancelled']);
+    expect((await w.balances(user))['USDT.TRC20']).toEqual({ currencyCode: 'USDT.TRC20', available: 1000, reserved: 0 });
+    expectReconciled(await w.reconcile());
+  });
+});
+
+describe('growing ENGINE_SHARDS on live data', () => {
+  it('keeps existing users, orders and markets on shard 0 when ENGINE_SHARDS goes from 1 to 3, and never moves a home', async () => {
+    const prefix = `grow${Date.now()}`;
+    const one = await shardWorld(server.url, 1, { KEY_PREFIX: prefix });
+    await one.deposit('veteran', 'USDT', 5000);
+    await one.deposit('veteran', 'BTC', 2);
+    const resting = await one.place('veteran', { currencyPairCode: 'ETH_USDT', side: 'buy', type: 'limit', price: 1000, amount: 1 });
+    expect(resting.status).toBe(200);
+    const before = await one.balances('veteran');
+    await one.ctx.close();
+
+    const three = await shardWorld(server.url, 3, { KEY_PREFIX: prefix });
+    try {
+      // markets keep their shard: every seeded pair was created on shard 0
+      expect((await three.ctx.markets.store.getPair('spot', 'ETH_USDT'))?.engineShard).toBe(0);
+      expect(await three.ctx.funds.homes.of('veteran')).toBe(0);
+      expect(await three.balances('veteran')).toEqual(before);
+      const read = await request(three.app).get(`/api/orders/${resting.body.id}`).set('Authorization', bearer('veteran'));
+      expect([read.status, read.body.status]).toEqual([200, 'open']);
+      // a new market on shard 2 is paid from the veteran's home on shard 0 through escrow
+      await request(three.app).post('/api/admin/currencies').set('Authorization', three.admin).send({ code: 'SOL', name: 'Solana', decimals: 8 });
+      const pair = await request(three.app).post('/api/admin/pairs').set('Authorization', three.admin).send({
+        kind: 'spot', baseCurrencyCode: 'SOL', quoteCurrencyCode: 'USDT', digitsPrice: 2, digitsAmount: 2,
+        minBaseAmount: 0.01, minQuoteAmount: 1, makerFee: 0.001, takerFee: 0.002, engineShard: 2,
+      });
+      expect(pair.status).toBe(200);
+      const far = await three.place('veteran', { currencyPairCode: 'SOL_USDT', side: 'buy', type: 'limit', price: 10, amount: 5 });
+      expect([far.status, shardOfId(String(far.body.id))]).toEqual([200, 2]);
+      const after = await three.balances('veteran');
+      expect(after.USDT).toEqual({ currencyCode: 'USDT', available: before.USDT.available - 50, reserved: before.USDT.reserved + 50 });
+      const homes = new Map<string, number>();
+      for (const u of ['n1', 'n2', 'n3', 'n4', 'n5', 'n6']) homes.set(u, await three.ctx.funds.homes.of(u));
+      expect(new Set(homes.values()).size).toBeGreaterThan(1);
+      expectReconciled(await three.reconcile());
+      await three.ctx.close();
+
+      // a later process, even with other shard counts, reads the same homes
+      const again = await shardWorld(server.url, 3, { KEY_PREFIX: prefix });
+      for (const [u, home] of homes) expect(await again.ctx.funds.homes.of(u)).toBe(home);
+      await again.ctx.cleanup();
+    } finally {
+      await three.ctx.close().catch(() => undefined);
+    }
+  });
+});
+
+describe('durability check at start', () => {
+  it('refuses more than one shard on a server with neither a replica nor appendfsync always', async () => {
+    // the suite's shared server runs without AOF
+    await expect(shardWorld(process.env.REDIS_URL as string, 2)).rejects.toThrow(/appendfsync always/);
+  });
+});
