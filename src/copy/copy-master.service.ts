@@ -1,6 +1,6 @@
 import BigNumber from 'bignumber.js';
 import { minorString, toMinorDown } from '../domain/decimal';
-import { conflict, forbidden, notFound, rejected } from '../domain/errors';
+import { conflict, forbidden, notFound, rejected, type AppError } from '../domain/errors';
 import { pageOf, type PagedResult, type PageRequest } from '../domain/paging';
 import type { CopyBoard, MasterFilter, SortPreset } from './copy-board';
 import type { CopyDeps } from './copy-deps';
@@ -70,6 +70,10 @@ export class CopyMasterService {
     if (!currency) throw rejected('UNSUPPORTED_MARGIN_CURRENCY', `No futures pair settles in ${req.currencyCode}`);
     const minor = toMinorDown(req.amount, currency.decimals);
     if (minor.lte(0)) throw rejected('AMOUNT_TOO_SMALL', `amount rounds to zero at ${currency.decimals} decimals`);
+    // the capital is checked before the account is made, on shard 0's wallet, where futures draw from
+    await this.d.futures.accounts.fundWallet(userId, req.currencyCode, minorString(minor)).catch((err: AppError) => {
+      if (err.code !== 'INSUFFICIENT_BALANCE') throw err;
+    });
     const wallet = new BigNumber((await this.d.redis.hget(this.d.keys.walletAvailable(userId), req.currencyCode)) ?? 0);
     if (wallet.lt(minor)) throw rejected('INSUFFICIENT_BALANCE', 'Not enough available balance in the wallet');
     const acct = await this.d.futures.accounts.create(userId, {

@@ -40,6 +40,11 @@ export const copyAccount = () =>
   conflict('COPY_ACCOUNT', 'The account belongs to a copy subscription: money moves through start, margin changes and finish');
 
 /** Futures accounts and transfers between them and the wallet. */
+/** How the wallet of shard 0 gets a user's money from another home shard (src/wallet's Funds). */
+export interface FuturesFunding {
+  fund(userId: string, shard: number, cur: string, minor: string): Promise<void>;
+}
+
 export class FuturesAccountService {
   private readonly orderIndex: FuturesOrderIndex;
 
@@ -49,8 +54,17 @@ export class FuturesAccountService {
     private readonly markets: MarketStore,
     private readonly engine: FuturesEngine,
     private readonly prices: FuturesPriceService,
+    private readonly funding: FuturesFunding,
   ) {
     this.orderIndex = new FuturesOrderIndex(redis, keys);
+  }
+
+  /**
+   * With several engine shards the wallet futures draw on is the user's escrow on shard 0, where
+   * futures run: `minor` of `currency` is brought there from the user's home first (src/wallet).
+   */
+  fundWallet(userId: string, currency: string, minor: string): Promise<void> {
+    return this.funding.fund(userId, 0, currency, minor);
   }
 
   /**
@@ -108,6 +122,7 @@ export class FuturesAccountService {
     const minor = toMinorDown(req.amount, currency.decimals);
     if (!fitsEngine(minor)) throw rejected('BALANCE_TOO_LARGE', 'Amount exceeds what the engine holds exactly');
     if (minor.lte(0)) throw rejected('AMOUNT_TOO_SMALL', `amount rounds to zero at ${currency.decimals} decimals`);
+    if (from === null) await this.fundWallet(userId, req.currencyCode, minorString(minor));
     await this.engine.transfer(userId, from, to, req.currencyCode, minorString(minor));
   }
 

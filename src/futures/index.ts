@@ -3,7 +3,7 @@ import type { MarketStore } from '../markets';
 import type { PlatformDeps } from '../platform/deps';
 import { FuturesAccountReader } from './futures-account-reader';
 import { FuturesAccountStats } from './futures-account-stats';
-import { FuturesAccountService } from './futures-account.service';
+import { FuturesAccountService, type FuturesFunding } from './futures-account.service';
 import { FuturesEngine } from './futures-engine';
 import { FuturesMarketService } from './futures-market.service';
 import { FuturesOrderService } from './futures-order.service';
@@ -15,7 +15,7 @@ import { BookReader, TradeHistory } from '../market-data';
 
 export { FuturesAccountReader, type AccountOrder, type AccountState } from './futures-account-reader';
 export { FuturesAccountStats, type AccountTradingStats, type PairTotals, type RankBy } from './futures-account-stats';
-export { FuturesAccountService, type FuturesAccountDto } from './futures-account.service';
+export { FuturesAccountService, type FuturesAccountDto, type FuturesFunding } from './futures-account.service';
 export { FuturesContractStats, type ContractStats } from './futures-contract-stats';
 export { FuturesEngine } from './futures-engine';
 export { FuturesMarketService, type FuturesDealDto, type FuturesUserDealDto } from './futures-market.service';
@@ -47,7 +47,11 @@ export interface Futures {
 }
 
 export function createFutures(
-  deps: Pick<PlatformDeps, 'config' | 'log' | 'redis' | 'keys' | 'scripts'> & { markets: MarketStore; marketData: MarketDataService },
+  deps: Pick<PlatformDeps, 'config' | 'log' | 'redis' | 'keys' | 'scripts'> & {
+    markets: MarketStore;
+    marketData: MarketDataService;
+    funding: FuturesFunding;
+  },
 ): Futures {
   const { config, log, redis, keys, scripts, markets, marketData } = deps;
   const engine = new FuturesEngine(keys, scripts, config.streamMaxLen);
@@ -58,7 +62,7 @@ export function createFutures(
   return {
     engine,
     prices,
-    accounts: new FuturesAccountService(redis, keys, markets, engine, prices),
+    accounts: new FuturesAccountService(redis, keys, markets, engine, prices, deps.funding),
     orders: new FuturesOrderService(redis, keys, markets, engine, prices),
     market: new FuturesMarketService(new TradeHistory(redis, markets, scripts), markets, marketData, prices, engine),
     premium,

@@ -49,11 +49,11 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
   const platform: PlatformDeps = { config, log, redis, keys, shards, scripts };
   const markets = createMarkets(platform);
   const marketData = createMarketData({ ...platform, markets: markets.store });
-  const futures = createFutures({ ...platform, markets: markets.store, marketData: marketData.service });
   const funds = await createFunds({ ...platform, markets: markets.store }).catch((err: Error) => {
     redis.disconnect();
     throw err;
   });
+  const futures = createFutures({ ...platform, markets: markets.store, marketData: marketData.service, funding: funds });
   return {
     ...platform,
     markets,

@@ -56,6 +56,16 @@ export class Escrow {
     await this.relay.deliver(t);
   }
 
+  /**
+   * Makes sure `minor` of `cur` is available to `userId` on `shard` before a script there takes it
+   * (a futures account funded from the wallet, a copy master's capital: futures run on shard 0).
+   */
+  async fund(userId: string, shard: number, cur: string, minor: string): Promise<void> {
+    const held = await this.redis.hget(this.shards.keys(shard).walletAvailable(userId), cur);
+    if (new BigNumber(held ?? 0).gte(minor)) return;
+    await this.cover(userId, shard, cur, minor);
+  }
+
   /** Brings the user's free `cur` on every shard but `skip` home; true when anything moved. */
   async sweepHome(userId: string, cur: string, skip: number[]): Promise<boolean> {
     const home = await this.homes.of(userId);

@@ -19,6 +19,8 @@ export interface Funds {
   relay: TransferRelay | null;
   escrow: Escrow | null;
   reconciler: Reconciler;
+  /** Escrow.fund with several shards; nothing to do with one (the wallet is the home ledger). */
+  fund(userId: string, shard: number, cur: string, minor: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,7 +30,9 @@ export async function createFunds(deps: Pick<PlatformDeps, 'config' | 'redis' | 
   const homeOf = (userId: string) => homes.of(userId);
   const ledger = new TransferLedger(redis, shards, scripts);
   const reconciler = new Reconciler(redis, shards, deps.markets, ledger, (shard) => shardServer(redis, shard), homeOf);
-  if (shards.count === 1) return { homes, ledger, relay: null, escrow: null, reconciler, close: async () => undefined };
+  if (shards.count === 1) {
+    return { homes, ledger, relay: null, escrow: null, reconciler, fund: async () => undefined, close: async () => undefined };
+  }
   // refuses to start when a shard's server can make no write durable (shard-links.ts)
   const links = await ShardLinks.open(redis, config.redisUrl, shards.count, config.relayWaitMs);
   const relay = new TransferRelay(ledger, links, homeOf);
@@ -36,6 +40,10 @@ export async function createFunds(deps: Pick<PlatformDeps, 'config' | 'redis' | 
     headroomPercent: config.escrowHeadroomPercent,
     idleMs: config.escrowIdleSeconds * 1000,
   });
-  return { homes, ledger, relay, escrow, reconciler, close: () => links.close() };
+  return {
+    homes, ledger, relay, escrow, reconciler,
+    fund: (userId, shard, cur, minor) => escrow.fund(userId, shard, cur, minor),
+    close: () => links.close(),
+  };
 }
 

@@ -55,8 +55,9 @@ export class ShardLinks {
     if (acked < 1) throw new AppError(503, 'SHARD_NOT_DURABLE', `Engine shard ${shard}'s replica did not confirm within ${this.waitMs} ms`);
   }
 
+  /** Drops the links: a step cut short is repeated by whoever delivers the transfer next (every step is idempotent). */
   async close(): Promise<void> {
-    await Promise.all([...new Set(this.links)].map((l) => l.quit().catch(() => undefined)));
+    for (const l of new Set(this.links)) l.disconnect();
   }
 }
 
