@@ -28,6 +28,7 @@ export { futuresRoutes } from './http/futures.routes';
 export { adminIndexPriceRoutes } from './http/admin-index-price.routes';
 export { adminInsuranceFundRoutes } from './http/admin-insurance-fund.routes';
 export { InsuranceFundReader, type InsuranceFundDto, type InsuranceFundPositionDto } from './insurance-fund';
+export { InsuranceFunding } from './insurance-funding';
 export { futuresOrderDtoSchema, futuresUserDealDtoSchema } from './http/futures-dto.schema';
 
 /** The futures market: engine wrapper, prices, accounts, orders, public data and risk sweeps. */

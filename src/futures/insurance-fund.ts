@@ -1,5 +1,6 @@
+import BigNumber from 'bignumber.js';
 import type { RedisClient } from '../platform/redis/connection';
-import type { Keys } from '../platform/redis/keys';
+import type { EngineShards } from '../platform/redis/engine-shards';
 import type { MarketStore } from '../markets';
 import { decimal, fromMinor } from '../domain/decimal';
 
@@ -12,11 +13,12 @@ export interface InsuranceFundPositionDto {
   entryPrice: number;
 }
 
-/** One margin currency's insurance fund as operators read it. */
+/** One margin currency's insurance fund as operators read it: the total, and each engine shard's own fund. */
 export interface InsuranceFundDto {
   currencyCode: string;
   balance: number;
   positions: InsuranceFundPositionDto[];
+  shards: { shard: number; balance: number }[];
 }
 
 /**
@@ -27,20 +29,27 @@ export interface InsuranceFundDto {
 export class InsuranceFundReader {
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    private readonly shards: EngineShards,
     private readonly markets: MarketStore,
   ) {}
 
+  /** Every shard's fund is its own (liquidations on a shard draw on it alone); the total is their sum. */
   async balances(): Promise<InsuranceFundDto[]> {
-    const h = await this.redis.hgetall(this.keys.insuranceFund());
-    const positions = await this.positions(h);
+    const funds = await Promise.all(this.shards.all().map((k) => this.redis.hgetall(k.insuranceFund())));
+    const positions = new Map<string, InsuranceFundPositionDto[]>();
+    for (const h of funds) for (const [code, list] of await this.positions(h)) positions.set(code, [...(positions.get(code) ?? []), ...list]);
     const out: InsuranceFundDto[] = [];
-    const codes = new Set([...Object.keys(h).filter((f) => !f.includes(':')), ...positions.keys()]);
+    const codes = new Set([...funds.flatMap((h) => Object.keys(h).filter((f) => !f.includes(':'))), ...positions.keys()]);
     for (const code of [...codes].sort()) {
       const currency = await this.markets.getCurrency(code);
-      if (currency) {
-        out.push({ currencyCode: code, balance: fromMinor(h[code], currency.decimals), positions: positions.get(code) ?? [] });
-      }
+      if (!currency) continue;
+      const total = funds.reduce((sum, h) => sum.plus(h[code] ?? 0), new BigNumber(0));
+      out.push({
+        currencyCode: code,
+        balance: fromMinor(total.toFixed(0), currency.decimals),
+        positions: positions.get(code) ?? [],
+        shards: funds.map((h, shard) => ({ shard, balance: fromMinor(h[code], currency.decimals) })),
+      });
     }
     return out;
   }

@@ -2,7 +2,11 @@ import { Router } from 'express';
 import Joi from 'joi';
 import { routeDocs } from '../../platform/http/route-doc';
 import { dtoSchema } from '../../platform/http/response.schema';
+import { valid, validate } from '../../platform/http/validate';
+import { positive } from '../../platform/http/common.schema';
+import { CURRENCY_CODE } from '../../domain/market';
 import type { InsuranceFundDto, InsuranceFundPositionDto, InsuranceFundReader } from '../insurance-fund';
+import type { InsuranceDepositRequest, InsuranceFunding } from '../insurance-funding';
 
 const doc = routeDocs('Admin');
 
@@ -23,11 +27,24 @@ export const insuranceFundDtoSchema = dtoSchema(
     balance: Joi.number().min(0).description('Never negative: liquidation losses beyond it go to auto-deleveraging'),
     positions: Joi.array().items(insuranceFundPositionDtoSchema)
       .description('What the fund took over in liquidations and has not unwound yet (each sweep offers it to the book)'),
+    shards: Joi.array().items(Joi.object({ shard: Joi.number().integer().min(0), balance: Joi.number().min(0) }))
+      .description("Each engine shard's own fund: a liquidation on a shard draws on that shard's alone"),
   }),
 );
 
+const insuranceDepositSchema = Joi.object({
+  shard: Joi.number().integer().min(0).max(63).required(),
+  currencyCode: Joi.string().pattern(CURRENCY_CODE).required(),
+  amount: positive().required(),
+});
+
+const insuranceDepositDtoSchema = dtoSchema(
+  'InsuranceDeposit',
+  Joi.object({ shard: Joi.number().integer(), currencyCode: Joi.string(), balance: Joi.number().description("The shard's fund after the deposit") }),
+);
+
 /** Operators read the insurance funds (DESIGN 4, docs/futures.md); mounted behind the admin check. */
-export function adminInsuranceFundRoutes(fund: InsuranceFundReader): Router {
+export function adminInsuranceFundRoutes(fund: InsuranceFundReader, funding: InsuranceFunding): Router {
   const r = Router();
   const fundDoc = doc({
     summary: 'Insurance fund balance per margin currency',
@@ -39,6 +56,15 @@ export function adminInsuranceFundRoutes(fund: InsuranceFundReader): Router {
   });
   r.get('/api/admin/insurance-fund', fundDoc, async (_req, res) => {
     res.json(await fund.balances());
+  });
+  const depositDoc = doc({
+    summary: "Fund one engine shard's insurance fund",
+    description: "The operator's deposit into the fund of `shard` (0..ENGINE_SHARDS−1, 422 past it); it counts in the reconciler's deposits.",
+    response: insuranceDepositDtoSchema,
+    errors: [422],
+  });
+  r.post('/api/admin/insurance-fund', depositDoc, validate({ body: insuranceDepositSchema }), async (_req, res) => {
+    res.json(await funding.deposit(valid<InsuranceDepositRequest>(res, 'body')));
   });
   return r;
 }

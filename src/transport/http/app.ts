@@ -3,7 +3,7 @@ import compression from 'compression';
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import { copyRoutes } from '../../copy';
 import { aggregatorRoutes } from '../../feeds';
-import { adminIndexPriceRoutes, adminInsuranceFundRoutes, futuresRoutes, InsuranceFundReader } from '../../futures';
+import { adminIndexPriceRoutes, adminInsuranceFundRoutes, futuresRoutes, InsuranceFundReader, InsuranceFunding } from '../../futures';
 import { exchangeDataRoutes, spotMarketDataRoutes } from '../../market-data';
 import { adminMarketsRoutes, marketsRoutes } from '../../markets';
 import { spotOrderRoutes } from '../../spot';
@@ -52,7 +52,10 @@ function featureRouters(ctx: AppContext, auth: RequestHandler, limit: RequestHan
     adminDepositRoutes(ctx.wallets),
     adminReconcileRoutes(ctx.funds.reconciler),
     adminIndexPriceRoutes(ctx.futures.market),
-    adminInsuranceFundRoutes(new InsuranceFundReader(ctx.redis, ctx.keys, ctx.markets.store)),
+    adminInsuranceFundRoutes(
+      new InsuranceFundReader(ctx.redis, ctx.shards, ctx.markets.store),
+      new InsuranceFunding(ctx.shards, ctx.scripts, ctx.markets.store),
+    ),
     marketsRoutes(ctx.markets.service),
     spotMarketDataRoutes(ctx.marketData.service),
     exchangeDataRoutes(ctx.marketData.candles),

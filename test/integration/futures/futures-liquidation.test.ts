@@ -70,7 +70,7 @@ describe('liquidation never fills beyond the bankruptcy price (finding 3)', () =
     const read = await request(b.app).get('/api/admin/insurance-fund').set('Authorization', admin);
     // with what it took over at the mark (it holds them: 89.1 is within its bankruptcy price, no bid within reach)
     expect([read.status, read.body]).toEqual([200, [{ currencyCode: 'USDT', balance: 0.00008,
-      positions: [{ currencyPairCode: PAIR, isLong: true, amount: 0.0888, entryPrice: 89.1 }] }]]);
+      positions: [{ currencyPairCode: PAIR, isLong: true, amount: 0.0888, entryPrice: 89.1 }], shards: [{ shard: 0, balance: 0.00008 }] }]]);
     expect((await request(b.app).get('/api/admin/insurance-fund').set('Authorization', bearer('alice'))).status).toBe(403);
     expect(await b.usdtTotal()).toBe(total);
   });

@@ -86,6 +86,29 @@ describe('markets on engine shards (ENGINE_SHARDS=3)', () => {
   });
 });
 
+describe('per-shard funds', () => {
+  it("funds one shard's insurance fund from the operator, shows every shard's, and counts it as a deposit", async () => {
+    const w = await shardWorld(server.url, 3);
+    try {
+      const post = (body: Record<string, unknown>) => request(w.app).post('/api/admin/insurance-fund').set('Authorization', w.admin).send(body);
+      const funded = await post({ shard: 2, currencyCode: 'USDT', amount: 250 });
+      expect([funded.status, funded.body]).toEqual([200, { shard: 2, currencyCode: 'USDT', balance: 250 }]);
+      expect((await post({ shard: 3, currencyCode: 'USDT', amount: 1 })).body.error.code).toBe('ENGINE_SHARD_UNKNOWN');
+      expect((await post({ shard: -1, currencyCode: 'USDT', amount: 1 })).status).toBe(400);
+      expect((await post({ shard: 0, currencyCode: 'NOPE', amount: 1 })).status).toBe(400);
+      const read = await request(w.app).get('/api/admin/insurance-fund').set('Authorization', w.admin);
+      expect(read.body).toEqual([{
+        currencyCode: 'USDT', balance: 250, positions: [],
+        shards: [{ shard: 0, balance: 0 }, { shard: 1, balance: 0 }, { shard: 2, balance: 250 }],
+      }]);
+      const usdt = (await w.reconcile()).find((c) => c.currencyCode === 'USDT');
+      expect(usdt).toMatchObject({ holds: true, terms: { insurance: 250, deposits: 250 } });
+    } finally {
+      await w.ctx.cleanup();
+    }
+  });
+});
+
 describe('growing ENGINE_SHARDS on live data', () => {
   it('keeps existing users, orders and markets on shard 0 when ENGINE_SHARDS goes from 1 to 3, and never moves a home', async () => {
     const prefix = `grow${Date.now()}`;
