@@ -23,6 +23,14 @@ beforeEach(async () => {
 });
 afterEach(async () => w.ctx.cleanup());
 
+/** A user at home on `home` with 10,000 of both quote currencies (USDT and USDT.TRC20). */
+async function quotedUser(home: number, prefix: string): Promise<string> {
+  const user = await userWithHome(w.ctx, home, prefix);
+  await w.deposit(user, 'USDT', 10_000);
+  await w.deposit(user, 'USDT.TRC20', 10_000);
+  return user;
+}
+
 const escrowOf = async (shard: number, user: string, cur: string) =>
   Number((await w.ctx.redis.hget(w.ctx.shards.keys(shard).walletAvailable(user), cur)) ?? '0');
 
@@ -95,11 +103,17 @@ describe('orders paid from a home on another shard', () => {
 });
 
 describe('transfer faults', () => {
-  it('counts a transfer whose relay died after the debit once, and a worker drain delivers it', async () => {
-    const user = await userWithHome(w.ctx, 2, 'crash');
+  /** A user at home on shard 2 with 500 USDT, and step 1 of a transfer of `amount` of it to `to`, nothing more. */
+  async function sentTransfer(prefix: string, to: number, amount: number) {
+    const user = await userWithHome(w.ctx, 2, prefix);
     await w.deposit(user, 'USDT', 500);
-    const t = newTransfer(user, 'USDT', 2, 1);
-    expect(await w.ctx.funds.ledger.send(t, 'exact', String(300e8), String(300e8))).toBe(String(300e8));
+    const t = newTransfer(user, 'USDT', 2, to);
+    expect(await w.ctx.funds.ledger.send(t, 'exact', String(amount * 1e8), String(amount * 1e8))).toBe(String(amount * 1e8));
+    return { user, t };
+  }
+
+  it('counts a transfer whose relay died after the debit once, and a worker drain delivers it', async () => {
+    const { user } = await sentTransfer('crash', 1, 300);
     // the api died here: debited at home, not credited
     expect((await w.balances(user)).USDT).toEqual({ currencyCode: 'USDT', available: 500, reserved: 0 });
     const inFlight = await w.reconcile();
@@ -112,10 +126,7 @@ describe('transfer faults', () => {
   });
 
   it('credits once whatever number of times, and however concurrently, a transfer is delivered', async () => {
-    const user = await userWithHome(w.ctx, 2, 'twice');
-    await w.deposit(user, 'USDT', 500);
-    const t = newTransfer(user, 'USDT', 2, 0);
-    await w.ctx.funds.ledger.send(t, 'exact', String(200e8), String(200e8));
+    const { user, t } = await sentTransfer('twice', 0, 200);
     // the same step 1 again is a replay: nothing more is debited
     await w.ctx.funds.ledger.send(t, 'exact', String(200e8), String(200e8));
     const relay = w.ctx.funds.relay as NonNullable<typeof w.ctx.funds.relay>;
@@ -129,10 +140,7 @@ describe('transfer faults', () => {
   });
 
   it('never credits a debit that was lost before it was durable', async () => {
-    const user = await userWithHome(w.ctx, 2, 'lost');
-    await w.deposit(user, 'USDT', 500);
-    const t = newTransfer(user, 'USDT', 2, 1);
-    await w.ctx.funds.ledger.send(t, 'exact', String(100e8), String(100e8));
+    const { user, t } = await sentTransfer('lost', 1, 100);
     // what a restart from an AOF without the debit leaves: no record, no outbox entry, the money home
     const k = w.ctx.shards.keys(2);
     const [entry] = await w.ctx.redis.xrange(k.outbox(), '-', '+');
@@ -147,9 +155,7 @@ describe('transfer faults', () => {
 
 describe('clientOrderId over every market (SPEC 4.3 across shards)', () => {
   it('places one order for one clientOrderId sent to markets on two shards, one after the other or at once', async () => {
-    const user = await userWithHome(w.ctx, 2, 'clid');
-    await w.deposit(user, 'USDT', 10_000);
-    await w.deposit(user, 'USDT.TRC20', 10_000);
+    const user = await quotedUser(2, 'clid');
     const first = await w.place(user, buy('BTC_USDT', 100, 1, { clientOrderId: 'one' }));
     expect(first.status).toBe(200);
     const elsewhere = await w.place(user, buy('ETH_USDT', 100, 1, { clientOrderId: 'one' }));
@@ -173,9 +179,7 @@ describe('clientOrderId over every market (SPEC 4.3 across shards)', () => {
 
 describe('merged reads', () => {
   it('lists orders of every shard newest first with exact paging', async () => {
-    const user = await userWithHome(w.ctx, 1, 'lister');
-    await w.deposit(user, 'USDT', 10_000);
-    await w.deposit(user, 'USDT.TRC20', 10_000);
+    const user = await quotedUser(1, 'lister');
     const placed: number[] = [];
     for (const pair of ['BTC_USDT', 'ETH_USDT', 'BTC_USDT.TRC20', 'ETH_USDT', 'BTC_USDT', 'BTC_USDT.TRC20', 'ETH_USDT']) {
       const r = await w.place(user, buy(pair, 10, 1));
