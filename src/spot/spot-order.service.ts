@@ -126,7 +126,8 @@ export class SpotOrderService {
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         if (err.code === 'CLIENT_ORDER_ID_ELSEWHERE' && input.clientOrderId) {
-          return this.orderByClientId(input.userId, Number(err.message.split('@').pop()), input.clientOrderId);
+          // the script's detail, `@<shard>`, ends the message (engineError)
+          return this.orderByClientId(input.userId, Number(/@(\d+)$/.exec(err.message)?.[1]), input.clientOrderId);
         }
         if (err.code !== 'INSUFFICIENT_BALANCE' || attempt >= FUNDED_ATTEMPTS) throw err;
         const { cur, amount } = reservation(input);

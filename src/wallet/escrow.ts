@@ -71,7 +71,10 @@ export class Escrow {
     const home = await this.homes.of(userId);
     let moved = false;
     for (let shard = 0; shard < this.shards.count; shard++) {
-      if (skip.includes(shard) || shard === home) continue;
+      if (shard === home) continue;
+      // money already on its way home (a sweep another process is delivering) is landed first
+      if (await this.landPending(userId, cur, shard, home)) moved = true;
+      if (skip.includes(shard)) continue;
       const t = newTransfer(userId, cur, shard, home);
       if ((await this.ledger.send(t, 'all')) === null) continue;
       await this.relay.deliver(t);
@@ -80,13 +83,24 @@ export class Escrow {
     return moved;
   }
 
+  /** Delivers the user's transfers of `cur` from `shard` to `home` that are still pending; true when there were any. */
+  private async landPending(userId: string, cur: string, shard: number, home: number): Promise<boolean> {
+    const pending = await this.redis.hgetall(this.shards.keys(shard).userTransfersPending(userId));
+    const mine = Object.entries(pending).filter(([, v]) => {
+      const [c, , to] = v.split('|');
+      return c === cur && Number(to) === home;
+    });
+    for (const [id] of mine) await this.relay.deliver({ id, from: shard });
+    return mine.length > 0;
+  }
+
   /**
-   * Sweeps home the escrow on `shard` that no top-up has touched for the idle time and that holds
-   * no reservation (no open orders). Returns the transfers delivered.
+   * Sweeps home the escrow on `shard` that no top-up has touched for the idle time (the policy's,
+   * or `idleMs`) and that holds no reservation (no open orders). Returns the transfers delivered.
    */
-  async sweepIdle(shard: number, log?: Logger): Promise<number> {
+  async sweepIdle(shard: number, log?: Logger, idleMs = this.policy.idleMs): Promise<number> {
     const k = this.shards.keys(shard);
-    const idleBefore = Date.now() - this.policy.idleMs;
+    const idleBefore = Date.now() - idleMs;
     let swept = 0;
     let cursor = '0';
     do {

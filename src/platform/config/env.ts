@@ -59,7 +59,8 @@ const schema = Joi.object({
     .default('ex'),
   ENGINE_SHARDS: Joi.number().integer().min(1).max(64).default(1),
   ESCROW_HEADROOM_PERCENT: Joi.number().min(0).max(1000).default(10),
-  ESCROW_IDLE_SECONDS: Joi.number().min(0).default(300),
+  // at least a second: a top-up is never swept before the order it was made for is placed again
+  ESCROW_IDLE_SECONDS: Joi.number().min(1).default(300),
   RELAY_WAIT_MS: Joi.number().integer().min(10).max(60000).default(1000),
   JWT_SECRET: Joi.string().min(16),
   JWT_PUBLIC_KEY: Joi.string().pattern(/BEGIN PUBLIC KEY/),
