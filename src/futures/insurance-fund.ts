@@ -18,7 +18,8 @@ export interface InsuranceFundDto {
   currencyCode: string;
   balance: number;
   positions: InsuranceFundPositionDto[];
-  shards: { shard: number; balance: number }[];
+  /** Each engine shard's own fund, with the fees collected and the pnl pool of that shard in the same currency. */
+  shards: { shard: number; balance: number; fees: number; pnlPool: number }[];
 }
 
 /**
@@ -36,6 +37,9 @@ export class InsuranceFundReader {
   /** Every shard's fund is its own (liquidations on a shard draw on it alone); the total is their sum. */
   async balances(): Promise<InsuranceFundDto[]> {
     const funds = await Promise.all(this.shards.all().map((k) => this.redis.hgetall(k.insuranceFund())));
+    const others = await Promise.all(
+      this.shards.all().map(async (k) => ({ fees: await this.redis.hgetall(k.feesCollected()), pool: await this.redis.hgetall(k.futuresPnlPool()) })),
+    );
     const positions = new Map<string, InsuranceFundPositionDto[]>();
     for (const h of funds) for (const [code, list] of await this.positions(h)) positions.set(code, [...(positions.get(code) ?? []), ...list]);
     const out: InsuranceFundDto[] = [];
@@ -48,7 +52,12 @@ export class InsuranceFundReader {
         currencyCode: code,
         balance: fromMinor(total.toFixed(0), currency.decimals),
         positions: positions.get(code) ?? [],
-        shards: funds.map((h, shard) => ({ shard, balance: fromMinor(h[code], currency.decimals) })),
+        shards: funds.map((h, shard) => ({
+          shard,
+          balance: fromMinor(h[code], currency.decimals),
+          fees: fromMinor(others[shard].fees[code], currency.decimals),
+          pnlPool: fromMinor(others[shard].pool[code], currency.decimals),
+        })),
       });
     }
     return out;

@@ -27,8 +27,14 @@ export const insuranceFundDtoSchema = dtoSchema(
     balance: Joi.number().min(0).description('Never negative: liquidation losses beyond it go to auto-deleveraging'),
     positions: Joi.array().items(insuranceFundPositionDtoSchema)
       .description('What the fund took over in liquidations and has not unwound yet (each sweep offers it to the book)'),
-    shards: Joi.array().items(Joi.object({ shard: Joi.number().integer().min(0), balance: Joi.number().min(0) }))
-      .description("Each engine shard's own fund: a liquidation on a shard draws on that shard's alone"),
+    shards: Joi.array()
+      .items(Joi.object({
+        shard: Joi.number().integer().min(0),
+        balance: Joi.number().min(0),
+        fees: Joi.number().min(0).description('Fees collected on the shard in this currency'),
+        pnlPool: Joi.number().description("The shard's counterparty of realized futures pnl in this currency"),
+      }))
+      .description("Each engine shard's own fund, fees and pnl pool: a liquidation on a shard draws on that shard's fund alone"),
   }),
 );
 

@@ -18,6 +18,8 @@ afterEach(async () => b.ctx.cleanup());
 const fund = async () => BigInt((await b.ctx.redis.hget(b.ctx.keys.insuranceFund(), 'USDT')) ?? '0');
 const pool = async () => BigInt((await b.ctx.redis.hget(b.ctx.keys.futuresPnlPool(), 'USDT')) ?? '0');
 const liquidate = (markTicks: number) => b.ctx.futures.engine.liquidate(PAIR, String(markTicks), Date.now());
+/** A currency's minor units in a shard-0 hash, as the endpoint shows them. */
+const shown = async (key: string) => Number((await b.ctx.redis.hget(key, 'USDT')) ?? '0') / 1e8;
 const fundRead = async () => {
   const r = await request(b.app).get('/api/admin/insurance-fund').set('Authorization', admin);
   expect(r.status).toBe(200);
@@ -79,7 +81,7 @@ describe("the fund's taken-over positions", () => {
     expect(await liquidate(880)).toEqual([String(long)]);
     expect(await fund()).toBe(3n * USDT);
     expect(await fundRead()).toEqual([
-      { currencyCode: 'USDT', balance: 3, positions: [{ currencyPairCode: PAIR, isLong: true, amount: 1, entryPrice: 88 }], shards: [{ shard: 0, balance: 3 }] },
+      { currencyCode: 'USDT', balance: 3, positions: [{ currencyPairCode: PAIR, isLong: true, amount: 1, entryPrice: 88 }], shards: [{ shard: 0, balance: 3, fees: await shown(b.ctx.keys.feesCollected()), pnlPool: await shown(b.ctx.keys.futuresPnlPool()) }] },
     ]);
     return { bob, short, total: await b.usdtTotal() };
   }

@@ -99,7 +99,7 @@ describe('per-shard funds', () => {
       const read = await request(w.app).get('/api/admin/insurance-fund').set('Authorization', w.admin);
       expect(read.body).toEqual([{
         currencyCode: 'USDT', balance: 250, positions: [],
-        shards: [{ shard: 0, balance: 0 }, { shard: 1, balance: 0 }, { shard: 2, balance: 250 }],
+        shards: [0, 1, 2].map((shard) => ({ shard, balance: shard === 2 ? 250 : 0, fees: 0, pnlPool: 0 })),
       }]);
       const usdt = (await w.reconcile()).find((c) => c.currencyCode === 'USDT');
       expect(usdt).toMatchObject({ holds: true, terms: { insurance: 250, deposits: 250 } });
