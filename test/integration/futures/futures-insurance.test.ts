@@ -81,7 +81,7 @@ describe("the fund's taken-over positions", () => {
     expect(await liquidate(880)).toEqual([String(long)]);
     expect(await fund()).toBe(3n * USDT);
     expect(await fundRead()).toEqual([
-      { currencyCode: 'USDT', balance: 3, positions: [{ currencyPairCode: PAIR, isLong: true, amount: 1, entryPrice: 88 }], shards: [{ shard: 0, balance: 3, fees: await shown(b.ctx.keys.feesCollected()), pnlPool: await shown(b.ctx.keys.futuresPnlPool()) }] },
+      { currencyCode: 'USDT', balance: 3, positions: [{ currencyPairCode: PAIR, isLong: true, amount: 1, entryPrice: 88 }], shards: expect.arrayContaining([{ shard: 0, balance: 3, fees: await shown(b.ctx.keys.feesCollected()), pnlPool: await shown(b.ctx.keys.futuresPnlPool()) }]) },
     ]);
     return { bob, short, total: await b.usdtTotal() };
   }

@@ -71,7 +71,7 @@ describe('liquidation never fills beyond the bankruptcy price (finding 3)', () =
     const shown = async (key: string) => Number((await b.ctx.redis.hget(key, 'USDT')) ?? '0') / 1e8;
     // with what it took over at the mark (it holds them: 89.1 is within its bankruptcy price, no bid within reach)
     expect([read.status, read.body]).toEqual([200, [{ currencyCode: 'USDT', balance: 0.00008,
-      positions: [{ currencyPairCode: PAIR, isLong: true, amount: 0.0888, entryPrice: 89.1 }], shards: [{ shard: 0, balance: 0.00008, fees: await shown(b.ctx.keys.feesCollected()), pnlPool: await shown(b.ctx.keys.futuresPnlPool()) }] }]]);
+      positions: [{ currencyPairCode: PAIR, isLong: true, amount: 0.0888, entryPrice: 89.1 }], shards: expect.arrayContaining([{ shard: 0, balance: 0.00008, fees: await shown(b.ctx.keys.feesCollected()), pnlPool: await shown(b.ctx.keys.futuresPnlPool()) }]) }]]);
     expect((await request(b.app).get('/api/admin/insurance-fund').set('Authorization', bearer('alice'))).status).toBe(403);
     expect(await b.usdtTotal()).toBe(total);
   });
