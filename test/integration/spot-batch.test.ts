@@ -1,6 +1,7 @@
 import { AppError } from '../../src/domain/errors';
 import { feeRatePpm } from '../../src/domain/decimal';
-import { scales, type Pair } from '../../src/domain/market';
+import BigNumber from 'bignumber.js';
+import { scales, shardOfPair, type Pair } from '../../src/domain/market';
 import type { ScriptReply } from '../../src/platform/redis/reply';
 import type { LuaScript } from '../../src/platform/redis/lua-loader';
 import {
@@ -34,16 +35,26 @@ const RANDOM_DEPOSITS: Deposits = {
   u2: { USDT: 40, BTC: 0.005 },
 };
 
+/**
+ * A deposit the engine scripts below find on the market's shard: with several engine shards it lands
+ * at the user's home and is moved to the market's shard (the service's top-up, which these calls skip).
+ */
+async function depositOnMarket(ctx: Ctx, pair: Pair, user: string, currency: string, amount: number): Promise<void> {
+  await ctx.wallets.deposit(user, currency, amount);
+  const decimals = currency === pair.baseCurrencyCode ? pair.baseDecimals : pair.quoteDecimals;
+  await ctx.funds.fund(user, shardOfPair(pair), currency, new BigNumber(amount).shiftedBy(decimals).toFixed(0));
+}
+
 async function market(deposits: Deposits = RANDOM_DEPOSITS): Promise<{ ctx: Ctx; pair: Pair }> {
   const ctx = await testContext();
   try {
-    for (const [user, amounts] of Object.entries(deposits)) {
-      for (const [currency, amount] of Object.entries(amounts)) {
-        if (amount) await ctx.wallets.deposit(user, currency, amount);
-      }
-    }
     const pair = await ctx.markets.store.getPair('spot', PAIR);
     if (!pair) throw new Error(`${PAIR} was not seeded`);
+    for (const [user, amounts] of Object.entries(deposits)) {
+      for (const [currency, amount] of Object.entries(amounts)) {
+        if (amount) await depositOnMarket(ctx, pair, user, currency, amount);
+      }
+    }
     return { ctx, pair };
   } catch (e) {
     await ctx.cleanup();
@@ -301,7 +312,7 @@ describe('placeSpotOrders with several orders in one call', () => {
       const reserveMinor = price * lots * quoteScale;
       // exactly one order's worth
       for (const m of [batched, alone]) {
-        await m.ctx.wallets.deposit('poor', pair.quoteCurrencyCode, reserveMinor / 10 ** pair.quoteDecimals);
+        await depositOnMarket(m.ctx, pair, 'poor', pair.quoteCurrencyCode, reserveMinor / 10 ** pair.quoteDecimals);
       }
       const first = limit('poor', pair, 'buy', price, lots, 1);
       const second = limit('poor', pair, 'buy', price, lots, 2);
@@ -672,8 +683,8 @@ describe('a runtime error inside a batch', () => {
   it('leaves the orders before it placed in full, and answers ENGINE_ERROR for it and the rest', async () => {
     const ctx = await testContext();
     try {
-      await ctx.wallets.deposit('a', 'USDT', 20);
       const pair = (await ctx.markets.store.getPair('spot', 'BTC_USDT')) as Pair;
+      await depositOnMarket(ctx, pair, 'a', 'USDT', 20);
       const buy = (price: string, lots: string): PlaceSpotInput => ({
         userId: 'a', pair, side: 'buy', type: 'limit', priceTicks: price, amountLots: lots,
         postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: 1,
@@ -711,11 +722,11 @@ describe('a runtime error inside a batch', () => {
     const clean = await testContext();
     try {
       const run = async (ctx: Ctx, withFault: boolean) => {
-        for (const u of ['a', 'b', 'm']) {
-          await ctx.wallets.deposit(u, 'USDT', 1_000);
-          await ctx.wallets.deposit(u, 'BTC', 1);
-        }
         const pair = (await ctx.markets.store.getPair('spot', PAIR)) as Pair;
+        for (const u of ['a', 'b', 'm']) {
+          await depositOnMarket(ctx, pair, u, 'USDT', 1_000);
+          await depositOnMarket(ctx, pair, u, 'BTC', 1);
+        }
         const order = (userId: string, side: 'buy' | 'sell', price: string, lots: string): PlaceSpotInput => ({
           userId, pair, side, type: 'limit', priceTicks: price, amountLots: lots,
           postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: 1,

@@ -89,7 +89,7 @@ async function oneByOne(ctx: Ctx, orders: CreateFuturesInput[]): Promise<ScriptR
  * Every key of the context by name without the prefix: books, levels, orders, accounts, indices,
  * fees, insurance, counters, trade records. Left out: the event streams (compared by their events),
  * the book sequence and the trade history's time index (one step per call, so one per batch),
- * operation records, and the accounts' creation time (the clock's, not the orders').
+ * operation records, transfer records, and the accounts' creation time (the clock's, not the orders').
  */
 async function stateOf(ctx: Ctx): Promise<Record<string, unknown>> {
   const prefix = ctx.keys.engine.slice(0, ctx.keys.engine.indexOf(':'));
@@ -99,6 +99,8 @@ async function stateOf(ctx: Ctx): Promise<Record<string, unknown>> {
     const type = await ctx.redis.type(name);
     const short = name.slice(prefix.length);
     if (type === 'stream' || short.includes(':op:') || short.includes(':tradetimes:')) continue;
+    // with several engine shards: the bookkeeping of the transfers that funded the wallets (random ids, clock times)
+    if (/:(xfer|xcredit|xpend):|:xver$|:escrow:touched$/.test(short)) continue;
     if (name === ctx.keys.bookSeq('futures', PAIR)) continue;
     if (type === 'string') out[short] = await ctx.redis.get(name);
     else if (type === 'hash') {
