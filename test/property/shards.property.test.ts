@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import request from 'supertest';
+import { bearer } from '../support/harness';
 import { AppError } from '../../src/domain/errors';
 import type { RedisServerProcess } from '../../src/platform/redis/redis-server-process';
 import { newTransfer } from '../../src/wallet/transfer-ledger';
@@ -6,8 +8,9 @@ import { durableRedis, shardWorld, userWithHome } from '../integration/shards/sh
 
 /**
  * Random deposits, orders on markets of all three shards (a sale on one shard pays for a buy on
- * another), cancels, transfers whose relay dies after the debit, duplicate and concurrent
- * deliveries, worker drains and idle sweeps, on ENGINE_SHARDS=3. After every step the reconciler's
+ * another), cancels, copy trading by users of every home (masters funded from home, followers'
+ * accounts funded from home and started, masters closed), transfers whose relay dies after the
+ * debit, duplicate and concurrent deliveries, worker drains and idle sweeps, on ENGINE_SHARDS=3. After every step the reconciler's
  * invariant holds per currency with nothing negative; at the end, once the outboxes are drained,
  * nothing is in transit and every user's merged balances add up to what the reconciler counts.
  */
@@ -22,7 +25,10 @@ type Step =
   | { kind: 'crashTransfer'; user: number; cur: number; fromHome: boolean; from: number; offset: number; amount: number }
   | { kind: 'deliverTwice' }
   | { kind: 'drain' }
-  | { kind: 'sweepIdle'; shard: number };
+  | { kind: 'sweepIdle'; shard: number }
+  | { kind: 'master'; user: number; amount: number }
+  | { kind: 'follow'; user: number; pick: number; amount: number }
+  | { kind: 'closeMaster'; pick: number };
 
 const user = fc.integer({ min: 0, max: 3 });
 const shard = fc.integer({ min: 0, max: 2 });
@@ -46,6 +52,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'deliverTwice' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'drain' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('sweepIdle' as const), shard }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('master' as const), user, amount: fc.integer({ min: 10, max: 300 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('follow' as const), user, pick: fc.nat(), amount: fc.integer({ min: 10, max: 300 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('closeMaster' as const), pick: fc.nat() }) },
 );
 
 let server: RedisServerProcess;
@@ -55,12 +64,14 @@ beforeAll(async () => {
 afterAll(async () => server.stop());
 
 const runs: number[] = [];
+const copyRuns: number[] = [];
 afterAll(() => {
-  // the sequences did send transfers that only a drain or a duplicate delivery finished
+  // the sequences did send transfers that only a drain or a duplicate delivery finished, and did copy
   expect(runs.some((n) => n > 0)).toBe(true);
+  expect(copyRuns.some((n) => n > 0)).toBe(true);
 });
 
-it('keeps every currency reconciled through random trading, transfers, relay crashes and duplicate deliveries on three shards', async () => {
+it('keeps every currency reconciled through random trading, copy trading, transfers, relay crashes and duplicate deliveries on three shards', async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 25 }), async (steps) => {
       // headroom makes top-ups leave escrow behind; the sweep steps take any escrow with nothing reserved
@@ -74,6 +85,8 @@ it('keeps every currency reconciled through random trading, transfers, relay cra
         });
         expect(sol.pair.engineShard).toBe(2);
         const users = [await userWithHome(ctx, 0, 'p0-'), await userWithHome(ctx, 1, 'p1-'), await userWithHome(ctx, 2, 'p2-'), await userWithHome(ctx, 2, 'q2-')];
+        // every user starts with some USDT at home, so copy trading has capital to move
+        for (const u of users) await ctx.wallets.deposit(u, 'USDT', 1000);
         const relay = ctx.funds.relay as NonNullable<typeof ctx.funds.relay>;
         const escrow = ctx.funds.escrow as NonNullable<typeof ctx.funds.escrow>;
         const expectedCodes = new Set(['ENGINE_SHARD_UNKNOWN', 'INSUFFICIENT_BALANCE', 'BELOW_MIN_QUOTE_AMOUNT', 'BELOW_MIN_BASE_AMOUNT']);
@@ -81,6 +94,14 @@ it('keeps every currency reconciled through random trading, transfers, relay cra
           if (!(err instanceof AppError) || !expectedCodes.has(err.code)) throw err;
         };
         let crashed = 0;
+        let copies = 0;
+        const masters: { id: number; owner: string }[] = [];
+        // copy trading through HTTP, as clients drive it: a refusal (4xx) is part of the game, a 5xx is not
+        const post = async (who: string, path: string, body: object) => {
+          const r = await request(w.app).post(path).set('Authorization', bearer(who)).send(body);
+          expect([path, r.status < 500]).toEqual([path, true]);
+          return r;
+        };
         for (const s of steps) {
           switch (s.kind) {
             case 'deposit':
@@ -113,6 +134,36 @@ it('keeps every currency reconciled through random trading, transfers, relay cra
             case 'sweepIdle':
               await escrow.sweepIdle(s.shard, undefined, 0);
               break;
+            case 'master': {
+              const r = await post(users[s.user], '/api/copy-master', {
+                name: 'M', strategyName: 'S', leverage: 10, currencyCode: 'USDT', slaveIncomePercentage: 10, commissionRate: 0, amount: s.amount,
+              });
+              if (r.status === 200) masters.push({ id: r.body.id, owner: users[s.user] });
+              break;
+            }
+            case 'follow': {
+              if (!masters.length) break;
+              const m = masters[s.pick % masters.length];
+              const slave = await post(users[s.user], '/api/copy-slave', { name: 'F', leverage: 10, currencyCode: 'USDT' });
+              if (slave.status !== 200) break;
+              const funded = await post(users[s.user], '/api/wallet/transfer', {
+                fromFuturesAccountId: null, toFuturesAccountId: slave.body.id, currencyCode: 'USDT', amount: s.amount,
+              });
+              if (funded.status === 200) {
+                const started = await post(users[s.user], '/api/copy-slave/startMasterCopy', {
+                  copyMasterFuturesAccountId: m.id, copySlaveFuturesAccountId: slave.body.id, margin: s.amount / 2,
+                });
+                if (started.status === 200) copies++;
+              }
+              break;
+            }
+            case 'closeMaster': {
+              if (!masters.length) break;
+              const m = masters[s.pick % masters.length];
+              const r = await request(w.app).delete(`/api/copy-master/${m.id}`).set('Authorization', bearer(m.owner));
+              expect(r.status < 500).toBe(true);
+              break;
+            }
           }
           for (const row of await ctx.funds.reconciler.check()) {
             expect([JSON.stringify(s), row.currencyCode, row.holds, row.negative]).toEqual([JSON.stringify(s), row.currencyCode, true, []]);
@@ -120,6 +171,7 @@ it('keeps every currency reconciled through random trading, transfers, relay cra
         }
         for (let sh = 0; sh < 3; sh++) await relay.drain(sh, 0);
         runs.push(crashed);
+        copyRuns.push(copies);
         const rows = await ctx.funds.reconciler.check();
         for (const row of rows) {
           expect([row.currencyCode, row.holds, row.terms.inTransit]).toEqual([row.currencyCode, true, 0]);
