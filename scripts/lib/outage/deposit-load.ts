@@ -24,7 +24,7 @@ export interface DepositLoadOptions {
 }
 
 export const bearerFor = (secret: string, userId: string, admin = false) =>
-  `Bearer ${jwt.sign(admin ? { sub: userId, role: 'admin' } : { sub: userId }, secret, { algorithm: 'HS256' })}`;
+  `Bearer ${jwt.sign(admin ? { sub: userId, role: 'admin' } : { sub: userId }, secret, { algorithm: 'HS256', expiresIn: '1h' })}`;
 
 /**
  * Admin deposits in `concurrency` loops until stopped, each to a new user, recording every

@@ -34,8 +34,11 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
   },
   401: {
     name: 'Unauthorized',
-    description: 'Missing or invalid bearer token (with `WWW-Authenticate: Bearer`)',
-    example: ['UNAUTHORIZED', 'Missing or invalid bearer token'],
+    description:
+      'Not authenticated (with `WWW-Authenticate: Bearer`). The message says what to fix and `details[0].message` names the reason: ' +
+      '`missing`, `not_bearer`, `malformed`, `bad_signature`, `expired`, `claims_missing` (tokens need `exp` and `iat`), `not_yet_valid`, ' +
+      '`too_old` (`iat` older than JWT_MAX_AGE_SECONDS), `lifetime_too_long` (`exp − iat` above it), `no_subject`',
+    example: ['UNAUTHORIZED', 'The token has expired (exp is past): get a new one'],
   },
   403: {
     name: 'Forbidden',
