@@ -4,7 +4,7 @@ import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/redis/reply';
 import { STP_FLAGS, type Side, type StpMode } from '../domain/order';
-import { newOperation } from '../platform/redis/operation';
+import { keyedOperation, newOperation, operationFor, type Operation } from '../platform/redis/operation';
 import { FuturesScriptKeys } from './futures-script-keys';
 import { GroupCommit } from '../platform/group-commit';
 import { futuresOrderOf } from './futures-order-record';
@@ -94,11 +94,14 @@ export class FuturesEngine {
     private readonly streamMaxLen: number,
   ) {
     this.scriptKeys = new FuturesScriptKeys(keys);
-    this.commit = new GroupCommit((orders) => {
-      createBatchOrders.observe(orders.length);
-      const { keys: k, args } = this.createArgs(orders);
-      return this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', k, args, newOperation(this.keys));
-    }, MAX_CREATE_BATCH);
+    // a batch is one operation of its own, whoever's request happened to start it
+    this.commit = new GroupCommit((orders) => this.createBatch(orders, newOperation(this.keys)), MAX_CREATE_BATCH);
+  }
+
+  private createBatch(orders: CreateFuturesInput[], op: Operation): Promise<ScriptReply[]> {
+    createBatchOrders.observe(orders.length);
+    const { keys, args } = this.createArgs(orders);
+    return this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, op);
   }
 
   /** KEYS and ARGV of createFuturesOrders for orders of one pair, in lua/futures/createFuturesOrders-22+4n.lua's order. */
@@ -118,9 +121,14 @@ export class FuturesEngine {
     return { keys, args };
   }
 
-  /** Places one order; orders arriving together on one market share a script call (group commit). */
+  /**
+   * Places one order; orders arriving together on one market share a script call (group commit).
+   * An order of a keyed request (Idempotency-Key) without a clientOrderId is placed alone, under the
+   * operation derived from the key, so a retry finds it; with a clientOrderId its registry entry is the record.
+   */
   async create(o: CreateFuturesInput): Promise<FuturesPlaceReply> {
-    return decodePlace(await this.commit.submit(o.pairCode, o));
+    const keyed = o.clientOrderId ? undefined : keyedOperation(this.keys, 'createFuturesOrders');
+    return decodePlace(keyed ? (await this.createBatch([o], keyed))[0] : await this.commit.submit(o.pairCode, o));
   }
 
   /**
@@ -130,9 +138,7 @@ export class FuturesEngine {
    */
   async createMany(orders: CreateFuturesInput[]): Promise<ScriptReply[]> {
     if (orders.length === 0) return [];
-    createBatchOrders.observe(orders.length);
-    const { keys, args } = this.createArgs(orders);
-    return this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, newOperation(this.keys));
+    return this.createBatch(orders, operationFor(this.keys, 'createFuturesOrders'));
   }
 
   /**
@@ -165,7 +171,7 @@ export class FuturesEngine {
           this.keys.engine, userId, limitTicks === null ? '1' : '0', limitTicks ?? '', timestamp, this.streamMaxLen,
           order.pair, order.acct, amountLots ?? '', clientOrderId,
         ],
-        newOperation(this.keys),
+        operationFor(this.keys, 'closeFuturesPosition'),
       ),
     );
     return futuresOrderOf(hashOf(reply[1]));
@@ -183,7 +189,7 @@ export class FuturesEngine {
         'updateFuturesTrigger',
         this.scriptKeys.updateTrigger(order.pair, order.id),
         [this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair, this.streamMaxLen],
-        newOperation(this.keys),
+        operationFor(this.keys, 'updateFuturesTrigger'),
       ),
     );
     return futuresOrderOf(hashOf(reply[1]));
@@ -201,7 +207,7 @@ export class FuturesEngine {
         'createFuturesAccount',
         [this.keys.futuresAccountIds(), this.keys.userFuturesAccounts(userId)],
         [this.keys.engine, userId, name, currency, leverage, timestamp, kind === 'copy' ? '1' : '0', kind === 'own' ? '0' : '1'],
-        newOperation(this.keys),
+        operationFor(this.keys, 'createFuturesAccount'),
       ),
     );
     return hashOf(reply[1]);
@@ -216,7 +222,7 @@ export class FuturesEngine {
         'transferMargin',
         [wallet, key(from), key(to)],
         [userId, currency, minor, from === null ? '0' : '1', to === null ? '0' : '1'],
-        newOperation(this.keys),
+        operationFor(this.keys, 'transferMargin'),
       ),
     );
   }

@@ -9,7 +9,7 @@ import { hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/r
 import { STP_FLAGS, type OrderType, type Side, type StpMode } from '../domain/order';
 import { decodeSpotOrder, type SpotOrderRecord } from './spot-order-record';
 import { GroupCommit } from '../platform/group-commit';
-import { newOperation } from '../platform/redis/operation';
+import { keyedOperation, newOperation, operationFor, type Operation } from '../platform/redis/operation';
 
 
 /** A spot order in engine units: prices in ticks, amounts in lots, money in minor units (strings). */
@@ -48,11 +48,14 @@ export class SpotEngine {
     private readonly scripts: Scripts,
     private readonly streamMaxLen: number,
   ) {
-    this.commit = new GroupCommit((orders) => {
-      placeBatchOrders.observe(orders.length);
-      const [keys, args] = this.placeArgs(orders);
-      return this.scripts.runOnce<ScriptReply[]>('placeSpotOrders', keys, args, newOperation(this.keys));
-    }, MAX_PLACE_BATCH);
+    // a batch is one operation of its own, whoever's request happened to start it
+    this.commit = new GroupCommit((orders) => this.placeBatch(orders, newOperation(this.keys)), MAX_PLACE_BATCH);
+  }
+
+  private placeBatch(orders: PlaceSpotInput[], op: Operation): Promise<ScriptReply[]> {
+    placeBatchOrders.observe(orders.length);
+    const [keys, args] = this.placeArgs(orders);
+    return this.scripts.runOnce<ScriptReply[]>('placeSpotOrders', keys, args, op);
   }
 
   /** Per-pair KEYS[1..12] of every spot script, computed once: pairs never change after creation. */
@@ -120,9 +123,15 @@ export class SpotEngine {
     return [keys, args];
   }
 
-  /** Places one order; orders arriving together on one market share a script call. */
+  /**
+   * Places one order; orders arriving together on one market share a script call. An order of a
+   * keyed request (Idempotency-Key) without a clientOrderId is placed alone, under the operation
+   * derived from the key, so a retry finds it; with a clientOrderId its registry entry is the record.
+   */
   async place(o: PlaceSpotInput): Promise<PlaceResult> {
-    return decodeSpotPlace(await this.commit.submit(o.pair.code, o), o);
+    const keyed = o.clientOrderId ? undefined : keyedOperation(this.keys, 'placeSpotOrders');
+    const reply = keyed ? (await this.placeBatch([o], keyed))[0] : await this.commit.submit(o.pair.code, o);
+    return decodeSpotPlace(reply, o);
   }
 
   /**
@@ -150,7 +159,7 @@ export class SpotEngine {
         'cancelSpotOrder',
         [...this.cancelKeys(order.pair, userId), this.keys.order(order.id)],
         [this.keys.engine, userId, order.id, timestamp, this.streamMaxLen, order.pair],
-        newOperation(this.keys),
+        operationFor(this.keys, 'cancelSpotOrder'),
       ),
     );
     return storedOrder(reply);
@@ -162,7 +171,7 @@ export class SpotEngine {
         'cancelSpotOrders',
         this.cancelKeys(pairCode, userId),
         [this.keys.engine, userId, pairCode, timestamp, this.streamMaxLen],
-        newOperation(this.keys),
+        operationFor(this.keys, 'cancelSpotOrders'),
       ),
     );
     return reply[1] as string[];

@@ -5,7 +5,7 @@ import { unwrap, type ScriptReply } from '../platform/redis/reply';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
-import { newOperation } from '../platform/redis/operation';
+import { operationFor } from '../platform/redis/operation';
 
 export interface BalanceDto {
   currencyCode: string;
@@ -36,7 +36,7 @@ export class WalletService {
         'deposit',
         [this.keys.walletAvailable(userId)],
         [currencyCode, minorString(minor)],
-        newOperation(this.keys),
+        operationFor(this.keys, 'deposit'),
       ),
     );
     return (await this.balances(userId)).find((b) => b.currencyCode === currencyCode) as BalanceDto;
