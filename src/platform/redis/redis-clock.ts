@@ -15,7 +15,7 @@ export class RedisClock {
 
   constructor(
     /** TIME of the server that holds `routingKey`: `[seconds, microseconds]`. */
-    private readonly readTime: (routingKey: string) => Promise<[string | number, string | number]>,
+    private readonly readTime: (routingKey: string) => Promise<(string | number)[]>,
     /** The server a key lives on: one for a lone server, its hash tag in a cluster. */
     private readonly serverOf: (routingKey: string) => string,
     /** How old a sample may get before it is taken again (in the background), for drift and failovers. */

@@ -37,10 +37,11 @@ export class Scripts {
     readonly operationDeadlineMs = 1000,
   ) {
     this.byName = new Map(library.scripts.map((s) => [s.name, s]));
-    const cluster = redis instanceof Cluster;
+    // a lone server answers TIME itself; in a cluster, a function routed by the key finds the shard's node
+    const lone = redis instanceof Cluster ? undefined : redis;
     this.clock = new RedisClock(
-      (key) => this.run<[string, string]>('readClock', [key], []),
-      (key) => (cluster ? hashTagOf(key) : ''),
+      (key) => (lone ? lone.time() : this.run<[string, string]>('readClock', [key], [])),
+      (key) => (lone ? '' : hashTagOf(key)),
     );
   }
 
