@@ -32,13 +32,14 @@ export class RedisClock {
     const server = this.serverOf(routingKey);
     const sample = this.samples.get(server);
     if (!sample) return undefined;
+    const now = this.estimate(sample);
     if (this.monotonic() - sample.localMs >= this.refreshMs && !this.refreshing.has(server)) {
       this.refreshing.add(server);
       this.learn(routingKey)
         .catch(() => undefined) // the old sample serves until a read succeeds
         .finally(() => this.refreshing.delete(server));
     }
-    return this.estimate(sample);
+    return now;
   }
 
   /** Reads the server's clock (TIME) and answers now on it. */
