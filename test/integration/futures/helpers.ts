@@ -4,6 +4,8 @@ import { bearer, createApp, testContext } from '../../support/harness';
 
 export type Ctx = Awaited<ReturnType<typeof testContext>>;
 export const admin = bearer('ops', true);
+/** An administrator token signed now: a test that moves Date.now by days needs one issued on its clock. */
+const adminNow = () => bearer('ops', true);
 
 /** A test bed: a context of its own, the app, and helpers that assert the happy path. */
 export async function futuresBed(overrides: Record<string, string> = {}) {
@@ -14,7 +16,7 @@ export async function futuresBed(overrides: Record<string, string> = {}) {
 export function bedFor(ctx: Ctx, app: Express) {
 
   async function fundedAccount(user: string, amount = 100_000, leverage = 10): Promise<number> {
-    const d = await request(app).post('/api/admin/deposits').set('Authorization', admin)
+    const d = await request(app).post('/api/admin/deposits').set('Authorization', adminNow())
       .send({ userId: user, currencyCode: 'USDT', amount });
     expect(d.status).toBe(200);
     const a = await request(app).post('/api/futures/accounts').set('Authorization', bearer(user))
@@ -56,7 +58,7 @@ export function bedFor(ctx: Ctx, app: Express) {
   }
 
   const setIndex = (currencyPairCode: string, price: number) =>
-    request(app).post('/api/admin/index-price').set('Authorization', admin).send({ currencyPairCode, price });
+    request(app).post('/api/admin/index-price').set('Authorization', adminNow()).send({ currencyPairCode, price });
 
   /** Every unit of the margin currency: wallets, accounts (free and locked), fees, insurance, pnl pool. */
   async function usdtTotal(): Promise<bigint> {
