@@ -78,7 +78,7 @@ const IDEMPOTENCY_KEY: JsonSchema = {
   in: 'header',
   required: false,
   description:
-    'A repeat within 24 h gets the first answer back (with `Idempotent-Replayed: true`) and changes nothing; a repeat while the first still runs is a 409 IDEMPOTENCY_KEY_IN_USE, the same key on another request a 422.',
+    'A repeat within 24 h gets the first answer back (with `Idempotent-Replayed: true`) and changes nothing; a repeat while the first still runs is a 409 IDEMPOTENCY_KEY_IN_USE, the same key on another request (method, path or body; key order and number spelling do not count) a 422. After a 503 whose outcome is unknown, retry with the same key: the retry finds out what the first attempt did and answers that, or does it if it was not done.',
   schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
 };
 
