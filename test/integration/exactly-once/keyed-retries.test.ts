@@ -50,6 +50,14 @@ describe('a keyed request whose first outcome is unknown', () => {
     return { user, acct: Number(acct.id) };
   }
 
+  /** A transfer of 100 from the wallet to `acct`, sent under Idempotency-Key `key`. */
+  const keyedTransfer = (user: string, acct: number, key: string) => () =>
+    request(app)
+      .post('/api/wallet/transfer')
+      .set('Authorization', bearer(user))
+      .set('Idempotency-Key', key)
+      .send({ fromFuturesAccountId: null, toFuturesAccountId: acct, currencyCode: 'USDT', amount: 100 });
+
   const balances = async (user: string) => ({
     wallet: (await direct.wallets.balances(user)).find((b) => b.currencyCode === 'USDT')?.available,
     account: (await direct.futures.accounts.list(user))[0].balance,
@@ -60,13 +68,7 @@ describe('a keyed request whose first outcome is unknown', () => {
     ['cut mid-command (it never ran)', 'cut-mid-command', /may have been carried out|nothing was done/],
   ])('a transfer %s, then Redis away 3 s: retries at 1 s, 10 s and after 120 s move the money once', async (_name, fault, firstSays) => {
     const { user, acct } = await fundedUser('kr');
-    const key = `transfer-${user}`;
-    const transfer = () =>
-      request(app)
-        .post('/api/wallet/transfer')
-        .set('Authorization', bearer(user))
-        .set('Idempotency-Key', key)
-        .send({ fromFuturesAccountId: null, toFuturesAccountId: acct, currencyCode: 'USDT', amount: 100 });
+    const transfer = keyedTransfer(user, acct, `transfer-${user}`);
 
     const hit = proxy.arm('transferMarginOnce', fault, OUTAGE_MS);
     const first = await transfer();
@@ -98,12 +100,7 @@ describe('a keyed request whose first outcome is unknown', () => {
 
   it('ten retries at once after an unknown outcome still move the money once', async () => {
     const { user, acct } = await fundedUser('kc');
-    const transfer = () =>
-      request(app)
-        .post('/api/wallet/transfer')
-        .set('Authorization', bearer(user))
-        .set('Idempotency-Key', `many-${user}`)
-        .send({ fromFuturesAccountId: null, toFuturesAccountId: acct, currencyCode: 'USDT', amount: 100 });
+    const transfer = keyedTransfer(user, acct, `many-${user}`);
     const hit = proxy.arm('transferMarginOnce', 'drop-reply', OUTAGE_MS);
     expect((await transfer()).status).toBe(503);
     await hit;
@@ -119,12 +116,7 @@ describe('a keyed request whose first outcome is unknown', () => {
 
   it('a key whose request provably did not run (fenced) runs it on the retry, once', async () => {
     const { user, acct } = await fundedUser('kf');
-    const transfer = () =>
-      request(app)
-        .post('/api/wallet/transfer')
-        .set('Authorization', bearer(user))
-        .set('Idempotency-Key', `fenced-${user}`)
-        .send({ fromFuturesAccountId: null, toFuturesAccountId: acct, currencyCode: 'USDT', amount: 100 });
+    const transfer = keyedTransfer(user, acct, `fenced-${user}`);
     // cut mid-command with Redis still there: the service fences the attempt and says nothing was done
     const hit = proxy.arm('transferMarginOnce', 'cut-mid-command');
     const first = await transfer();

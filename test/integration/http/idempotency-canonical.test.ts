@@ -1,29 +1,25 @@
 import request from 'supertest';
-import type { Express } from 'express';
 import { canonicalJson, canonicalUrl } from '../../../src/platform/http/canonical-request';
-import { bearer, createApp, testContext } from '../../support/harness';
+import { bearer } from '../../support/harness';
+import { futuresBed } from '../futures/helpers';
 
 /**
  * Issue 24 finding 5 (docs/architecture.md, Exactly once): an Idempotency-Key's fingerprint is over
  * the canonical request, so the same body with its keys in another order, or a number spelled
  * another way, replays the first answer instead of a 422; another body is still a 422.
  */
-type Ctx = Awaited<ReturnType<typeof testContext>>;
-let ctx: Ctx;
-let app: Express;
-
+let bed: Awaited<ReturnType<typeof futuresBed>>;
 beforeAll(async () => {
-  ctx = await testContext();
-  app = createApp(ctx);
+  bed = await futuresBed();
 });
-afterAll(async () => ctx.cleanup());
+afterAll(async () => bed.ctx.cleanup());
 
 async function fundedAccount(user: string): Promise<number> {
-  await ctx.wallets.deposit(user, 'USDT', 1000);
-  return Number((await ctx.futures.accounts.create(user, { name: 'main', currencyCode: 'USDT', leverage: 10 })).id);
+  await bed.ctx.wallets.deposit(user, 'USDT', 1000);
+  return Number((await bed.ctx.futures.accounts.create(user, { name: 'main', currencyCode: 'USDT', leverage: 10 })).id);
 }
 
-const wallet = async (user: string) => (await ctx.wallets.balances(user)).find((b) => b.currencyCode === 'USDT')?.available;
+const wallet = async (user: string) => (await bed.ctx.wallets.balances(user)).find((b) => b.currencyCode === 'USDT')?.available;
 
 describe('the same request in other spellings replays the first answer', () => {
   it.each([
@@ -34,7 +30,7 @@ describe('the same request in other spellings replays the first answer', () => {
     const user = `ic${Math.random().toString(36).slice(2, 8)}`;
     const acct = await fundedAccount(user);
     const send = (json: string) =>
-      request(app)
+      request(bed.app)
         .post('/api/wallet/transfer')
         .set('Authorization', bearer(user))
         .set('Idempotency-Key', 'k1')
