@@ -4,7 +4,7 @@ import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/redis/reply';
 import { STP_FLAGS, type Side, type StpMode } from '../domain/order';
-import { keyedOperation, newOperation, operationFor, type Operation } from '../platform/redis/operation';
+import { inKeyedRequest, newOperation } from '../platform/redis/operation';
 import { FuturesScriptKeys } from './futures-script-keys';
 import { GroupCommit } from '../platform/group-commit';
 import { futuresOrderOf } from './futures-order-record';
@@ -95,13 +95,16 @@ export class FuturesEngine {
   ) {
     this.scriptKeys = new FuturesScriptKeys(keys);
     // a batch is one operation of its own, whoever's request happened to start it
-    this.commit = new GroupCommit((orders) => this.createBatch(orders, newOperation(this.keys)), MAX_CREATE_BATCH);
+    this.commit = new GroupCommit((orders) => this.createBatch(orders, true), MAX_CREATE_BATCH);
   }
 
-  private createBatch(orders: CreateFuturesInput[], op: Operation): Promise<ScriptReply[]> {
+  /** `fresh`: under an operation of its own (a group commit's batch), else the call's (runOnceFor). */
+  private createBatch(orders: CreateFuturesInput[], fresh: boolean): Promise<ScriptReply[]> {
     createBatchOrders.observe(orders.length);
     const { keys, args } = this.createArgs(orders);
-    return this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, op);
+    return fresh
+      ? this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, newOperation(this.keys))
+      : this.scripts.runOnceFor<ScriptReply[]>('createFuturesOrders', keys, args, this.keys);
   }
 
   /** KEYS and ARGV of createFuturesOrders for orders of one pair, in lua/futures/createFuturesOrders-22+4n.lua's order. */
@@ -127,8 +130,8 @@ export class FuturesEngine {
    * operation derived from the key, so a retry finds it; with a clientOrderId its registry entry is the record.
    */
   async create(o: CreateFuturesInput): Promise<FuturesPlaceReply> {
-    const keyed = o.clientOrderId ? undefined : keyedOperation(this.keys, 'createFuturesOrders');
-    return decodePlace(keyed ? (await this.createBatch([o], keyed))[0] : await this.commit.submit(o.pairCode, o));
+    const alone = !o.clientOrderId && inKeyedRequest();
+    return decodePlace(alone ? (await this.createBatch([o], false))[0] : await this.commit.submit(o.pairCode, o));
   }
 
   /**
@@ -138,7 +141,7 @@ export class FuturesEngine {
    */
   async createMany(orders: CreateFuturesInput[]): Promise<ScriptReply[]> {
     if (orders.length === 0) return [];
-    return this.createBatch(orders, operationFor(this.keys, 'createFuturesOrders'));
+    return this.createBatch(orders, false);
   }
 
   /**
@@ -164,14 +167,14 @@ export class FuturesEngine {
     clientOrderId = '',
   ): Promise<Record<string, string>> {
     const reply = unwrap(
-      await this.scripts.runOnce<ScriptReply>(
+      await this.scripts.runOnceFor<ScriptReply>(
         'closeFuturesPosition',
         this.scriptKeys.close(order.pair, userId, order.id, order.acct),
         [
           this.keys.engine, userId, limitTicks === null ? '1' : '0', limitTicks ?? '', timestamp, this.streamMaxLen,
           order.pair, order.acct, amountLots ?? '', clientOrderId,
         ],
-        operationFor(this.keys, 'closeFuturesPosition'),
+        this.keys,
       ),
     );
     return futuresOrderOf(hashOf(reply[1]));
@@ -185,11 +188,11 @@ export class FuturesEngine {
     timestamp: number,
   ): Promise<Record<string, string>> {
     const reply = unwrap(
-      await this.scripts.runOnce<ScriptReply>(
+      await this.scripts.runOnceFor<ScriptReply>(
         'updateFuturesTrigger',
         this.scriptKeys.updateTrigger(order.pair, order.id),
         [this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair, this.streamMaxLen],
-        operationFor(this.keys, 'updateFuturesTrigger'),
+        this.keys,
       ),
     );
     return futuresOrderOf(hashOf(reply[1]));
@@ -203,11 +206,11 @@ export class FuturesEngine {
     // the account's leverage text is copied into its orders' records as it stands (lua/includes/futures/orderRecord)
     if (!Number.isSafeInteger(leverage) || leverage < 1) throw new Error(`createFuturesAccount takes a positive integer leverage: ${leverage}`);
     const reply = unwrap(
-      await this.scripts.runOnce<ScriptReply>(
+      await this.scripts.runOnceFor<ScriptReply>(
         'createFuturesAccount',
         [this.keys.futuresAccountIds(), this.keys.userFuturesAccounts(userId)],
         [this.keys.engine, userId, name, currency, leverage, timestamp, kind === 'copy' ? '1' : '0', kind === 'own' ? '0' : '1'],
-        operationFor(this.keys, 'createFuturesAccount'),
+        this.keys,
       ),
     );
     return hashOf(reply[1]);
@@ -218,11 +221,11 @@ export class FuturesEngine {
     const wallet = this.keys.walletAvailable(userId);
     const key = (acct: string | null) => (acct === null ? wallet : this.keys.futuresAccount(acct));
     unwrap(
-      await this.scripts.runOnce<ScriptReply>(
+      await this.scripts.runOnceFor<ScriptReply>(
         'transferMargin',
         [wallet, key(from), key(to)],
         [userId, currency, minor, from === null ? '0' : '1', to === null ? '0' : '1'],
-        operationFor(this.keys, 'transferMargin'),
+        this.keys,
       ),
     );
   }

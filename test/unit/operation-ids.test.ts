@@ -8,12 +8,14 @@ describe('operation ids', () => {
   const shard1 = new Keys('ex', 1);
   const idOf = (key: string) => key.slice(key.indexOf('op:'));
 
-  it('a keyed request derives the same ids in every attempt, per script and call, on whichever shard', () => {
+  const wallet = ['ex:{e0}:wallet:alice:avail'];
+
+  it('a keyed request derives the same ids in every attempt, per script, target and call, on whichever shard', () => {
     const attempt = () =>
       withKeyedOperations('alice', 'key-1', () => [
-        operationFor(shard0, 'transferMargin'),
-        operationFor(shard0, 'transferMargin'),
-        operationFor(shard1, 'deposit'),
+        operationFor(shard0, 'transferMargin', wallet),
+        operationFor(shard0, 'transferMargin', wallet),
+        operationFor(shard1, 'deposit', wallet),
       ]);
     const [a, b] = [attempt(), attempt()];
     expect(a).toEqual(b);
@@ -21,28 +23,39 @@ describe('operation ids', () => {
     expect(new Set(a.map((op) => op.key)).size).toBe(3);
     // the record sits under the shard's tag; the id itself is the shard's business not at all
     expect(hashTagOf(a[0].key)).toBe(hashTagOf(shard0.engine));
-    const onOther = withKeyedOperations('alice', 'key-1', () => operationFor(shard1, 'transferMargin'));
+    const onOther = withKeyedOperations('alice', 'key-1', () => operationFor(shard1, 'transferMargin', wallet));
     expect(hashTagOf(onOther.key)).toBe(hashTagOf(shard1.engine));
     expect(idOf(onOther.key)).toBe(idOf(a[0].key));
   });
 
-  it('another user or another key is another operation; outside a keyed request ids are fresh', () => {
-    const one = withKeyedOperations('alice', 'k', () => operationFor(shard0, 'deposit').key);
-    expect(withKeyedOperations('bob', 'k', () => operationFor(shard0, 'deposit').key)).not.toBe(one);
-    expect(withKeyedOperations('alice', 'k2', () => operationFor(shard0, 'deposit').key)).not.toBe(one);
-    const fresh = [operationFor(shard0, 'deposit'), operationFor(shard0, 'deposit')];
+  it('another user, key or target is another operation; outside a keyed request ids are fresh', () => {
+    const deposit = () => operationFor(shard0, 'deposit', wallet).key;
+    const one = withKeyedOperations('alice', 'k', deposit);
+    expect(withKeyedOperations('bob', 'k', deposit)).not.toBe(one);
+    expect(withKeyedOperations('alice', 'k2', deposit)).not.toBe(one);
+    expect(withKeyedOperations('alice', 'k', () => operationFor(shard0, 'deposit', ['ex:{e0}:wallet:bob:avail']).key)).not.toBe(one);
+    const fresh = [operationFor(shard0, 'deposit', wallet), operationFor(shard0, 'deposit', wallet)];
     expect(fresh[0].key).not.toBe(fresh[1].key);
     expect(fresh.every((op) => !op.keyed && op.ttlSeconds === 120)).toBe(true);
-    expect(keyedOperation(shard0, 'deposit')).toBeUndefined();
+    expect(keyedOperation(shard0, 'deposit', wallet)).toBeUndefined();
+  });
+
+  it('an attempt that skips a call still pairs every other call with its own record', () => {
+    const finish = (sub: string) => operationFor(shard0, 'completeCopyFinish', [`ex:{e0}:copy:sub:${sub}`]).key;
+    const [a, b, c] = withKeyedOperations('alice', 'k', () => ['a', 'b', 'c'].map(finish));
+    // the retry meets b and c only (a finished meanwhile): b's call must find b's record, not a's
+    expect(withKeyedOperations('alice', 'k', () => ['b', 'c'].map(finish))).toEqual([b, c]);
+    expect(a).not.toBe(b);
   });
 
   it('a keyed request keeps its ids across awaits', async () => {
+    const deposit = () => operationFor(shard0, 'deposit', wallet).key;
     const ids = await withKeyedOperations('alice', 'k', async () => {
-      const first = operationFor(shard0, 'deposit').key;
+      const first = deposit();
       await new Promise((r) => setTimeout(r, 5));
-      return [first, operationFor(shard0, 'deposit').key];
+      return [first, deposit()];
     });
-    expect(ids).toEqual(withKeyedOperations('alice', 'k', () => [operationFor(shard0, 'deposit').key, operationFor(shard0, 'deposit').key]));
+    expect(ids).toEqual(withKeyedOperations('alice', 'k', () => [deposit(), deposit()]));
   });
 });
 

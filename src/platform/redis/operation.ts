@@ -35,7 +35,7 @@ export function newOperation(keys: Keys): Operation {
 /** The request a state-changing call runs for, when the client keyed it: the seed its operation ids derive from. */
 interface KeyedRequest {
   seed: string;
-  /** Operations of each script this request has started so far: the n-th gets the n-th id. */
+  /** Calls of each script on each target this request has made so far: the n-th gets the n-th id. */
   started: Map<string, number>;
 }
 
@@ -50,21 +50,30 @@ export function withKeyedOperations<T>(userId: string, key: string, fn: () => T)
   return keyedRequest.run({ seed, started: new Map() }, fn);
 }
 
-/**
- * The operation for the next call of `script` in a keyed request (the same id in every attempt of
- * that request, the calls being made in the same order), or undefined outside one.
- */
-export function keyedOperation(keys: Keys, script: string): Operation | undefined {
-  const request = keyedRequest.getStore();
-  if (!request) return undefined;
-  const n = request.started.get(script) ?? 0;
-  request.started.set(script, n + 1);
-  return { key: keys.operation(`k:${request.seed}:${script}:${n}`), ttlSeconds: KEYED_RECORD_SECONDS, keyed: true };
+/** Whether this runs for a keyed request (its engine calls then take derived operation ids). */
+export function inKeyedRequest(): boolean {
+  return keyedRequest.getStore() !== undefined;
 }
 
-/** The operation of one call of `script`: derived in a keyed request, else fresh. */
-export function operationFor(keys: Keys, script: string): Operation {
-  return keyedOperation(keys, script) ?? newOperation(keys);
+/**
+ * The operation of one call of `script` on `target` (the script's KEYS) in a keyed request: the
+ * same id in every attempt of that request. The target names the call, not its place in the
+ * request, so an attempt that meets fewer items (a loop over subscriptions, one of them finished
+ * meanwhile) still pairs each call with its own record; the n-th call on one target gets the n-th id.
+ * Undefined outside a keyed request.
+ */
+export function keyedOperation(keys: Keys, script: string, target: readonly string[]): Operation | undefined {
+  const request = keyedRequest.getStore();
+  if (!request) return undefined;
+  const call = `${script}:${createHash('sha256').update(target.join('\n')).digest('hex').slice(0, 32)}`;
+  const n = request.started.get(call) ?? 0;
+  request.started.set(call, n + 1);
+  return { key: keys.operation(`k:${request.seed}:${call}:${n}`), ttlSeconds: KEYED_RECORD_SECONDS, keyed: true };
+}
+
+/** The operation of one call of `script` on `target`: derived in a keyed request, else fresh. */
+export function operationFor(keys: Keys, script: string, target: readonly string[]): Operation {
+  return keyedOperation(keys, script, target) ?? newOperation(keys);
 }
 
 /**

@@ -4,7 +4,8 @@ import { Histogram } from 'prom-client';
 import type { RedisClient } from './connection';
 import { buildLuaLibrary, type LuaLibrary, type LuaScript } from './lua-loader';
 import { randomUUID } from 'node:crypto';
-import { lostReply, notApplied, type Operation } from './operation';
+import type { Keys } from './keys';
+import { lostReply, notApplied, operationFor, type Operation } from './operation';
 import { hashTagOf, RedisClock } from './redis-clock';
 import { isRedisUnavailable, wasNeverSent } from './unavailable';
 
@@ -108,6 +109,15 @@ export class Scripts {
       if (wasNeverSent(err)) throw notApplied();
       return lostReply<T>(() => this.run<[string, T?]>('fenceOperation', [op.key], [op.ttlSeconds, attempt]));
     }
+  }
+
+  /**
+   * `runOnce` under this call's operation on `shard` (the Keys of the script's engine shard, where
+   * the record goes): derived from the request's Idempotency-Key and the script's keys in a keyed
+   * request, fresh otherwise (src/platform/redis/operation.ts).
+   */
+  runOnceFor<T>(name: string, keys: string[], args: (string | number)[], shard: Keys): Promise<T> {
+    return this.runOnce<T>(name, keys, args, operationFor(shard, name, keys));
   }
 
   /** One attempt of an exactly-once call, with its deadline on the clock of the server that runs it. */
