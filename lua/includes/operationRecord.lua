@@ -13,7 +13,8 @@
   too: the service has answered its client by then, and an answered attempt must never run later.
   Replies: {'ERR', 'OPERATION_FENCED', ''} for a fence naming another attempt, {'ERR',
   'OPERATION_ABORTED', ''} for a deadline passed; neither changed anything.
-  This is the one place a script reads TIME; it guards, it decides nothing about money.
+  This and lua/platform/readClock-1.lua are the only places a script reads TIME; both guard, neither
+  decides anything about money.
   A runtime error is recorded too (its writes so far stay: a script has no rollback) and re-raised.
   Replies pass through cjson, so a script must answer big integers as strings (it does: docs/architecture.md).
   A script whose reply is a list of per-item lists (createFuturesOrders) hands it to
