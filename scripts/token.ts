@@ -44,7 +44,8 @@ const claims = process.argv.includes('--admin') ? { role: 'admin' } : {};
 const token = jwt.sign(claims, config.jwtSecret, {
   algorithm: 'HS256',
   subject: user,
-  expiresIn: (arg('expires') ?? '12h') as jwt.SignOptions['expiresIn'],
+  // 12 h, or the most the API takes when JWT_MAX_AGE_SECONDS is shorter
+  expiresIn: (arg('expires') ?? Math.min(12 * 3600, config.jwtMaxAgeSeconds)) as jwt.SignOptions['expiresIn'],
 });
 const { iat, exp } = jwt.decode(token) as jwt.JwtPayload;
 if (exp === undefined || iat === undefined || exp - iat > config.jwtMaxAgeSeconds) {

@@ -97,6 +97,13 @@ describe('npm run token', () => {
     expect((await credit(`Bearer ${token}`)).status).toBe(200);
   });
 
+  it('by default signs for 12 h, or for the most the API takes', () => {
+    const out = sign();
+    expect(out.status).toBe(0);
+    const claims = jwt.decode(out.stdout.trim()) as jwt.JwtPayload;
+    expect((claims.exp as number) - (claims.iat as number)).toBe(Math.min(12 * 3600, MAX_AGE));
+  });
+
   it('refuses to sign a token the API would refuse', () => {
     const out = sign('--expires', '2h');
     expect(out.status).toBe(2);
