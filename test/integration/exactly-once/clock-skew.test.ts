@@ -54,6 +54,15 @@ describe.each([
   const conserved = async () =>
     expect(await bedFor(direct, createApp(direct)).usdtTotal()).toBe(BigInt(deposited) * 100_000_000n);
 
+  it("reads Redis's clock, not its own: a lone server by TIME, a cluster's shard through readClock", async () => {
+    const [seconds] = (await direct.redis.time()).map(Number);
+    const viaShard = ((await ctx.scripts.run<string[]>('readClock', [ctx.keys.operation('clock')], [])) as string[]).map(Number);
+    expect(Math.abs(viaShard[0] - seconds)).toBeLessThanOrEqual(1);
+    const mine = ctx.scripts.clock.now(ctx.keys.operation('any')) ?? (await ctx.scripts.clock.learn(ctx.keys.operation('any')));
+    expect(Math.abs(mine - seconds * 1000)).toBeLessThan(1500);
+    expect(Math.abs(mine - Date.now())).toBeGreaterThan(1000); // this process's clock is the skewed one
+  });
+
   it('every money-moving call succeeds', async () => {
     const user = `sk${Math.random().toString(36).slice(2, 8)}`;
     await ctx.wallets.deposit(user, 'USDT', 1000);
