@@ -12,11 +12,13 @@ import type { Scripts } from '../../../platform/redis/scripts';
 /** How long the first answer to an Idempotency-Key is replayed (docs/architecture.md, Exactly once). */
 export const IDEMPOTENCY_WINDOW_SECONDS = KEYED_RECORD_SECONDS;
 /**
- * How long one attempt holds its key: a repeat meanwhile is a 409. Longer than any request takes
- * (they answer within about 2 s, docs/operations.md); short, because an attempt that could not
- * release the key (Redis gone as it answered) holds it until the lease lapses.
+ * How long one attempt holds its key without renewing it: a repeat meanwhile is a 409. The attempt
+ * renews it while it runs, however long that takes; one that cannot (its process died, or Redis
+ * went away as it answered and the release failed) loses it within this, so the next retry soon
+ * after finds out what it did instead of waiting.
  */
-export const IDEMPOTENCY_LEASE_MS = 5000;
+export const IDEMPOTENCY_LEASE_MS = 2000;
+const LEASE_RENEW_MS = IDEMPOTENCY_LEASE_MS / 4;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -72,10 +74,16 @@ export function idempotency(redis: RedisClient, keys: Keys, scripts: Scripts): R
   };
 }
 
-/** Stores the answer before it is sent, so a repeat never finds the key released without it. */
+/**
+ * Holds the lease while the attempt runs, and stores the answer before it is sent, so a repeat
+ * never finds the key released without it.
+ */
 function keepFirstAnswer(res: Response, redis: RedisClient, record: string, lease: string) {
+  const renew = setInterval(() => redis.pexpire(lease, IDEMPOTENCY_LEASE_MS).catch(() => undefined), LEASE_RENEW_MS);
+  res.once('close', () => clearInterval(renew));
   const send = res.json.bind(res);
   res.json = (body: unknown) => {
+    clearInterval(renew);
     const status = res.statusCode;
     const keep = status < 500 && status !== 429;
     const write = redis.multi();
