@@ -1,6 +1,9 @@
 import { Keys } from '../../src/platform/redis/keys';
 import { hashTagOf, RedisClock } from '../../src/platform/redis/redis-clock';
-import { keyedOperation, operationFor, withKeyedOperations } from '../../src/platform/redis/operation';
+import { keyedOperation, operationFor, withKeyedOperations as keyedBy } from '../../src/platform/redis/operation';
+
+/** A keyed request of `userId` under `key`, the same request (fingerprint) unless said otherwise. */
+const withKeyedOperations = <T>(userId: string, key: string, fn: () => T, fingerprint = 'f1') => keyedBy({ userId, key, fingerprint }, fn);
 
 /** Derived operation ids and the Redis clock (docs/architecture.md, Exactly once and Clocks). */
 describe('operation ids', () => {
@@ -28,11 +31,13 @@ describe('operation ids', () => {
     expect(idOf(onOther.key)).toBe(idOf(a[0].key));
   });
 
-  it('another user, key or target is another operation; outside a keyed request ids are fresh', () => {
+  it('another user, key, request or target is another operation; outside a keyed request ids are fresh', () => {
     const deposit = () => operationFor(shard0, 'deposit', wallet).key;
     const one = withKeyedOperations('alice', 'k', deposit);
     expect(withKeyedOperations('bob', 'k', deposit)).not.toBe(one);
     expect(withKeyedOperations('alice', 'k2', deposit)).not.toBe(one);
+    // the key reused for another request (its 24 h over) never meets the first one's records
+    expect(withKeyedOperations('alice', 'k', deposit, 'f2')).not.toBe(one);
     expect(withKeyedOperations('alice', 'k', () => operationFor(shard0, 'deposit', ['ex:{e0}:wallet:bob:avail']).key)).not.toBe(one);
     const fresh = [operationFor(shard0, 'deposit', wallet), operationFor(shard0, 'deposit', wallet)];
     expect(fresh[0].key).not.toBe(fresh[1].key);

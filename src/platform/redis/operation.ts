@@ -41,12 +41,21 @@ interface KeyedRequest {
 
 const keyedRequest = new AsyncLocalStorage<KeyedRequest>();
 
+/** A request the client keyed: who sent it, under which Idempotency-Key, and its canonical fingerprint. */
+export interface KeyedRequestId {
+  userId: string;
+  key: string;
+  fingerprint: string;
+}
+
 /**
- * Runs `fn` (a request's handling) with its operation ids derived from (userId, key): a function
- * of those two alone, not of the engine shard, so each shard's Keys gives the record its own tag.
+ * Runs `fn` (a request's handling) with its operation ids derived from (user, key) and the
+ * request's fingerprint: a function of those alone, not of the engine shard, so each shard's Keys
+ * gives the record its own tag. The fingerprint keeps a key reused for another request once its
+ * 24 h are over from ever meeting the first request's records.
  */
-export function withKeyedOperations<T>(userId: string, key: string, fn: () => T): T {
-  const seed = createHash('sha256').update(`${userId}\n${key}`).digest('hex');
+export function withKeyedOperations<T>(id: KeyedRequestId, fn: () => T): T {
+  const seed = createHash('sha256').update(`${id.userId}\n${id.key}\n${id.fingerprint}`).digest('hex');
   return keyedRequest.run({ seed, started: new Map() }, fn);
 }
 

@@ -27,8 +27,8 @@ const CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * belongs to the caller and to one request (method, path and body, canonical: key order and number
  * spelling do not count); another request under it is a 422. The first answer is kept for 24 h and
  * a repeat gets it back (`Idempotent-Replayed: true`) and changes nothing; a repeat while an
- * attempt runs is a 409. Every engine operation of the request has an id derived from (user, key),
- * so an attempt after one whose outcome is unknown (a 503, a lost connection) is the same
+ * attempt runs is a 409. Every engine operation of the request has an id derived from (user, key,
+ * fingerprint), so an attempt after one whose outcome is unknown (a 503, a lost connection) is the same
  * operation: it finds what the first did and answers that, or runs it if it provably did not run.
  * Answers the caller may want to retry are not kept: a 5xx and a 429. Runs right after authentication.
  */
@@ -53,7 +53,7 @@ export function idempotency(redis: RedisClient, keys: Keys, scripts: Scripts): R
       .then(([state, answer]) => {
         if (state === 'CLAIMED') {
           keepFirstAnswer(res, redis, record, lease);
-          return withKeyedOperations(userId, key, next);
+          return withKeyedOperations({ userId, key, fingerprint }, next);
         }
         if (state === 'REUSED') {
           return next(
