@@ -114,6 +114,31 @@ describe('a keyed request whose first outcome is unknown', () => {
     expect(await usdtTotal()).toBe(deposited);
   });
 
+  it.each<[string, string, Record<string, unknown>]>([
+    ['a spot order', '/api/orders', { currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price: 100, amount: 1 }],
+    ['a futures order', '/api/futures/trade/create-order', { isMarket: false, isLong: true, price: 100, amount: 1, currencyPairCode: 'BTC_USDT' }],
+  ])('%s without a clientOrderId, its reply lost and Redis away 3 s: the retry answers the one order placed', async (what, path, order) => {
+    const { user, acct } = await fundedUser('ko');
+    await direct.futures.accounts.transfer(user, { fromFuturesAccountId: null, toFuturesAccountId: acct, currencyCode: 'USDT', amount: 500 });
+    const body = path.includes('futures') ? { ...order, futuresAccountId: acct } : order;
+    const place = () =>
+      request(app).post(path).set('Authorization', bearer(user)).set('Idempotency-Key', `order-${user}`).send(body);
+    const hit = proxy.arm(path.includes('futures') ? 'createFuturesOrdersOnce' : 'placeSpotOrdersOnce', 'drop-reply', OUTAGE_MS);
+    const first = await place();
+    await hit;
+    expect([first.status, first.body.error?.code]).toEqual([503, 'ENGINE_UNAVAILABLE']);
+    await sleep(OUTAGE_MS + 1000);
+    const retry = await place();
+    expect(retry.status).toBe(200);
+    const spot = await direct.spot.orders.list(user, { page: 1, pageSize: 50 });
+    const futures = await direct.futures.orders.ordersHistory(user, { Page: 1, PageSize: 50 });
+    const placed = what === 'a spot order' ? spot.items.map((o) => o.id) : futures.map((o) => o.id);
+    // placed once, under the key's operation (a group commit's batch would have placed it again)
+    expect(placed).toEqual([retry.body.id]);
+    expect((await place()).body).toEqual(retry.body);
+    expect(await usdtTotal()).toBe(deposited);
+  });
+
   it('a key whose request provably did not run (fenced) runs it on the retry, once', async () => {
     const { user, acct } = await fundedUser('kf');
     const transfer = keyedTransfer(user, acct, `fenced-${user}`);
