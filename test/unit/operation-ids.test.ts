@@ -1,6 +1,9 @@
 import { Keys } from '../../src/platform/redis/keys';
-import { hashTagOf, RedisClock } from '../../src/platform/redis/redis-clock';
+import { RedisClock } from '../../src/platform/redis/redis-clock';
 import { keyedOperation, operationFor, withKeyedOperations as keyedBy } from '../../src/platform/redis/operation';
+
+/** The hash tag of a key: `e0` of `ex:{e0}:op:…`. */
+const hashTagOf = (key: string) => /\{([^}]+)\}/.exec(key)?.[1] ?? '';
 
 /** A keyed request of `userId` under `key`, the same request (fingerprint) unless said otherwise. */
 const withKeyedOperations = <T>(userId: string, key: string, fn: () => T, fingerprint = 'f1') => keyedBy({ userId, key, fingerprint }, fn);

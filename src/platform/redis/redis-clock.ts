@@ -1,6 +1,6 @@
 /**
  * A Redis server's clock as this process can read it without comparing clocks: one `TIME` sample
- * per server (per engine shard tag in a cluster), carried forward by the local monotonic clock,
+ * per server (a cluster's masters each their own), carried forward by the local monotonic clock,
  * which measures only the time elapsed since. Exactly-once deadlines are set on it
  * (docs/architecture.md, Clocks), so a host whose wall clock is seconds off neither refuses every
  * command nor lets a late one run.
@@ -16,7 +16,7 @@ export class RedisClock {
   constructor(
     /** TIME of the server that holds `routingKey`: `[seconds, microseconds]`. */
     private readonly readTime: (routingKey: string) => Promise<(string | number)[]>,
-    /** The server a key lives on: one for a lone server, its hash tag in a cluster. */
+    /** The server a key lives on: one for a lone server, its slot's master in a cluster. */
     private readonly serverOf: (routingKey: string) => string,
     /** How old a sample may get before it is taken again (in the background), for drift and failovers. */
     private readonly refreshMs = 10_000,
@@ -42,22 +42,20 @@ export class RedisClock {
     return now;
   }
 
-  /** Reads the server's clock (TIME) and answers now on it. */
-  async learn(routingKey: string): Promise<number> {
-    const [seconds, micros] = await this.readTime(routingKey);
+  /** Reads the clock (TIME) of the server that holds `routingKey` and answers now on it. */
+  learn(routingKey: string): Promise<number> {
+    return this.learnFrom(this.serverOf(routingKey), () => this.readTime(routingKey));
+  }
+
+  /** Reads `server`'s clock with `read` (its TIME) and answers now on it. */
+  async learnFrom(server: string, read: () => Promise<(string | number)[]>): Promise<number> {
+    const [seconds, micros] = await read();
     const sample = { serverMs: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000), localMs: this.monotonic() };
-    this.samples.set(this.serverOf(routingKey), sample);
+    this.samples.set(server, sample);
     return this.estimate(sample);
   }
 
   private estimate(sample: { serverMs: number; localMs: number }): number {
     return sample.serverMs + Math.floor(this.monotonic() - sample.localMs);
   }
-}
-
-/** The hash tag of a key (`{e0}` in `ex:{e0}:op:…`), the part a cluster routes by. */
-export function hashTagOf(key: string): string {
-  const open = key.indexOf('{');
-  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
-  return close > open + 1 ? key.slice(open + 1, close) : key;
 }

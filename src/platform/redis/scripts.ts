@@ -4,9 +4,10 @@ import { Histogram } from 'prom-client';
 import type { RedisClient } from './connection';
 import { buildLuaLibrary, type LuaLibrary, type LuaScript } from './lua-loader';
 import { randomUUID } from 'node:crypto';
+import calculateSlot from 'cluster-key-slot';
 import type { Keys } from './keys';
 import { lostReply, notApplied, operationFor, type Operation } from './operation';
-import { hashTagOf, RedisClock } from './redis-clock';
+import { RedisClock } from './redis-clock';
 import { isRedisUnavailable, wasNeverSent } from './unavailable';
 
 export const luaLatency = new Histogram({
@@ -38,22 +39,25 @@ export class Scripts {
     readonly operationDeadlineMs = 1000,
   ) {
     this.byName = new Map(library.scripts.map((s) => [s.name, s]));
-    // a lone server answers TIME itself; in a cluster, a function routed by the key finds the shard's node
-    const lone = redis instanceof Cluster ? undefined : redis;
+    // a lone server answers TIME itself; in a cluster, a function routed by the key asks the master of its slot
+    const cluster = redis instanceof Cluster ? redis : undefined;
     this.clock = new RedisClock(
-      (key) => (lone ? lone.time() : this.run<[string, string]>('readClock', [key], [])),
-      (key) => (lone ? '' : hashTagOf(key)),
+      (key) => (cluster ? this.run<[string, string]>('readClock', [key], []) : (redis as Exclude<RedisClient, Cluster>).time()),
+      (key) => (cluster ? (cluster.slots[calculateSlot(key)]?.[0] ?? '') : ''),
     );
   }
 
   /**
-   * Loads the library on every master (REPLACE: loading the same version twice is harmless); a
-   * lone server's clock is read too, for pipelines (`queueOnce`). A cluster's shards are read on
-   * their first exactly-once call.
+   * Loads the library on every master (REPLACE: loading the same version twice is harmless) and
+   * reads each one's clock, so that pipelines (`queueOnce`) have it from the start.
    */
   async preload(): Promise<void> {
-    await Promise.all(this.masters().map((n) => n.call('FUNCTION', 'LOAD', 'REPLACE', this.library.code)));
-    if (!(this.redis instanceof Cluster)) await this.clock.learn('clock');
+    await Promise.all(
+      this.masters().map(async (n) => {
+        await n.call('FUNCTION', 'LOAD', 'REPLACE', this.library.code);
+        await this.clock.learnFrom(this.redis instanceof Cluster ? `${n.options.host}:${n.options.port}` : '', () => n.time());
+      }),
+    );
   }
 
   async loaded(): Promise<boolean> {
