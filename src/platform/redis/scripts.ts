@@ -26,7 +26,7 @@ export const luaLatency = new Histogram({
  */
 export class Scripts {
   readonly byName: Map<string, LuaScript>;
-  /** The clock exactly-once deadlines are set on: the server's own, per engine shard (redis-clock.ts). */
+  /** The clock exactly-once deadlines are set on: the server's own, each master of a cluster its own (redis-clock.ts). */
   readonly clock: RedisClock;
 
   constructor(
