@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { bearer } from '../../support/harness';
+import type { Pair } from '../../../src/domain/market';
 import { admin, futuresBed } from './helpers';
 
 /**
@@ -12,19 +13,19 @@ import { admin, futuresBed } from './helpers';
  * conserved. Positions at risk: alice long 1 @ 100 at 10x (liquidation 90.5), frank long 1 @ 100
  * at 50x (liquidation 98.5).
  */
-type Bed = Awaited<ReturnType<typeof futuresBed>>;
-let b: Bed;
-beforeEach(async () => {
-  b = await futuresBed();
-});
-afterEach(async () => b.ctx.cleanup());
-
 const PAIR = 'BTC_USDT';
 const OUTSIDE = 1000n; // the operator's 100.0
 const BAND = 5n; // 0.5 % of it
-const pair = async () => (await b.ctx.markets.store.getPair('futures', PAIR))!;
-const push = (at: number) => b.ctx.futures.prices.recordIndexSource(PAIR_REF, 'admin', String(OUTSIDE), at);
-let PAIR_REF: Awaited<ReturnType<typeof pair>>;
+
+let b: Awaited<ReturnType<typeof futuresBed>>;
+let futuresPair: Pair;
+beforeEach(async () => {
+  b = await futuresBed();
+  futuresPair = (await b.ctx.markets.store.getPair('futures', PAIR))!;
+});
+afterEach(async () => b.ctx.cleanup());
+
+const push = (at: number) => b.ctx.futures.prices.recordIndexSource(futuresPair, 'admin', String(OUTSIDE), at);
 
 async function deposit(user: string, currencyCode: string, amount: number) {
   const d = await request(b.app).post('/api/admin/deposits').set('Authorization', admin).send({ userId: user, currencyCode, amount });
@@ -69,7 +70,7 @@ async function runMarkWorker(stale: boolean) {
   const now = Date.now();
   for (let s = 30; s > 0; s--) {
     if (!stale) await push(now - s * 1000);
-    await b.ctx.futures.prices.refreshMark(PAIR_REF, now - s * 1000);
+    await b.ctx.futures.prices.refreshMark(futuresPair, now - s * 1000);
   }
   return b.ctx.futures.risk.sweepLiquidations(PAIR);
 }
@@ -79,66 +80,45 @@ async function expectHeld(longs: number[], liquidated: string[]) {
   for (const [user, id] of [['alice', longs[0]], ['frank', longs[1]]] as const) {
     expect([user, (await b.record(user, id)).futuresOrderStatus]).toEqual([user, 50]);
   }
-  const index = BigInt((await b.ctx.futures.prices.indexTicks(PAIR_REF)) ?? '0');
-  const mark = BigInt((await b.ctx.futures.prices.markTicks(PAIR_REF)) ?? '0');
+  const index = BigInt((await b.ctx.futures.prices.indexTicks(futuresPair)) ?? '0');
+  const mark = BigInt((await b.ctx.futures.prices.markTicks(futuresPair)) ?? '0');
   const off = (v: bigint) => (v > OUTSIDE ? v - OUTSIDE : OUTSIDE - v);
   expect({ index: off(index) <= BAND, mark: off(mark) <= BAND }).toEqual({ index: true, mark: true });
   return { index, mark };
 }
 
-beforeEach(async () => {
-  PAIR_REF = await pair();
-});
-
-it('thin spot quotes bid 79.9 / ask 80.1 do not fill the impact notional: the index stays the operator\'s 100', async () => {
-  const longs = await positions();
-  await spotQuotes(0.1);
-  const total = await b.usdtTotal(); // deposits = everything held (the helper checks it)
-  const { index, mark } = await expectHeld(longs, await runMarkWorker(false));
-  expect([index, mark]).toEqual([1000n, 1000n]);
-  expect(await b.usdtTotal()).toBe(total);
-});
-
-it('deep spot quotes (300 a side) count through their impact mid 80, held at 99.5: index median(100, 99.5)', async () => {
-  const longs = await positions();
-  await spotQuotes(300);
-  const total = await b.usdtTotal(); // deposits = everything held (the helper checks it)
-  const { index, mark } = await expectHeld(longs, await runMarkWorker(false));
-  expect([index, mark]).toEqual([997n, 997n]); // (1000 + 995) / 2 rounded down
-  expect(await b.usdtTotal()).toBe(total);
-});
-
-it('with the operator\'s price stale the spot market alone sets nothing: the last index stands', async () => {
-  const longs = await positions();
+/** The operator's last word two minutes old (stored with the mark then), before the deep spot quotes. */
+async function staleOperatorThenDeepSpot() {
   const long = Date.now() - 120_000;
-  await push(long); // the operator's last word, two minutes old
-  await b.ctx.futures.prices.refreshMark(PAIR_REF, long);
+  await push(long);
+  await b.ctx.futures.prices.refreshMark(futuresPair, long);
   await spotQuotes(300);
-  const total = await b.usdtTotal();
-  const { index, mark } = await expectHeld(longs, await runMarkWorker(true));
-  expect([index, mark]).toEqual([1000n, 1000n]);
-  expect(await b.usdtTotal()).toBe(total);
-});
+}
 
-it('deep spot quotes with thin futures quotes and a one-lot futures self-trade at 80: one mark input moved, held near the index', async () => {
+// [case, the manipulation, the operator silent during it, [index, mark] in ticks]
+it.each<[string, () => Promise<void>, boolean, [bigint, bigint]]>([
+  // thin quotes cannot fill the impact notional: no source, index and mark the operator's 100
+  ['thin spot quotes bid 79.9 / ask 80.1 are no source', () => spotQuotes(0.1), false, [1000n, 1000n]],
+  // 300 a side: impact mid 80, held at 99.5; index median(100, 99.5) = 99.75, 99.7 in ticks
+  ['deep spot quotes count through their impact mid, held at 99.5', () => spotQuotes(300), false, [997n, 997n]],
+  // the spot market alone sets nothing: the last index, 100, stands
+  ['with the operator stale the last index stands', staleOperatorThenDeepSpot, true, [1000n, 1000n]],
+  // P1 = index (no funding yet), P2 = index (thin futures quotes sample basis 0), last 80 held at
+  // 99.7 - 0.25 % = 99.5: median(99.7, 99.7, 99.5), one input moved and outvoted
+  ['deep spot, thin futures quotes and a one-lot self-trade at 80', async () => {
+    await spotQuotes(300);
+    await futuresManipulation(0.1);
+  }, false, [997n, 997n]],
+  // 300 a side on the futures book too: P2 = 99.7 + (80 - 99.7) held at 99.5, last held at 99.5
+  ['deep quotes on both books and a self-trade at 80: both book inputs at the band\'s edge', async () => {
+    await spotQuotes(300);
+    await futuresManipulation(300);
+  }, false, [997n, 995n]],
+])('%s: index and mark within 0.5 % of the outside price, nobody liquidated, money conserved', async (_case, manipulate, stale, want) => {
   const longs = await positions();
-  await spotQuotes(300);
-  await futuresManipulation(0.1);
+  await manipulate();
   const total = await b.usdtTotal(); // deposits = everything held (the helper checks it)
-  const { index, mark } = await expectHeld(longs, await runMarkWorker(false));
-  // P1 = index (no funding yet), P2 = index (the futures quotes cannot fill the impact notional: basis 0),
-  // last trade 80 held at 99.7 - 0.25 % = 99.5: median(99.7, 99.7, 99.5)
-  expect([index, mark]).toEqual([997n, 997n]);
-  expect(await b.usdtTotal()).toBe(total);
-});
-
-it('deep quotes on both books and a self-trade at 80: basis and last trade both held 0.25 % below the index', async () => {
-  const longs = await positions();
-  await spotQuotes(300);
-  await futuresManipulation(300);
-  const total = await b.usdtTotal(); // deposits = everything held (the helper checks it)
-  const { index, mark } = await expectHeld(longs, await runMarkWorker(false));
-  // P2 = 99.7 + (80 - 99.7) held at 99.5, last 80 held at 99.5: median(99.7, 99.5, 99.5)
-  expect([index, mark]).toEqual([997n, 995n]);
+  const { index, mark } = await expectHeld(longs, await runMarkWorker(stale));
+  expect([index, mark]).toEqual(want);
   expect(await b.usdtTotal()).toBe(total);
 });
