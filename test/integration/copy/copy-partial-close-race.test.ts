@@ -1,4 +1,5 @@
 import { parseEntry } from '../../../src/platform/market-event';
+import { FaultProxy, type Fault } from '../../support/fault-proxy';
 import { copyBed, type CopyBed } from './helpers';
 
 /**
@@ -9,10 +10,6 @@ import { copyBed, type CopyBed } from './helpers';
  * position, whichever job runs first and however often either is replayed.
  */
 let b: CopyBed;
-beforeEach(async () => {
-  b = await copyBed();
-});
-afterEach(async () => b.ctx.cleanup());
 
 const TRADE = '/api/futures/trade';
 
@@ -43,23 +40,73 @@ async function chunksOfLastEntry() {
   return b.ctx.copy.mirror.plan({ kind: 'futures', pair: 'BTC_USDT', entryId: entry.id, events: entry.events, ts: entry.ts });
 }
 
-it.each([
-  ['at once', 'both'],
-  ['the second close first', 'reversed'],
-])('two fan-out jobs of one partial close run %s: the follower closes exactly the master\'s 1/2', async (_name, order) => {
-  const { mOrder, f } = await setup();
-  const total = await b.usdtTotal();
+/** The master closes half its 1.2 (0.6 at market, in two trades); returns the two fan-out chunks of that entry. */
+async function masterClosesHalf(mOrder: number) {
   const r = await b.put('max', `${TRADE}/close`, { orderId: mOrder, isMarket: true, amount: 0.6 });
   expect(r.body).toMatchObject({ futuresOrderStatus: 50, amountInPosition: 0.6 });
   const chunks = await chunksOfLastEntry();
   expect(chunks.map((c) => c.event.kind === 'close' && [c.event.lots, c.event.openAfter])).toEqual([['3000', '9000'], ['3000', '6000']]);
-  const run = (c: (typeof chunks)[number]) => b.ctx.copy.mirror.fanout.run(c);
-  if (order === 'both') await Promise.all(chunks.map(run));
-  else for (const c of [...chunks].reverse()) await run(c);
-  expect(await b.record('sam', f.id)).toMatchObject({ futuresOrderStatus: 50, amountInPosition: 0.06 });
-  // replayed, alone and at once: nothing more closes
+  return chunks;
+}
+
+type Chunk = Awaited<ReturnType<typeof chunksOfLastEntry>>[number];
+const run = (c: Chunk) => b.ctx.copy.mirror.fanout.run(c);
+
+/** Replayed, alone and at once (a re-dispatched entry, a retried job): nothing more closes. */
+async function expectReplaysCloseNothing(chunks: Chunk[], positionId: number) {
   await Promise.all([...chunks, ...chunks].map(run));
   for (const c of chunks) await run(c);
-  expect((await b.record('sam', f.id)).amountInPosition).toBe(0.06);
-  expect(await b.usdtTotal()).toBe(total);
+  expect((await b.record('sam', positionId)).amountInPosition).toBe(0.06);
+}
+
+describe('two fan-out jobs of one master close', () => {
+  beforeEach(async () => {
+    b = await copyBed();
+  });
+  afterEach(async () => b.ctx.cleanup());
+
+  it.each([
+    ['at once', 'both'],
+    ['the second close first', 'reversed'],
+  ])('run %s: the follower closes exactly the master\'s 1/2', async (_name, order) => {
+    const { mOrder, f } = await setup();
+    const total = await b.usdtTotal();
+    const chunks = await masterClosesHalf(mOrder);
+    if (order === 'both') await Promise.all(chunks.map(run));
+    else for (const c of [...chunks].reverse()) await run(c);
+    expect(await b.record('sam', f.id)).toMatchObject({ futuresOrderStatus: 50, amountInPosition: 0.06 });
+    await expectReplaysCloseNothing(chunks, f.id);
+    expect(await b.usdtTotal()).toBe(total);
+  });
+});
+
+describe('two fan-out jobs of one master close through a faulty engine connection', () => {
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    proxy = await new FaultProxy(new URL(process.env.REDIS_URL as string)).start();
+  });
+  afterAll(async () => proxy.stop());
+  beforeEach(async () => {
+    b = await copyBed({ REDIS_URL: proxy.url, REDIS_COMMAND_TIMEOUT_MS: '1000' });
+  });
+  afterEach(async () => b.ctx.cleanup());
+
+  // the first follower close's reply lost, its command cut in half, or its reply held past the timeout;
+  // a job whose step failed is retried (BullMQ), here by running both chunks again
+  it.each<[string, Fault]>([
+    ['a lost reply', 'drop-reply'],
+    ['a cut mid-command', 'cut-mid-command'],
+    ['a reply held past the command timeout', { delayReplyMs: 2500 }],
+  ])('with %s on a follower close, then the jobs retried: the follower closes 1/2 once', async (_name, fault) => {
+    const { mOrder, f } = await setup();
+    const total = await b.usdtTotal();
+    const chunks = await masterClosesHalf(mOrder);
+    const hit = proxy.arm('closeFuturesPositionOnce', fault);
+    await Promise.allSettled(chunks.map(run));
+    await hit;
+    await Promise.all(chunks.map(run));
+    expect(await b.record('sam', f.id)).toMatchObject({ futuresOrderStatus: 50, amountInPosition: 0.06 });
+    await expectReplaysCloseNothing(chunks, f.id);
+    expect(await b.usdtTotal()).toBe(total);
+  });
 });
