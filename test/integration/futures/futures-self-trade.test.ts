@@ -43,6 +43,23 @@ describe('futures: per account', () => {
     expect(await b.usdtTotal()).toBe(total);
   });
 
+  it('ten buys on X (EXPIRE_BOTH) and ten sells on Y sent at once all fill against each other', async () => {
+    const x = await b.fundedAccount('ann', 1000);
+    const y = await secondAccount('ann', 1000);
+    const total = await b.usdtTotal();
+    const sends = Array.from({ length: 10 }, () => [
+      b.create('ann', { isMarket: false, isLong: true, price: 100, amount: 0.1, currencyPairCode: 'BTC_USDT', futuresAccountId: x, selfTradePrevention: 'EXPIRE_BOTH' }),
+      b.create('ann', { isMarket: false, isLong: false, price: 100, amount: 0.1, currencyPairCode: 'BTC_USDT', futuresAccountId: y }),
+    ]).flat();
+    const ids = (await Promise.all(sends)).map((r) => {
+      expect(r.status).toBe(200);
+      return r.body.id as number;
+    });
+    for (const id of ids) expect([id, (await b.record('ann', id)).futuresOrderStatus]).toEqual([id, 50]);
+    expect([(await b.account('ann', x)).usedMargin, (await b.account('ann', y)).usedMargin]).toEqual([10, 10]);
+    expect(await b.usdtTotal()).toBe(total);
+  });
+
   it('two orders of one account: the stricter mode expires both (EXPIRE_BOTH against none)', async () => {
     const x = await b.fundedAccount('ann', 1000);
     const total = await b.usdtTotal();
