@@ -5,7 +5,12 @@ import type { BookReader } from '../../market-data';
 
 /** Impact margin notional: 200 units of the quote currency per the initial margin rate at max leverage. */
 const IMPACT_MARGIN = 200;
-/** Levels read per side when walking a book for the impact notional. */
+/**
+ * Levels read per side when walking a book for the impact notional: a first read this shallow
+ * (most books fill it within a few levels), the deep one only for a side that needs it. The mark
+ * tick walks two books a second per market, so the shallow read keeps it off the engine's core.
+ */
+const FIRST_DEPTH = 50;
 const IMPACT_DEPTH = 1000;
 
 export interface ImpactPrices {
@@ -31,11 +36,17 @@ export class ImpactBook {
 
   /** Impact bid and ask of `book`'s `kind` book for `notional` quote units. */
   async prices(kind: MarketKind, book: Pair, notional: number): Promise<ImpactPrices> {
-    const snap = await this.books.snapshot(kind, book.code, IMPACT_DEPTH);
     const units = (side: [string, string][]): [number, number][] =>
       side.map(([p, q]) => [fromMinor(p, book.digitsPrice), fromMinor(q, book.digitsAmount)]);
     const cv = kind === 'futures' ? (book.contractValue ?? 1) : 1;
-    return { bid: impactPrice(units(snap.bids), notional, cv), ask: impactPrice(units(snap.asks), notional, cv) };
+    let out: ImpactPrices = { bid: null, ask: null };
+    for (const depth of [FIRST_DEPTH, IMPACT_DEPTH]) {
+      const snap = await this.books.snapshot(kind, book.code, depth);
+      out = { bid: impactPrice(units(snap.bids), notional, cv), ask: impactPrice(units(snap.asks), notional, cv) };
+      // done when each side filled the notional or was read to its end
+      if ((out.bid !== null || snap.bids.length < depth) && (out.ask !== null || snap.asks.length < depth)) break;
+    }
+    return out;
   }
 
   /**

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { bearer } from '../../support/harness';
+import { ImpactBook } from '../../../src/futures/prices/impact-book';
 import { admin, futuresBed } from './helpers';
 
 /**
@@ -93,6 +94,29 @@ describe('mark price', () => {
     // a second refresh in the same second adds no sample
     await b.ctx.futures.prices.refreshMark(p, now + 29_500);
     expect(await b.ctx.redis.llen(b.ctx.keys.basisSamples(PAIR))).toBe(30);
+  });
+});
+
+describe('impact prices', () => {
+  it('walk past the first 50 levels when the impact notional needs them, and are null where the side cannot fill it', async () => {
+    const p = await pair();
+    const dan = await b.fundedAccount('dan', 1_000_000);
+    // asks of 3 BTC at 101.0, 101.1, ... 107.9: about 310 USDT a level, 20,000 USDT fill only in the 64th
+    const levels: [number, number][] = Array.from({ length: 70 }, (_, i) => [(1010 + i) / 10, 3]);
+    for (const [price, amount] of levels) await b.order('dan', dan, false, price, amount);
+    let left = 20_000;
+    let qty = 0;
+    for (const [price, amount] of levels) {
+      const take = Math.min(amount, left / price);
+      qty += take;
+      left -= take * price;
+      if (left <= 1e-9) break;
+    }
+    const impact = new ImpactBook(b.ctx.marketData.books);
+    const got = await impact.prices('futures', p, ImpactBook.notional(p));
+    expect(got.bid).toBeNull(); // no bids at all
+    expect(got.ask).toBeCloseTo(20_000 / qty, 9);
+    expect(await impact.midTicks('futures', p, ImpactBook.notional(p), p.digitsPrice)).toBeNull();
   });
 });
 
