@@ -81,6 +81,13 @@ function createOptions(o: CreateFuturesInput): string {
   return `${o.isMarket ? '1' : '0'}${flag}${STP_FLAGS[o.stp]}|${tp}|${sl}|${clid}`;
 }
 
+/**
+ * How much of a position a close takes: null all of it; `lots` that many; `share` the fraction
+ * closed / before of its open quantity as it stands when the script runs, down to the lot (copy
+ * trading's mirror of a master's partial close: concurrent mirrors compose, issue 24 finding 7).
+ */
+export type CloseSize = null | { lots: string } | { share: { closed: string; before: string; lotLots: number } };
+
 /** A non-negative integer as its shortest decimal text: what the Lua's own printing gives. */
 const CANONICAL_INT = /^(0|[1-9][0-9]*)$/;
 
@@ -155,24 +162,26 @@ export class FuturesEngine {
 
   /**
    * `order`: the caller's order as read before (its pair and account name the script's keys);
-   * `amountLots`: how much of the position to close, null for all of it; `clientOrderId`: a repeat
-   * of it does nothing (answers the record as it stands).
+   * `size`: how much of the position to close (CloseSize), null for all of it; `clientOrderId`: a
+   * repeat of it does nothing (answers the record as it stands).
    */
   async close(
     userId: string,
     order: FuturesOrderRef,
     limitTicks: string | null,
     timestamp: number,
-    amountLots: string | null = null,
+    size: CloseSize = null,
     clientOrderId = '',
   ): Promise<Record<string, string>> {
+    const lots = size && 'lots' in size ? size.lots : '';
+    const share = size && 'share' in size ? [size.share.closed, size.share.before, size.share.lotLots] : ['', '', ''];
     const reply = unwrap(
       await this.scripts.runOnceFor<ScriptReply>(
         'closeFuturesPosition',
         this.scriptKeys.close(order.pair, userId, order.id, order.acct),
         [
           this.keys.engine, userId, limitTicks === null ? '1' : '0', limitTicks ?? '', timestamp, this.streamMaxLen,
-          order.pair, order.acct, amountLots ?? '', clientOrderId,
+          order.pair, order.acct, lots, clientOrderId, ...share,
         ],
         this.keys,
       ),

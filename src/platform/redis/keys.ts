@@ -191,7 +191,7 @@ export class Keys {
   indexPrice(pair: string): string {
     return `${this.engine}index:futures:${pair}`;
   }
-  /** Index sources of a futures market: hash source -> "ticks:ms" (the spot mid is computed, not stored). */
+  /** Index sources of a futures market: hash source -> "ticks:ms" (the spot impact mid is computed, not stored). */
   indexSources(pair: string): string {
     return `${this.engine}isrc:futures:${pair}`;
   }

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import { bearer, createApp, testContext } from '../../support/harness';
+import { DepositLedger, expectConserved } from '../../support/money';
 
 export type Ctx = Awaited<ReturnType<typeof testContext>>;
 export const admin = bearer('ops', true);
@@ -60,27 +61,19 @@ export function bedFor(ctx: Ctx, app: Express) {
   const setIndex = (currencyPairCode: string, price: number) =>
     request(app).post('/api/admin/index-price').set('Authorization', adminNow()).send({ currencyPairCode, price });
 
-  /** Every unit of the margin currency: wallets, accounts (free and locked), fees, insurance, pnl pool. */
-  async function usdtTotal(): Promise<bigint> {
-    const k = ctx.keys;
-    let total = 0n;
-    let cursor = '0';
-    do {
-      const [next, keys] = await ctx.redis.scan(cursor, 'MATCH', `${k.engine}*`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) {
-        if (key.endsWith(':avail') || key.endsWith(':rsv')) total += BigInt((await ctx.redis.hget(key, 'USDT')) ?? '0');
-        else if (key.startsWith(`${k.engine}facct:`)) {
-          const [b, l] = await ctx.redis.hmget(key, 'balance', 'locked');
-          total += BigInt(b ?? '0') + BigInt(l ?? '0');
-        }
-      }
-    } while (cursor !== '0');
-    for (const key of [k.feesCollected(), k.insuranceFund(), k.futuresPnlPool()]) {
-      total += BigInt((await ctx.redis.hget(key, 'USDT')) ?? '0');
-    }
-    return total;
+  const ledger = DepositLedger.of(ctx);
+
+  /**
+   * Every unit of the margin currency (wallets, accounts free and locked, fees, insurance, pnl pool),
+   * checked first against what came in: deposits − withdrawals must equal it (test/support/money.ts).
+   */
+  const usdtTotal = (): Promise<bigint> => expectConserved(ctx, ledger, 'USDT');
+
+  /** An operator's top-up of the insurance fund: money from outside, so the ledger counts it. */
+  async function seedInsurance(minor: number): Promise<void> {
+    await ctx.redis.hincrby(ctx.keys.insuranceFund(), 'USDT', minor);
+    ledger.credit('USDT', BigInt(minor));
   }
 
-  return { ctx, app, fundedAccount, create, order, get, put, record, account, setIndex, usdtTotal };
+  return { ctx, app, fundedAccount, create, order, get, put, record, account, setIndex, usdtTotal, seedInsurance };
 }
