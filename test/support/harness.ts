@@ -12,12 +12,15 @@ export const TEST_SECRET = 'test-secret-0123456789abcdef';
 
 /**
  * A context against the test Redis with a key prefix of its own, so test files never see each
- * other's data; `cleanup` removes every key under that prefix.
+ * other's data; `cleanup` removes every key under that prefix (on every master of a cluster).
  */
 export async function testContext(overrides: Record<string, string> = {}): Promise<AppContext & { cleanup(): Promise<void> }> {
   const prefix = `t${randomBytes(4).toString('hex')}`;
   const config: AppConfig = loadConfig({
     REDIS_URL: process.env.REDIS_URL,
+    // the cluster run (REDIS_CLUSTER=1, global-setup.ts) and its shard count reach every test context
+    ...(process.env.REDIS_CLUSTER ? { REDIS_CLUSTER: process.env.REDIS_CLUSTER } : {}),
+    ...(process.env.ENGINE_SHARDS ? { ENGINE_SHARDS: process.env.ENGINE_SHARDS } : {}),
     JWT_SECRET: TEST_SECRET,
     KEY_PREFIX: prefix,
     LOG_LEVEL: 'silent',
