@@ -1,6 +1,7 @@
 import { Cluster } from 'ioredis';
 import type { RedisClient } from '../../src/platform/redis/connection';
 import type { ClusterNode } from '../../src/platform/redis/redis-cluster-process';
+import { nodeOfSlot, slotMasters } from '../../src/platform/redis/shard-placement';
 
 /** Where the global setup leaves the test cluster's nodes (JSON ClusterNode[]) for the fault tests. */
 export const CLUSTER_NODES_ENV = 'REDIS_CLUSTER_NODES';
@@ -16,10 +17,9 @@ export function testClusterNodes(): ClusterNode[] {
   return raw ? (JSON.parse(raw) as ClusterNode[]) : [];
 }
 
-/** The node (port) that serves `slot` now, as the cluster itself says (CLUSTER SLOTS). */
-export async function masterPortOfSlot(redis: RedisClient, slot: number): Promise<number | undefined> {
+/** The test cluster's node that serves `slot` now, as the cluster itself says (CLUSTER SLOTS). */
+export async function nodeServingSlot(redis: RedisClient, slot: number): Promise<ClusterNode | undefined> {
   if (!(redis instanceof Cluster)) return undefined;
-  const ranges = (await redis.cluster('SLOTS')) as [number, number, [string, number]][];
-  const range = ranges.find(([first, last]) => slot >= first && slot <= last);
-  return range?.[2][1];
+  const node = nodeOfSlot(await slotMasters(redis), slot);
+  return testClusterNodes().find((n) => node === `127.0.0.1:${n.port}`);
 }
