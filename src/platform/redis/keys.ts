@@ -322,6 +322,18 @@ export class Keys {
     return `${this.prefix}:{idem:${userId}}:${keyHash}`;
   }
 
+  /** Prefix of one bucket of the order rate limiter (rate-limiter-flexible appends `:<rateLimitSubject>`). */
+  rateLimitBucket(bucket: 'orders' | 'orders-burst'): string {
+    return `${this.prefix}:rl:${bucket}`;
+  }
+  /**
+   * A user's subject in the rate limiter's buckets: a hash tag per user, so the limiter's writes
+   * spread over the cluster instead of sitting on one slot (and on an engine shard's master).
+   */
+  rateLimitSubject(userId: string): string {
+    return `{rl:${userId}}`;
+  }
+
   /** BullMQ's own prefix; each queue name carries its hash tag, as BullMQ advises for cluster. */
   bullPrefix(): string {
     return `${this.prefix}:bull`;
