@@ -17,6 +17,7 @@ import { requestMetrics } from './middleware/metrics';
 import { orderRateLimit } from './middleware/rate-limit';
 import { refuseReservedKeys } from './middleware/reserved-keys';
 import { systemRoutes } from './system.routes';
+import { adminShardsRoutes } from './admin-shards.routes';
 import { queueDashboard } from './queue-dashboard';
 import { staticSite } from './static-site';
 
@@ -52,6 +53,7 @@ function featureRouters(ctx: AppContext, auth: RequestHandler, limit: RequestHan
     adminDepositRoutes(ctx.wallets),
     adminIndexPriceRoutes(ctx.futures.market),
     adminInsuranceFundRoutes(new InsuranceFundReader(ctx.redis, ctx.keys, ctx.markets.store)),
+    adminShardsRoutes({ ...ctx, markets: ctx.markets.store }),
     marketsRoutes(ctx.markets.service),
     spotMarketDataRoutes(ctx.marketData.service),
     exchangeDataRoutes(ctx.marketData.candles),
