@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis, { Cluster } from 'ioredis';
+import { scanKeys } from './scan-keys';
 
 /**
  * Starting a redis-server of our own: `npm start` when none is running, the test suite's private
@@ -107,16 +108,10 @@ export function stopChild(child: ChildProcess, graceMs = 3000): Promise<void> {
  * Removes every key under `prefix:` (a shared server is not ours to FLUSHALL). On a cluster each
  * master is scanned, and keys go one per UNLINK: keys of different slots never share a command.
  */
-export async function deleteByPrefix(redis: Redis | import('ioredis').Cluster, prefix: string): Promise<void> {
+export async function deleteByPrefix(redis: Redis | Cluster, prefix: string): Promise<void> {
   const cluster = redis instanceof Cluster;
-  for (const node of cluster ? redis.nodes('master') : [redis]) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 5000);
-      cursor = next;
-      if (keys.length === 0) continue;
-      if (!cluster) await node.unlink(...keys);
-      else await Promise.all(keys.map((k) => node.unlink(k)));
-    } while (cursor !== '0');
+  for await (const { node, keys } of scanKeys(redis, `${prefix}:*`)) {
+    if (!cluster) await node.unlink(...keys);
+    else await Promise.all(keys.map((k) => node.unlink(k)));
   }
 }

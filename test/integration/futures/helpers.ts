@@ -1,5 +1,6 @@
 import request from 'supertest';
 import type { Express } from 'express';
+import { scanKeys } from '../../../src/platform/redis/scan-keys';
 import { bearer, createApp, testContext } from '../../support/harness';
 
 export type Ctx = Awaited<ReturnType<typeof testContext>>;
@@ -62,10 +63,7 @@ export function bedFor(ctx: Ctx, app: Express) {
   async function usdtTotal(): Promise<bigint> {
     const k = ctx.keys;
     let total = 0n;
-    let cursor = '0';
-    do {
-      const [next, keys] = await ctx.redis.scan(cursor, 'MATCH', `${k.engine}*`, 'COUNT', 1000);
-      cursor = next;
+    for await (const { keys } of scanKeys(ctx.redis, `${k.engine}*`)) {
       for (const key of keys) {
         if (key.endsWith(':avail') || key.endsWith(':rsv')) total += BigInt((await ctx.redis.hget(key, 'USDT')) ?? '0');
         else if (key.startsWith(`${k.engine}facct:`)) {
@@ -73,7 +71,7 @@ export function bedFor(ctx: Ctx, app: Express) {
           total += BigInt(b ?? '0') + BigInt(l ?? '0');
         }
       }
-    } while (cursor !== '0');
+    }
     for (const key of [k.feesCollected(), k.insuranceFund(), k.futuresPnlPool()]) {
       total += BigInt((await ctx.redis.hget(key, 'USDT')) ?? '0');
     }
