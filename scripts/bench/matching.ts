@@ -29,6 +29,7 @@ import { createRedis } from '../../src/platform/redis/connection';
 import { buildLuaLibrary } from '../../src/platform/redis/lua-loader';
 import { Scripts } from '../../src/platform/redis/scripts';
 import { MAX_PLACE_BATCH, SpotEngine, type PlaceSpotInput } from '../../src/spot/spot-engine';
+import { chunk, orderFlow, toInput as toFlowInput, type FlowOrder } from './lib/spot-flow';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { startProgress, type Progress } from '../lib/progress';
 import { envInt, exitAfter } from './lib/deadline';
@@ -66,54 +67,8 @@ const LEVELS = 1_000; // price levels per side
 const LOTS = 1_000; // 0.001 BTC: above both pair minimums at every price used
 const USERS = 10; // makers m0..m9, takers t0..t9: no self-trades, balances spread over hashes
 
-interface FlowOrder {
-  side: 'buy' | 'sell';
-  priceTicks: number;
-  maker: boolean;
-  n: number;
-}
-
-/** Resting orders alternate sides, spread over LEVELS prices each; takers alternate sides too. */
-function orderFlow(): { resting: FlowOrder[]; crossing: FlowOrder[] } {
-  const resting: FlowOrder[] = [];
-  for (let i = 0; i < RESTING; i++) {
-    const k = Math.floor(i / 2) % LEVELS;
-    const sell = i % 2 === 0;
-    resting.push({
-      side: sell ? 'sell' : 'buy',
-      priceTicks: sell ? MID + 1 + k : MID - 1 - k,
-      maker: true,
-      n: i,
-    });
-  }
-  const crossing: FlowOrder[] = [];
-  for (let i = 0; i < CROSSING; i++) {
-    const buy = i % 2 === 0;
-    // a limit past every resting level: the fill is at the maker's price, one maker per taker
-    crossing.push({
-      side: buy ? 'buy' : 'sell',
-      priceTicks: buy ? MID + LEVELS + 10 : MID - LEVELS - 10,
-      maker: false,
-      n: i,
-    });
-  }
-  return { resting, crossing };
-}
-
-function toInput(pair: Pair, o: FlowOrder, ts: number): PlaceSpotInput {
-  return {
-    userId: `${o.maker ? 'm' : 't'}${o.n % USERS}`,
-    pair,
-    side: o.side,
-    type: 'limit',
-    priceTicks: String(o.priceTicks),
-    amountLots: String(LOTS),
-    postOnly: false,
-    stp: 'NONE',
-    clientOrderId: null,
-    timestamp: ts,
-  };
-}
+const flowShape = { resting: RESTING, crossing: CROSSING, mid: MID, levels: LEVELS };
+const toInput = (pair: Pair, o: FlowOrder, ts: number) => toFlowInput(pair, o, ts, LOTS, USERS);
 
 interface PhaseResult {
   ordersPerSec: number;
@@ -218,12 +173,6 @@ function inMemory(flow: { resting: FlowOrder[]; crossing: FlowOrder[] }): {
     resting: (flow.resting.length / restingMs) * 1000,
     crossing: (flow.crossing.length / crossingMs) * 1000,
   };
-}
-
-function chunk<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 /** One run of the whole flow on a fresh key prefix, `group` orders per script call. */
@@ -332,7 +281,7 @@ async function main(): Promise<void> {
     `bench:matching — ${RUNS} runs of ${fmtNum(RESTING)} resting + ${fmtNum(CROSSING)} crossing orders on ${PAIR}, ` +
       `batches of ${BATCH}, ${IN_FLIGHT} in flight, Redis ${redisVersion} at ${server.url}${server.privateServer ? ' (private)' : ''}`,
   );
-  const flow = orderFlow();
+  const flow = orderFlow(flowShape);
   const modes = [...new Set([1, GROUP])];
   const runs = new Map<number, RunResult[]>(modes.map((g) => [g, []]));
   // every order goes through the no-op function and the engine, resting then crossing

@@ -36,12 +36,14 @@ export interface RedisClusterOptions {
   replicasPerMaster?: number;
   /** `everysec` (default) or `always`. */
   appendfsync?: 'everysec' | 'always' | 'no';
+  /** AOF on (default): off only where nothing needs to survive a restart (benchmarks comparing with an AOF-less server). */
+  appendOnly?: boolean;
   readyTimeoutMs?: number;
   extraArgs?: string[];
 }
 
 /** The arguments a node starts with, the same on a restart (restartClusterNode). */
-function nodeArgs(node: ClusterNode, appendfsync: string, extraArgs: string[]): string[] {
+function nodeArgs(node: ClusterNode, appendfsync: string, extraArgs: string[], appendOnly = true): string[] {
   return [
     '--port', String(node.port),
     '--cluster-port', String(node.busPort),
@@ -50,7 +52,7 @@ function nodeArgs(node: ClusterNode, appendfsync: string, extraArgs: string[]): 
     '--cluster-enabled', 'yes',
     '--cluster-config-file', 'nodes.conf',
     '--cluster-node-timeout', '2000',
-    '--appendonly', 'yes',
+    '--appendonly', appendOnly ? 'yes' : 'no',
     '--appendfsync', appendfsync,
     '--save', '',
     '--pidfile', join(node.dir, 'redis.pid'),
@@ -95,7 +97,7 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
       const node: ClusterNode = { port, busPort, dir };
       if (i >= masters) node.replicaOf = nodes[(i - masters) % masters].port;
       nodes.push(node);
-      await launch(node, nodeArgs(node, appendfsync, opts.extraArgs ?? []), timeoutMs);
+      await launch(node, nodeArgs(node, appendfsync, opts.extraArgs ?? [], opts.appendOnly), timeoutMs);
     }
     await formCluster(nodes, masters, timeoutMs);
     cluster.url = `redis://127.0.0.1:${nodes[0].port}`;
