@@ -16,23 +16,19 @@
  * BENCH_LUA_DIR (another lua/ tree, flat or in feature folders, or a checkout holding one, e.g. an older
  * commit's, to compare engine versions A/B; its placeSpotOrders must take the KEYS this SpotEngine sends).
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type Redis from 'ioredis';
 import { OrderBook, Side as ObSide } from 'nodejs-order-book';
-import { loadConfig } from '../../src/platform/config/env';
-import { createLogger } from '../../src/platform/config/logger';
-import { createContext } from '../../src/transport/context';
 import type { Pair } from '../../src/domain/market';
 import { createRedis } from '../../src/platform/redis/connection';
 import { buildLuaLibrary } from '../../src/platform/redis/lua-loader';
 import { Scripts } from '../../src/platform/redis/scripts';
 import { MAX_PLACE_BATCH, SpotEngine, type PlaceSpotInput } from '../../src/spot/spot-engine';
 import { chunk, orderFlow, toInput as toFlowInput, type FlowOrder } from './lib/spot-flow';
-import { seedMarkets } from '../../src/markets/market-seeder';
+import { benchContext } from './lib/bench-context';
 import { startProgress, type Progress } from '../lib/progress';
-import { envInt, exitAfter } from './lib/deadline';
+import { envInt, exitAfter, runBench } from './lib/deadline';
 import { runPipelined, type PipelinedRun } from './lib/pipeline';
 import { clearBenchData, startBenchRedis, type BenchRedis } from './lib/redis-server';
 import {
@@ -182,20 +178,8 @@ async function oneRun(
   group: number,
   progress: Progress,
 ): Promise<RunResult> {
-  const prefix = `bench${randomBytes(3).toString('hex')}`;
-  const config = loadConfig({
-    REDIS_URL: server.url,
-    JWT_SECRET: 'bench-secret-0123456789abcdef',
-    KEY_PREFIX: prefix,
-    LOG_LEVEL: 'silent',
-    MARKETS_FILE: resolve(__dirname, '../../config/markets.json'),
-    // as bench:futures: a pipeline on a busy box, or on a server under callgrind (an A/B of two
-    // engines' instructions, docs/performance.md), can take longer than the API's 1 s per command
-    REDIS_COMMAND_TIMEOUT_MS: '60000',
-  });
-  const ctx = await createContext(config, createLogger('silent'));
+  const { ctx, config, prefix } = await benchContext(server.url);
   try {
-    await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
     const pair = await ctx.markets.store.getPair('spot', PAIR);
     if (!pair) throw new Error(`pair ${PAIR} not seeded`);
     for (let u = 0; u < USERS; u++) {
@@ -411,10 +395,4 @@ async function main(): Promise<void> {
   console.log(`\nwrote ${file}`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -20,23 +20,20 @@
  * Env: BENCH_RUNS (3), BENCH_RESTING (20000 per market), BENCH_CROSSING (10000 per market),
  * BENCH_BATCH (500), BENCH_GROUP (64), BENCH_IN_FLIGHT (2), BENCH_MAX_SECONDS (1200).
  */
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ChainableCommander } from 'ioredis';
 import type Redis from 'ioredis';
 import { Cluster } from 'ioredis';
 import type { Pair } from '../../src/domain/market';
-import { loadConfig } from '../../src/platform/config/env';
-import { createLogger } from '../../src/platform/config/logger';
 import { createRedis, type RedisClient } from '../../src/platform/redis/connection';
 import { startRedisCluster, type RedisClusterProcess } from '../../src/platform/redis/redis-cluster-process';
 import { Scripts } from '../../src/platform/redis/scripts';
 import { shardPlacements } from '../../src/platform/redis/shard-placement';
-import { seedMarkets } from '../../src/markets/market-seeder';
+import { benchContext } from './lib/bench-context';
 import { MAX_PLACE_BATCH, SpotEngine, type PlaceSpotInput } from '../../src/spot/spot-engine';
-import { createContext, type AppContext } from '../../src/transport/context';
-import { envInt, exitAfter } from './lib/deadline';
+import type { AppContext } from '../../src/transport/context';
+import { envInt, exitAfter, runBench } from './lib/deadline';
 import { runPipelined, type PipelinedRun } from './lib/pipeline';
 import { serverCpuSeconds } from './lib/redis-info';
 import { startBenchRedis, type BenchRedis } from './lib/redis-server';
@@ -169,22 +166,10 @@ async function measurePhase(
 }
 
 async function oneRun(url: string, layout: Layout): Promise<RunResult> {
-  const prefix = `bench${randomBytes(3).toString('hex')}`;
-  const config = loadConfig({
-    REDIS_URL: url,
-    REDIS_CLUSTER: layout.cluster ? '1' : '0',
-    ENGINE_SHARDS: String(layout.engineShards),
-    JWT_SECRET: 'bench-secret-0123456789abcdef',
-    KEY_PREFIX: prefix,
-    LOG_LEVEL: 'silent',
-    MARKETS_FILE: resolve(__dirname, '../../config/markets.json'),
-    REDIS_COMMAND_TIMEOUT_MS: '60000',
-  });
-  const ctx = await createContext(config, createLogger('silent'));
+  const { ctx, config } = await benchContext(url, { REDIS_CLUSTER: layout.cluster ? '1' : '0', ENGINE_SHARDS: String(layout.engineShards) });
   // the timed phases get a connection of their own, nothing else on it
   const bench = createRedis({ url, cluster: layout.cluster, name: 'bench' });
   try {
-    await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
     const scripts = new Scripts(bench);
     await scripts.preload();
     const ts = Date.now();
@@ -355,10 +340,4 @@ async function main(): Promise<void> {
   console.log(`\nwrote ${file}`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);
