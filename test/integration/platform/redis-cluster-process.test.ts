@@ -70,6 +70,31 @@ describe('startRedisCluster', () => {
     await client.del(key);
   });
 
+  it('with a replica per master, promotes the replica of a killed master, the data with it', async () => {
+    const other = await startRedisCluster({ masters: 3, replicasPerMaster: 1 });
+    const seed = new URL(other.url);
+    const c = new Cluster([{ host: seed.hostname, port: Number(seed.port) }]);
+    try {
+      expect(other.nodes.filter((n) => n.replicaOf !== undefined)).toHaveLength(3);
+      const key = `tfail:{${shardTag(2)}}:v`;
+      await c.set(key, 'replicated');
+      const port = Number(nodeOfSlot(await slotMasters(c), shardSlot(2))?.split(':')[1]);
+      const master = other.nodes.find((n) => n.port === port)!;
+      const replica = other.nodes.find((n) => n.replicaOf === port)!;
+      // WAIT on the connection that wrote: the replica holds the write before its master dies
+      const masterConn = c.nodes('master').find((n) => n.options.port === port)!;
+      expect(await masterConn.call('WAIT', '1', '2000')).toBe(1);
+      killClusterNode(master);
+      await waitFor(async () => nodeOfSlot(await slotMasters(c).catch(() => []), shardSlot(2)) === `127.0.0.1:${replica.port}`, 20_000);
+      await waitFor(async () => (await c.get(key).catch(() => null)) === 'replicated', 10_000);
+      expect(await c.get(key)).toBe('replicated');
+    } finally {
+      c.disconnect();
+      await other.stop();
+    }
+    expect(other.nodes.map(clusterNodePid)).toEqual(other.nodes.map(() => undefined));
+  });
+
   it('stops every node by its pid', async () => {
     const other = await startRedisCluster({ masters: 3 });
     const pids = other.nodes.map(clusterNodePid);
