@@ -170,7 +170,8 @@ async function oneRun(url: string, layout: Layout): Promise<RunResult> {
   // the timed phases get a connection of their own, nothing else on it
   const bench = createRedis({ url, cluster: layout.cluster, name: 'bench' });
   try {
-    const scripts = new Scripts(bench);
+    // the exactly-once form's deadline as the context's: pipelines of three markets at once on a busy box run long
+    const scripts = new Scripts(bench, undefined, config.redisCommandTimeoutMs);
     await scripts.preload();
     const ts = Date.now();
     const loads: MarketLoad[] = [];
