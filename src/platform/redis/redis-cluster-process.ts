@@ -172,6 +172,21 @@ export function killClusterNode(node: ClusterNode): void {
   if (pid) process.kill(pid, 'SIGKILL');
 }
 
+/**
+ * Freezes a node (SIGSTOP): its connections stay open and nothing answers, as a server stalled by
+ * the host; `resumeClusterNode` lets it go on where it was. Keep pauses under the cluster's node
+ * timeout (2 s here) unless a failover is what the test wants.
+ */
+export function pauseClusterNode(node: ClusterNode): void {
+  const pid = clusterNodePid(node);
+  if (pid) process.kill(pid, 'SIGSTOP');
+}
+
+export function resumeClusterNode(node: ClusterNode): void {
+  const pid = clusterNodePid(node);
+  if (pid) process.kill(pid, 'SIGCONT');
+}
+
 /** Restarts a stopped node from its directory (nodes.conf and AOF), as it was started. */
 export async function restartClusterNode(
   node: ClusterNode,
@@ -183,7 +198,10 @@ export async function restartClusterNode(
 /** Stops every node by the pid in its directory (SIGTERM, then SIGKILL), then removes the data. */
 export async function stopRedisCluster(nodes: ClusterNode[], root?: string): Promise<void> {
   const pids = nodes.map(clusterNodePid).filter((p): p is number => p !== undefined);
-  for (const pid of pids) signal(pid, 'SIGTERM');
+  for (const pid of pids) {
+    signal(pid, 'SIGCONT'); // a paused node would not act on SIGTERM
+    signal(pid, 'SIGTERM');
+  }
   const deadline = Date.now() + 3000;
   while (pids.some(alive) && Date.now() < deadline) await sleep(50);
   for (const pid of pids.filter(alive)) signal(pid, 'SIGKILL');

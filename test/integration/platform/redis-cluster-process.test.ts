@@ -1,8 +1,10 @@
-import { Cluster } from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import calculateSlot from 'cluster-key-slot';
 import {
   clusterNodePid,
   killClusterNode,
+  pauseClusterNode,
+  resumeClusterNode,
   restartClusterNode,
   startRedisCluster,
   type RedisClusterProcess,
@@ -93,6 +95,26 @@ describe('startRedisCluster', () => {
       await other.stop();
     }
     expect(other.nodes.map(clusterNodePid)).toEqual(other.nodes.map(() => undefined));
+  });
+
+  it('pauses a node (nothing answers) and resumes it where it was', async () => {
+    const key = `tpause:{${shardTag(0)}}:v`;
+    await client.set(key, 'before');
+    const port = Number(nodeOfSlot(await slotMasters(client), shardSlot(0))?.split(':')[1]);
+    const node = cluster.nodes.find((n) => n.port === port)!;
+    const direct = new Redis(port, '127.0.0.1', { commandTimeout: 300, maxRetriesPerRequest: 0 });
+    try {
+      await direct.ping();
+      pauseClusterNode(node);
+      await expect(direct.get(key)).rejects.toThrow(/timed out/i);
+      resumeClusterNode(node);
+      await waitFor(async () => (await direct.get(key).catch(() => null)) === 'before');
+      expect(await client.get(key)).toBe('before');
+    } finally {
+      resumeClusterNode(node);
+      direct.disconnect();
+      await client.del(key);
+    }
   });
 
   it('stops every node by its pid', async () => {
