@@ -3,8 +3,9 @@ import { createRedis } from '../../../src/platform/redis/connection';
 import { openQueue, streamJobId, type StreamJob } from '../../../src/platform/queues';
 import { moveLegacyCandles } from '../../../src/market-data';
 import { ShardDispatchReader } from '../../../src/transport/workers/shard-dispatch-reader';
-import { DISPATCHER_DEFAULTS } from '../../../src/transport/workers/event-dispatcher';
+import { DISPATCHER_DEFAULTS, EventDispatcher } from '../../../src/transport/workers/event-dispatcher';
 import { testContext } from '../../support/harness';
+import { storeWithShards } from '../../support/shard-store';
 
 type Ctx = Awaited<ReturnType<typeof testContext>>;
 let ctx: Ctx;
@@ -54,6 +55,32 @@ describe("a shard's dispatch reader", () => {
     expect(() => new ShardDispatchReader(ctx, 1, 'c', routes, [], DISPATCHER_DEFAULTS, async () => undefined)).toThrow(
       'no queue {candles.s1} for engine shard 1',
     );
+  });
+});
+
+describe('the dispatcher', () => {
+  it("gives each market to its shard's reader, whose queue gets the market's entries", async () => {
+    const connection = createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name: 'dispatcher-test' });
+    const queues: Queue<StreamJob>[] = ctx.shards.all().map((k) => openQueue(ctx.keys, connection, 'candles', k.shard));
+    const store = storeWithShards(ctx.markets.store, { ETH_USDT: 1 });
+    const routes = [{ queue: 'candles', kinds: ['spot' as const], events: ['trade'] }];
+    const dispatcher = new EventDispatcher({ ...ctx, markets: { ...ctx.markets, store } }, routes, queues, { ...DISPATCHER_DEFAULTS, blockMs: 100 });
+    try {
+      await dispatcher.start();
+      const ev = JSON.stringify([{ e: 'trade', id: '9', p: '300000', q: '1000', side: 'sell' }]);
+      const onShard1 = await ctx.redis.xadd(ctx.shards.keys(1).events('spot', 'ETH_USDT'), '*', 'ts', '1700000000000', 'ev', ev);
+      const onShard0 = await ctx.redis.xadd(ctx.shards.keys(0).events('spot', 'BTC_USDT'), '*', 'ts', '1700000000000', 'ev', ev);
+      const eth = await until(() => queues[1].getJob(streamJobId('spot', 'ETH_USDT', onShard1!)));
+      const btc = await until(() => queues[0].getJob(streamJobId('spot', 'BTC_USDT', onShard0!)));
+      expect([eth.data.shard, btc.data.shard]).toEqual([1, undefined]);
+      // no other shard's queue got either entry
+      for (const q of [queues[0], queues[2]]) expect(await q.getJob(streamJobId('spot', 'ETH_USDT', onShard1!))).toBeUndefined();
+      for (const q of [queues[1], queues[2]]) expect(await q.getJob(streamJobId('spot', 'BTC_USDT', onShard0!))).toBeUndefined();
+    } finally {
+      await dispatcher.stop();
+      await Promise.all(queues.map((q) => q.close()));
+      await connection.quit().catch(() => undefined);
+    }
   });
 });
 

@@ -1,9 +1,8 @@
-import type { Pair } from '../../../src/domain/market';
 import { CandleService } from '../../../src/market-data';
-import type { MarketStore } from '../../../src/markets';
 import { startWsRole } from '../../../src/transport/ws/ws-role';
 import { testContext } from '../../support/harness';
 import { WsClient } from '../../support/ws-client';
+import { storeWithShards } from '../../support/shard-store';
 
 /**
  * The gateway reads each market from its engine shard: ETH_USDT is said to run on shard 2 (the
@@ -21,18 +20,9 @@ let gw: { port: number; close(): Promise<void> };
 let client: WsClient;
 let candles: CandleService;
 
-/** The real store, but MARKET runs on SHARD. */
-function storeWithShard(store: MarketStore): MarketStore {
-  const onShard = <T extends Pair | undefined>(p: T): T => (p && p.code === MARKET ? { ...p, engineShard: SHARD } : p);
-  return Object.assign(Object.create(store) as MarketStore, {
-    getPair: async (kind: Parameters<MarketStore['getPair']>[0], code: string) => onShard(await store.getPair(kind, code)),
-    listPairs: async (kind: Parameters<MarketStore['listPairs']>[0]) => (await store.listPairs(kind)).map(onShard),
-  });
-}
-
 beforeAll(async () => {
   ctx = await testContext({ ENGINE_SHARDS: '3' });
-  const store = storeWithShard(ctx.markets.store);
+  const store = storeWithShards(ctx.markets.store, { [MARKET]: SHARD });
   candles = new CandleService(ctx.redis, ctx.shards, ctx.scripts, store);
   gw = await startWsRole({ ...ctx, markets: { ...ctx.markets, store } }, { port: 0 });
   client = await WsClient.connect(gw.port);
