@@ -1,5 +1,5 @@
 --[[
-  Exactly once (DESIGN 4). Every script is also registered as `<name>Once`, which takes, after the
+  Exactly once (docs/api-contract.md#exactly-once). Every script is also registered as `<name>Once`, which takes, after the
   script's own keys and arguments, the key of an operation record (last KEYS entry), how many
   seconds to keep it and the time (ms, the service's clock) after which it must not run (the last
   two ARGV entries). The first run stores the script's reply under that key in the same atomic
@@ -9,7 +9,7 @@
   the service has answered its client by then, and an answered request must never run later.
   This is the one place a script reads TIME; it guards, it decides nothing about money.
   A runtime error is recorded too (its writes so far stay: a script has no rollback) and re-raised.
-  Replies pass through cjson, so a script must answer big integers as strings (it does: DESIGN 3).
+  Replies pass through cjson, so a script must answer big integers as strings (it does: docs/api-contract.md#numbers).
   A script whose reply is a list of per-item lists (createFuturesOrders) hands it to
   answerAsRecord: a first run then answers the record's JSON text itself, which the service decodes
   into the same lists (src/platform/redis/scripts.ts), instead of the table: Redis turns each

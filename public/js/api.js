@@ -6,7 +6,7 @@ async function getJson(path) {
   return res.json();
 }
 
-/** SPEC 2.13 spells the futures code field with a Cyrillic first letter (U+0441). */
+/** OpenAPI `FuturesPairInfo` spells the futures code field with a Cyrillic first letter (U+0441). */
 const FUTURES_CODE = '\u0441urrencyPairCode';
 
 /** Every market the page can show: { kind, code, digitsPrice, digitsAmount }. */
@@ -37,7 +37,7 @@ export async function recentTrades(market, limit = 50) {
   return items.map((d) => ({ price: d.price, amount: d.amount, side: d.isLong ? 'buy' : 'sell', timestamp: d.timestamp }));
 }
 
-/** Candles of one market and period, oldest first (SPEC 2.12 objects). */
+/** Candles of one market and period, oldest first (`Candle` objects of the OpenAPI document). */
 export function candles(kind, code, period) {
   const q = new URLSearchParams({ CurrencyPair: code, Kind: kind, CandleTimePeriod: String(period) });
   return getJson(`/api/futures/exchange-data/candles?${q}`);

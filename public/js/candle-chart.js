@@ -2,7 +2,7 @@
 // channel. For a futures market an index line is drawn over the candles.
 import { CandlestickSeries, ColorType, HistogramSeries, LineSeries, createChart } from 'lightweight-charts';
 
-/** SPEC 2.12 candle → lightweight-charts bar (time in UTC seconds). */
+/** A candle (OpenAPI `Candle`) → lightweight-charts bar (time in UTC seconds). */
 const bar = (c) => ({
   time: Date.parse(c.openTimestamp) / 1000,
   open: c.openPrice,

@@ -4,7 +4,7 @@ import type { FairPrice } from './fair-price';
 import { amountFor, roundPrice, type DemoMarket } from './markets';
 import { levelOffset, type Bot } from './spot-bots';
 
-/** SPEC 3.1 statuses the demo reads back from a close. */
+/** Futures order statuses (docs/api-contract.md#resources) the demo reads back from a close. */
 const STATUS_IN_POSITION = 50;
 /** Positions a maker carries before it closes the oldest at market. */
 const MAX_MAKER_POSITIONS = 12;

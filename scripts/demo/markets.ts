@@ -16,7 +16,7 @@ export interface DemoMarket {
 }
 
 
-/** SPEC 2.13 spells the code field with a Cyrillic first letter (U+0441). */
+/** OpenAPI `FuturesPairInfo` spells the code field with a Cyrillic first letter (U+0441). */
 const FUTURES_CODE = '\u0441urrencyPairCode';
 type FuturesPairDto = Record<string, unknown> & {
   isActive: boolean;

@@ -26,7 +26,7 @@ export const DEFAULT_CANDLES = 500;
 const APPLIED_MEMORY_MS = 7 * 24 * 3600 * 1000;
 const UPDATE_STREAM_MAXLEN = 10000;
 
-/** Candles of every SPEC 4.5 period, built from the market streams' trades and read back for REST. */
+/** Candles of every period of the exchange-data routes (docs/market-data.md#candles), built from the market streams' trades and read back for REST. */
 export class CandleService {
   constructor(
     private readonly redis: RedisClient,
@@ -61,7 +61,7 @@ export class CandleService {
   }
 
   /**
-   * SPEC 4.5: the pair named (its futures market when there is one, else spot, unless `kind`
+   * the exchange-data routes (docs/market-data.md#candles): the pair named (its futures market when there is one, else spot, unless `kind`
    * says) or every futures pair; the candles whose [open, close) meets [DateFrom, DateTo), oldest first; periods without
    * trades are left out.
    */

@@ -97,7 +97,7 @@ describe('the OpenAPI document', () => {
     );
   });
 
-  it('gives each error status DESIGN 4 lists the error body', () => {
+  it('gives each error status docs/api-contract.md#errors lists the error body', () => {
     const responses = (api.document.components as { responses: Record<string, { content: Record<string, unknown> }> })
       .responses;
     expect(Object.keys(responses).length).toBe(8);

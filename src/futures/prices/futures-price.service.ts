@@ -25,7 +25,7 @@ export interface PriceSettings {
 const ppm = (rate: number | undefined): number => Math.round((rate ?? 0) * 1e6);
 
 /**
- * Index, mark and funding rate of futures markets (DESIGN 4; docs/futures.md). Index = median of the
+ * Index, mark and funding rate of futures markets (docs/futures.md). Index = median of the
  * fresh sources (operator/oracle pushes, the same pair's spot mid); mark = median(index carried by
  * the last funding rate, index + 30 s basis average, last futures trade), computed and stored each
  * second (refreshMark), read by everything that values a position (markTicks). Prices are the

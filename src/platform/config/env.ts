@@ -20,7 +20,7 @@ export interface AppConfig {
   roles: Role[];
   marketsFile: string;
   fundingIntervalSeconds: number;
-  /** An index source older than this is ignored while a fresher one exists (DESIGN 4). */
+  /** An index source older than this is ignored while a fresher one exists (docs/futures.md). */
   indexStaleSeconds: number;
   /** How often the premium index is sampled for funding (docs/futures.md). */
   premiumSampleSeconds: number;

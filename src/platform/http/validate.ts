@@ -10,7 +10,7 @@ export interface Validated {
 }
 
 /**
- * Query names match case-insensitively (SPEC mixes `Page` and `page`): each incoming name is mapped
+ * Query names match case-insensitively (clients mix `Page` and `page`, docs/api-contract.md#paging-and-query-names): each incoming name is mapped
  * onto the schema's spelling before validation. Unknown names are refused like unknown body fields.
  */
 const namesOf = new WeakMap<Joi.ObjectSchema, Map<string, string>>();

@@ -65,7 +65,7 @@ export class Scripts {
   }
 
   /**
-   * Runs a state-changing script exactly once (DESIGN 4): its exactly-once form records the reply
+   * Runs a state-changing script exactly once (docs/api-contract.md#exactly-once): its exactly-once form records the reply
    * under `op.key` in the same atomic step. When the reply is lost (the connection dropped or timed
    * out after the command was sent), the outcome is asked of the server by that key, which also
    * fences the operation so a late copy of the command cannot run: the caller gets the reply the

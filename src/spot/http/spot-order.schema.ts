@@ -10,7 +10,7 @@ const byOrderKind = (forMarketBuy: Joi.Schema, otherwise: Joi.Schema) =>
     otherwise,
   });
 
-/** DESIGN 4: limit needs price and amount; a market buy spends quoteAmount; a market sell sells amount. */
+/** docs/futures.md: limit needs price and amount; a market buy spends quoteAmount; a market sell sells amount. */
 export const placeSpotOrderSchema = Joi.object({
   currencyPairCode: Joi.string().max(80).required(),
   side: Joi.string().valid('buy', 'sell').required(),

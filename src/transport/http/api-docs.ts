@@ -14,7 +14,7 @@ export const API_INFO: ApiInfo = {
   title: 'Exchange API',
   version,
   description: [
-    'Spot and futures exchange: orders, market data, copy trading and the aggregator feeds (SPEC.md, DESIGN.md).',
+    'Spot and futures exchange: orders, market data, copy trading and the aggregator feeds.',
     '',
     '- **Authentication**: `Authorization: Bearer <JWT>`; `sub` is the user id, `role: "admin"` an administrator. Locally `npm run token -- --user alice` prints one; paste it under *Authorize*.',
     '- **Errors**: every 4xx and 5xx has the body `{"error":{"code","message","details":[{"path","message"}]}}` (see *ErrorBody*).',

@@ -41,7 +41,7 @@ type Socket = uWS.WebSocket<Client>;
 type CandleUpdate = StoredCandle & { period: string; t: string };
 
 /**
- * The market-data websocket (DESIGN 6) on uWebSockets.js: subscriptions become uWS topics, and each
+ * The market-data websocket (docs/market-data.md#websocket-gateway-ws-role) on uWebSockets.js: subscriptions become uWS topics, and each
  * market's feed publishes into them from the streams this gateway tails itself. It reads market data
  * only: it carries no orders, and a client that leaves changes nothing but its own subscriptions.
  */

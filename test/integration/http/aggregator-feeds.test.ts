@@ -286,13 +286,13 @@ describe('aggregator B, spot (CoinMarketCap specification)', () => {
   });
 });
 
-describe('futures feeds (SPEC 2.16, 2.17)', () => {
+describe('futures feeds (OpenAPI `ContractRecordA`/`B`, `ContractBook`)', () => {
   const NUMBER_FIELDS = [
     'last_price', 'base_volume', 'target_volume', 'bid', 'ask', 'high', 'low', 'open_interest', 'index_price',
     'mark_price', 'index_currency', 'funding_rate', 'next_funding_rate', 'next_funding_rate_timestamp', 'contract_price',
   ];
   const STRING_FIELDS = ['ticker_id', 'base_currency', 'target_currency', 'product_type', 'contract_type', 'contract_price_currency'];
-  /** What each standard adds to SPEC 2.16 (aggregator-standards.test.ts checks them field by field). */
+  /** What each standard adds to OpenAPI `ContractRecordA`/`B` (aggregator-standards.test.ts checks them field by field). */
   const EXTRA: Record<string, Record<string, 'number' | 'string'>> = {
     'aggregator-a': { open_interest_usd: 'number', index_name: 'string' },
     'aggregator-b': {
@@ -329,7 +329,7 @@ describe('futures feeds (SPEC 2.16, 2.17)', () => {
       last_price: FUT_PRICE, base_volume: FUT_LONG, target_volume: FUT_PRICE * FUT_LONG,
       bid: 99, ask: 101.5, high: FUT_PRICE, low: FUT_PRICE,
       product_type: 'Perpetual', open_interest: FUT_LONG,
-      // the spot mid of the same code is the only index source (DESIGN 4)
+      // the spot mid of the same code is the only index source (docs/futures.md)
       index_price: (expected.bid + expected.ask) / 2,
       index_currency: 825,
       start_timestamp: null, end_timestamp: null,

@@ -6,7 +6,7 @@ import { accessOf, withAccess } from '../../../platform/http/route-doc';
 import type { RedisClient } from '../../../platform/redis/connection';
 import type { Keys } from '../../../platform/redis/keys';
 
-/** How long the first answer to an Idempotency-Key is replayed (DESIGN 4). */
+/** How long the first answer to an Idempotency-Key is replayed (docs/api-contract.md#exactly-once). */
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 3600;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -18,7 +18,7 @@ interface Stored {
 }
 
 /**
- * `Idempotency-Key` on any POST/PUT/PATCH/DELETE (DESIGN 4): the first request under a key claims
+ * `Idempotency-Key` on any POST/PUT/PATCH/DELETE (docs/api-contract.md#exactly-once): the first request under a key claims
  * it and runs; its answer is kept for 24 h and a repeat gets that answer back (with
  * `Idempotent-Replayed: true`) and changes nothing. A repeat while the first still runs is a 409; the
  * same key on another request (method, path or body) is a 422. Keys belong to the caller, so it runs

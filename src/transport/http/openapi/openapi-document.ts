@@ -25,7 +25,7 @@ export interface ApiDocument {
   gaps: string[];
 }
 
-/** DESIGN 4's statuses, each with the error body and a typical one as the example. */
+/** The statuses of docs/api-contract.md#errors, each with the error body and a typical one as the example. */
 const ERROR_RESPONSES: Record<number, { name: string; description: string; example: [string, string] }> = {
   400: {
     name: 'BadRequest',
@@ -68,7 +68,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
 
 const BEARER = 'bearerAuth';
 
-/** Methods whose repeat the idempotency middleware answers from the first answer (DESIGN 4). */
+/** Methods whose repeat the idempotency middleware answers from the first answer (docs/api-contract.md#exactly-once). */
 const CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const IDEMPOTENCY_KEY: JsonSchema = {
   name: 'Idempotency-Key',
