@@ -1,6 +1,6 @@
 import { withDevSecret } from '../src/platform/config/dev-secret';
 import { loadConfig } from '../src/platform/config/env';
-import { startDemo } from './demo/demo-market';
+import { startDemo } from '../src/demo/demo-market';
 import { startProgress } from './lib/progress';
 
 /**

@@ -140,8 +140,9 @@ export class WsGateway {
     }, this.opts.refreshPairsMs);
     this.refreshTimer.unref();
     return new Promise((resolve, reject) => {
-      this.app.listen(this.opts.port, (ls) => {
-        if (!ls) return reject(new Error(`websocket gateway cannot listen on port ${this.opts.port}`));
+      // exclusive: Linux's SO_REUSEPORT would otherwise let a second process share a port in use
+      this.app.listen(this.opts.port, 1 as uWS.ListenOptions /* LIBUS_LISTEN_EXCLUSIVE_PORT */, (ls) => {
+        if (!ls) return reject(Object.assign(new Error(`websocket gateway cannot listen on port ${this.opts.port}`), { code: 'EADDRINUSE' }));
         this.listenSocket = ls;
         resolve(uWS.us_socket_local_port(ls));
       });

@@ -1,4 +1,4 @@
-import type { SpotPairDto } from '../../src/markets';
+import type { SpotPairDto } from '../markets';
 import type { ApiClient } from './api-client';
 
 /** One market as the demo trades it, read from the public pair listings. */
