@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { CANDLE_PERIODS, candleOpen } from '../domain/candle';
 import { badRequest } from '../domain/errors';
 import type { Pair } from '../domain/market';
-import type { MarketStore } from '../markets';
+import { unknownPair, type MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys, MarketKind } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
@@ -109,8 +109,6 @@ export class CandleService {
       const pair = await this.markets.getPair(kind, code);
       if (pair) return [{ kind, pair }];
     }
-    throw badRequest('UNKNOWN_CURRENCY_PAIR', `Unknown pair ${code}`, [
-      { path: 'CurrencyPair', message: 'no such pair' },
-    ]);
+    throw unknownPair(code, { kind: only, namedIn: 'query', field: 'CurrencyPair' });
   }
 }

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type Joi from 'joi';
 import { badRequest } from '../../domain/errors';
+import { requireJsonBody } from './json-body';
 import { withRequestSchemas, type RequestSchemas } from './route-doc';
 
 export interface Validated {
@@ -54,7 +55,10 @@ export function validate(schemas: RequestSchemas) {
         true,
       ) as Record<string, unknown>;
     }
-    if (schemas.body) valid.body = check(schemas.body, req.body, 'body', false);
+    if (schemas.body) {
+      requireJsonBody(req);
+      valid.body = check(schemas.body, req.body, 'body', false);
+    }
     res.locals.valid = valid;
     next();
   }, schemas);
