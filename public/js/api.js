@@ -45,13 +45,14 @@ export function candles(kind, code, period) {
 
 /**
  * Where the market-data websocket is: `?ws=` on the page's URL wins, then the api role's
- * /config.json (its `wsUrl`, else this host on its `wsPort`).
+ * /config.json: its `wsUrl` (PUBLIC_WS_URL; a path such as `/ws` is on this page's own host and
+ * port, behind the compose proxy), else this host on its `wsPort`.
  */
 export async function websocketUrl() {
   const override = new URLSearchParams(location.search).get('ws');
   if (override) return override;
   const cfg = await getJson('/config.json');
-  if (cfg.wsUrl) return cfg.wsUrl;
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  if (cfg.wsUrl) return cfg.wsUrl.startsWith('/') ? `${scheme}://${location.host}${cfg.wsUrl}` : cfg.wsUrl;
   return `${scheme}://${location.hostname}:${cfg.wsPort}${cfg.wsPath}`;
 }
