@@ -44,6 +44,28 @@ describe('the README tour', () => {
     expect(README).not.toMatch(/\.\.\/shared|SPEC\.md|DESIGN\.md|\bSPEC \d|\bDESIGN \d/);
   });
 
+  it('keeps to the how-to: one line per bench with its figure, the configuration, what the tests need (findings 5, 7, 9)', () => {
+    const section = (title: string) => {
+      const start = README.indexOf(`\n## ${title}`);
+      expect(start).toBeGreaterThan(0);
+      const end = README.indexOf('\n## ', start + 1);
+      return README.slice(start, end === -1 ? undefined : end);
+    };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const benches = Object.keys(pkg.scripts).filter((name) => /^(bench|profile):/.test(name));
+    const lines = section('Benchmarks')
+      .split('\n')
+      .filter((l) => l.startsWith('- `npm run '));
+    expect(lines.map((l) => /^- `npm run ([^`]+)`/.exec(l)?.[1]).sort()).toEqual(benches.sort());
+    for (const l of lines.filter((x) => !x.includes('profile:futures-lines'))) expect(l).toMatch(/\*\*[^*]*\d[^*]*\*\*/);
+    expect(section('Benchmarks')).not.toMatch(/^\|/m); // the history table lives in docs/performance.md
+    expect(README.length).toBeLessThan(20_000);
+    const config = section('Configuration');
+    for (const name of ['PUBLIC_WS_URL', 'CORS_ORIGINS', 'DATA_DIR', 'REDIS_URL']) expect(config).toContain(`| \`${name}\` |`);
+    expect(section('Tests')).toMatch(/Chromium/);
+    expect(README).not.toMatch(/<http[^>]*\$ADMIN[^>]*>|\]\([^)]*\$ADMIN/); // a shell variable inside a link is never expanded
+  });
+
   it('runs every curl and CCXT step as written, one after the other, against npm start with the demo', async () => {
     const blocks = tourBlocks();
     expect(blocks[0]).toMatch(/npm start/);
