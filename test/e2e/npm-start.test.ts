@@ -319,24 +319,29 @@ describe('npm start stops cleanly (issue 26 findings 1, 2 and 8)', () => {
 
 describe('npm start: a reason not to start is one line, and nothing stays running (issue 26 finding 2)', () => {
   const oneLine = (stderr: string) => stderr.trim().split('\n');
-
-  it('a port in use', async () => {
-    const { env, dataDir, redisPort } = await ownRedisEnv({ ROLES: 'api,ws' });
+  /** Another program on `port` while `npm start` with `env` starts: its result. */
+  async function startWithPortTaken(port: string | undefined, env: NodeJS.ProcessEnv) {
     const blocker = createServer();
-    await new Promise<void>((res) => blocker.listen(Number(env.PORT), '0.0.0.0', () => res()));
+    await new Promise<void>((res) => blocker.listen(Number(port), '0.0.0.0', () => res()));
     try {
       const p = run(env);
-      expect(await p.exited).toBe(1);
-      expect(oneLine(p.stderr())).toEqual([
-        `npm start: port ${env.PORT} (PORT) is in use: another program (an earlier npm start?) listens there; stop it, or set PORT to a free port`,
-      ]);
-      expect(p.output()).not.toMatch(/\n\s+at /); // no stack trace
-      expect(await portFree(redisPort)).toBe(true); // the Redis it had started is stopped again
-      expect(existsSync(join(dataDir, 'redis-server.json'))).toBe(false);
-      expect(await portFree(Number(env.WS_PORT))).toBe(true);
+      return { code: await p.exited, stderr: p.stderr(), output: p.output() };
     } finally {
       blocker.close();
     }
+  }
+
+  it('a port in use', async () => {
+    const { env, dataDir, redisPort } = await ownRedisEnv({ ROLES: 'api,ws' });
+    const p = await startWithPortTaken(env.PORT, env);
+    expect(p.code).toBe(1);
+    expect(oneLine(p.stderr)).toEqual([
+      `npm start: port ${env.PORT} (PORT) is in use: another program (an earlier npm start?) listens there; stop it, or set PORT to a free port`,
+    ]);
+    expect(p.output).not.toMatch(/\n\s+at /); // no stack trace
+    expect(await portFree(redisPort)).toBe(true); // the Redis it had started is stopped again
+    expect(existsSync(join(dataDir, 'redis-server.json'))).toBe(false);
+    expect(await portFree(Number(env.WS_PORT))).toBe(true);
   });
 
   it('the websocket port in use', async () => {
@@ -345,17 +350,11 @@ describe('npm start: a reason not to start is one line, and nothing stays runnin
       REDIS_URL: process.env.REDIS_URL,
       KEY_PREFIX: `st${randomBytes(3).toString('hex')}`,
     });
-    const blocker = createServer();
-    await new Promise<void>((res) => blocker.listen(Number(env.WS_PORT), '0.0.0.0', () => res()));
-    try {
-      const p = run(env);
-      expect(await p.exited).toBe(1);
-      expect(oneLine(p.stderr())).toEqual([
-        expect.stringMatching(new RegExp(`^npm start: port ${env.WS_PORT} \\(WS_PORT\\) is in use`)),
-      ]);
-    } finally {
-      blocker.close();
-    }
+    const p = await startWithPortTaken(env.WS_PORT, env);
+    expect(p.code).toBe(1);
+    expect(oneLine(p.stderr)).toEqual([
+      expect.stringMatching(new RegExp(`^npm start: port ${env.WS_PORT} \\(WS_PORT\\) is in use`)),
+    ]);
   });
 
   it("a Redis holding another deployment's keys under the prefix", async () => {
