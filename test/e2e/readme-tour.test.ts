@@ -27,7 +27,10 @@ function tourBlocks(): string[] {
   );
 }
 
-function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
+function runBash(
+  script: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((res) => {
     const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], { cwd: ROOT, env });
     let out = '';
@@ -51,17 +54,21 @@ describe('the README tour', () => {
       const end = README.indexOf('\n## ', start + 1);
       return README.slice(start, end === -1 ? undefined : end);
     };
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     const benches = Object.keys(pkg.scripts).filter((name) => /^(bench|profile):/.test(name));
     const lines = section('Benchmarks')
       .split('\n')
       .filter((l) => l.startsWith('- `npm run '));
     expect(lines.map((l) => /^- `npm run ([^`]+)`/.exec(l)?.[1]).sort()).toEqual(benches.sort());
-    for (const l of lines.filter((x) => !x.includes('profile:futures-lines'))) expect(l).toMatch(/\*\*[^*]*\d[^*]*\*\*/);
+    for (const l of lines.filter((x) => !x.includes('profile:futures-lines')))
+      expect(l).toMatch(/\*\*[^*]*\d[^*]*\*\*/);
     expect(section('Benchmarks')).not.toMatch(/^\|/m); // the history table lives in docs/performance.md
     expect(README.length).toBeLessThan(20_000);
     const config = section('Configuration');
-    for (const name of ['PUBLIC_WS_URL', 'CORS_ORIGINS', 'DATA_DIR', 'REDIS_URL']) expect(config).toContain(`| \`${name}\` |`);
+    for (const name of ['PUBLIC_WS_URL', 'CORS_ORIGINS', 'DATA_DIR', 'REDIS_URL'])
+      expect(config).toContain(`| \`${name}\` |`);
     expect(section('Tests')).toMatch(/Chromium/);
     expect(README).not.toMatch(/<http[^>]*\$ADMIN[^>]*>|\]\([^)]*\$ADMIN/); // a shell variable inside a link is never expanded
   });
@@ -104,7 +111,13 @@ describe('the README tour', () => {
       const deposit = JSON.parse(lines[0]);
       expect(deposit.error).toBeUndefined();
       const order = JSON.parse(lines[1]);
-      expect(order).toMatchObject({ currencyPairCode: 'BTC_USDT', side: 'buy', price: 50000, amount: 0.01, status: 'open' });
+      expect(order).toMatchObject({
+        currencyPairCode: 'BTC_USDT',
+        side: 'buy',
+        price: 50000,
+        amount: 0.01,
+        status: 'open',
+      });
       const open = JSON.parse(lines[2]);
       expect(open.items.map((o: { id: number }) => o.id)).toContain(order.id);
       expect(lines[3]).toMatch(/^order \d+: open$/);
@@ -119,6 +132,17 @@ describe('the README tour', () => {
       const page = await fetch(new URL(admitted.headers.get('location') ?? '', url), { headers: { cookie } });
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<div id="root">');
+
+      // the same CCXT file for a user without money: one line naming CCXT's error, no stack trace
+      const broke = await runBash(
+        'TOKEN=$(npm run -s token -- --user bob) npx tsx clients/ccxt/examples/first-order.ts',
+        {
+          ...env,
+          API_URL: `http://localhost:${port}`,
+        },
+      );
+      expect(broke.code).toBe(1);
+      expect(broke.err.trim().split('\n')).toEqual([expect.stringMatching(/^InsufficientFunds: /)]);
     } finally {
       service.kill('SIGTERM');
       await exited;
