@@ -103,10 +103,21 @@ export async function ensureRedis(url: string, dataDir: string): Promise<RedisIn
   const port = Number(u.port || 6379);
   const note = local ? readNote(dataDir) : undefined;
   if (note && note.port === port && isRedisServer(note.pid) && (await redisAnswers(url, 1500))) {
-    return ownRedis(url, note.pid, dataDir, `its own Redis at ${url} (pid ${note.pid}, data in ${dataDir}), left running by an earlier npm start`);
+    return ownRedis(
+      url,
+      note.pid,
+      dataDir,
+      `its own Redis at ${url} (pid ${note.pid}, data in ${dataDir}), left running by an earlier npm start`,
+    );
   }
   if (await redisAnswers(url, 1500)) {
-    return { url, own: false, whose: `the Redis at ${url} (REDIS_URL; not started by npm start, left running on exit)`, stop: async () => undefined, stopNow: () => undefined };
+    return {
+      url,
+      own: false,
+      whose: `the Redis at ${url} (REDIS_URL; not started by npm start, left running on exit)`,
+      stop: async () => undefined,
+      stopNow: () => undefined,
+    };
   }
   if (!local || !hasRedisServer()) {
     throw new StartupError(
@@ -116,10 +127,17 @@ export async function ensureRedis(url: string, dataDir: string): Promise<RedisIn
     );
   }
   mkdirSync(dataDir, { recursive: true });
-  const server = await startRedisServer({ port, dir: dataDir, appendOnly: true, detached: true }).catch((err: Error) => {
-    throw new StartupError(`could not start redis-server on port ${port} under ${dataDir}: ${err.message}`);
-  });
+  const server = await startRedisServer({ port, dir: dataDir, appendOnly: true, detached: true }).catch(
+    (err: Error) => {
+      throw new StartupError(`could not start redis-server on port ${port} under ${dataDir}: ${err.message}`);
+    },
+  );
   const pid = server.child.pid as number;
   writeFileSync(join(dataDir, PID_FILE), JSON.stringify({ pid, port } satisfies PidNote));
-  return ownRedis(url, pid, dataDir, `its own Redis at ${url} (pid ${pid}, AOF on, data in ${dataDir}), started now and stopped on exit`);
+  return ownRedis(
+    url,
+    pid,
+    dataDir,
+    `its own Redis at ${url} (pid ${pid}, AOF on, data in ${dataDir}), started now and stopped on exit`,
+  );
 }

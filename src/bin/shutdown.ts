@@ -58,9 +58,14 @@ export class Shutdown {
   /** Stops every step in reverse order within the deadline, then exits with `code`. */
   async run(code: number): Promise<void> {
     this.started = true;
-    this.deadline = setTimeout(() => this.exitNow(`shutdown took longer than ${this.deadlineMs} ms: exiting`, 1), this.deadlineMs);
+    this.deadline = setTimeout(
+      () => this.exitNow(`shutdown took longer than ${this.deadlineMs} ms: exiting`, 1),
+      this.deadlineMs,
+    );
     for (const step of this.steps.reverse()) {
-      await step.run().catch((err: unknown) => this.log.error({ err, step: step.name }, `${step.name}: stop failed`));
+      await step
+        .run()
+        .catch((err: unknown) => this.log.error({ err, step: step.name }, `${step.name}: stop failed`));
     }
     clearTimeout(this.deadline);
     for (const hook of this.finals) hook();

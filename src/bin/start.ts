@@ -91,13 +91,16 @@ function portInUse(role: Role, config: AppConfig): string {
 function startupMessage(err: unknown, config: AppConfig): string {
   if (err instanceof StartupError) return err.message;
   const msg = (err as Error)?.message ?? String(err);
-  if (/ECONNREFUSED|ETIMEDOUT|ENOTFOUND|Connection is closed/.test(msg)) return `Redis at ${config.redisUrl} does not answer (${msg})`;
+  if (/ECONNREFUSED|ETIMEDOUT|ENOTFOUND|Connection is closed/.test(msg))
+    return `Redis at ${config.redisUrl} does not answer (${msg})`;
   return `${msg} (LOG_LEVEL=debug logs the stack)`;
 }
 
 function withinMs<T>(p: Promise<T>, ms: number, what: string): Promise<T | void> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms)));
+  const late = new Promise<void>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 

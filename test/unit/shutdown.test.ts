@@ -4,7 +4,11 @@ import { Shutdown } from '../../src/bin/shutdown';
 /** npm start's stop (src/bin/shutdown.ts) with the exit and the signals in the test's hands. */
 function harness(deadlineMs: number) {
   const events: string[] = [];
-  const log = { info: () => undefined, warn: (msg: unknown) => void events.push(`warn ${String(msg)}`), error: () => undefined };
+  const log = {
+    info: () => undefined,
+    warn: (msg: unknown) => void events.push(`warn ${String(msg)}`),
+    error: () => undefined,
+  };
   let exited: (code: number) => void = () => undefined;
   const exitCode = new Promise<number>((res) => (exited = res));
   const exit = ((code: number) => {
@@ -22,7 +26,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('Shutdown (npm start, issue 26 finding 1)', () => {
   it('stops what was started in reverse order, runs the final hooks, then exits 0', async () => {
     const { shutdown, events, exitCode, signals } = harness(5000);
-    for (const name of ['redis', 'api', 'demo']) shutdown.add(name, async () => void events.push(`stop ${name}`));
+    for (const name of ['redis', 'api', 'demo'])
+      shutdown.add(name, async () => void events.push(`stop ${name}`));
     shutdown.finally(() => events.push('final'));
     shutdown.onSignals();
     signals.emit('SIGINT');

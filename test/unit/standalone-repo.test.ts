@@ -6,10 +6,26 @@ import { join, relative, resolve } from 'node:path';
  * have (../shared/…) or cites the sections of documents outside it; rules are cited by docs/ section.
  */
 const ROOT = resolve(__dirname, '../..');
-const TREES = ['README.md', 'docs', 'src', 'lua', 'scripts', 'test', 'clients', 'public', 'deploy', 'config', '.ci'];
+const TREES = [
+  'README.md',
+  'docs',
+  'src',
+  'lua',
+  'scripts',
+  'test',
+  'clients',
+  'public',
+  'deploy',
+  'config',
+  '.ci',
+];
 const SELF = relative(ROOT, __filename);
 // spelled in pieces so this file does not match itself
-const OUTSIDE = new RegExp(['\\.\\./shared', 'shared/reference', '\\bSP' + 'EC(\\.md|\\s+\\d)', '\\bDES' + 'IGN(\\.md|\\s+\\d)'].join('|'));
+const OUTSIDE = new RegExp(
+  ['\\.\\./shared', 'shared/reference', '\\bSP' + 'EC(\\.md|\\s+\\d)', '\\bDES' + 'IGN(\\.md|\\s+\\d)'].join(
+    '|',
+  ),
+);
 
 function files(path: string): string[] {
   const full = join(ROOT, path);
@@ -40,7 +56,10 @@ describe('the repository stands on its own', () => {
   });
 
   it('pins the Node the websocket build loads on (issue 26 finding 11)', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; scripts: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      engines: { node: string };
+      scripts: Record<string, string>;
+    };
     expect(pkg.engines.node).toBe('20.x');
     expect(readFileSync(join(ROOT, '.nvmrc'), 'utf8').trim()).toBe('20');
     // one node process: no wrapper (tsx's CLI) relaying Ctrl-C a second time

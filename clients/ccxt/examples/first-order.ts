@@ -7,7 +7,9 @@ const exchange = new ExchangeBackend({
 });
 
 async function main(): Promise<void> {
-  const order = await exchange.createOrder('BTC/USDT', 'limit', 'buy', 0.01, 50000, { clientOrderId: 'bot-1' });
+  const order = await exchange.createOrder('BTC/USDT', 'limit', 'buy', 0.01, 50000, {
+    clientOrderId: 'bot-1',
+  });
   console.log(`order ${order.id}: ${order.status}`);
   const open = await exchange.fetchOpenOrders('BTC/USDT');
   console.log(`open BTC/USDT orders: ${open.map((o) => `${o.side} ${o.amount} @ ${o.price}`).join(', ')}`);

@@ -25,7 +25,13 @@ export function securityHeaders(corsOrigins: string[]): RequestHandler[] {
     cors({
       origin: corsOrigins.includes('*') ? '*' : corsOrigins,
       allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
-      exposedHeaders: ['Retry-After', 'Idempotent-Replayed', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+      exposedHeaders: [
+        'Retry-After',
+        'Idempotent-Replayed',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+      ],
       maxAge: 600,
     }),
   ];

@@ -53,7 +53,9 @@ describe('errors that say what to do', () => {
       .set('Authorization', bearer('erin'))
       .send({ currencyPairCode: 'BTC_USDT', side: 'buy', type: 'market', amount: 0.01 });
     expect(res.status).toBe(400);
-    const messages = (res.body.error.details as { path: string; message: string }[]).map((d) => `${d.path}: ${d.message}`);
+    const messages = (res.body.error.details as { path: string; message: string }[]).map(
+      (d) => `${d.path}: ${d.message}`,
+    );
     expect(messages).toEqual(
       expect.arrayContaining([
         'amount: a market buy takes quoteAmount (the quote currency to spend), not amount',
@@ -67,7 +69,14 @@ describe('errors that say what to do', () => {
     const res = await request(app)
       .post('/api/orders')
       .set('Authorization', bearer('erin'))
-      .send({ currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price: 100, amount: 1, quoteAmount: 100 });
+      .send({
+        currencyPairCode: 'BTC_USDT',
+        side: 'buy',
+        type: 'limit',
+        price: 100,
+        amount: 1,
+        quoteAmount: 100,
+      });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toContainEqual({
       path: 'quoteAmount',
@@ -82,7 +91,9 @@ describe('errors that say what to do', () => {
       .send({ currencyPairCode: 'BTC/USDT', side: 'buy', type: 'limit', price: 100, amount: 1 });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('UNKNOWN_CURRENCY_PAIR');
-    expect(res.body.error.message).toMatch(/^Unknown spot pair BTC\/USDT \(400: currencyPairCode names no listed market;/);
+    expect(res.body.error.message).toMatch(
+      /^Unknown spot pair BTC\/USDT \(400: currencyPairCode names no listed market;/,
+    );
     expect(res.body.error.message).toContain('did you mean BTC_USDT?');
     expect(res.body.error.message).toContain('GET /api/currencies/pairs');
     expect(await openOrders()).toBe(0);
@@ -92,7 +103,9 @@ describe('errors that say what to do', () => {
     const res = await request(app).get(`/api/orderbook/${encodeURIComponent('btc-usdt')}`);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('PAIR_NOT_FOUND');
-    expect(res.body.error.message).toMatch(/^Unknown spot pair btc-usdt \(404: the path names no listed market;/);
+    expect(res.body.error.message).toMatch(
+      /^Unknown spot pair btc-usdt \(404: the path names no listed market;/,
+    );
     expect(res.body.error.message).toContain('did you mean BTC_USDT?');
   });
 
