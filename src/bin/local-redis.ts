@@ -64,8 +64,13 @@ function readNote(dataDir: string): PidNote | undefined {
 }
 
 function ownRedis(url: string, pid: number, dataDir: string, whose: string): RedisInUse {
-  const forget = () => rmSync(join(dataDir, PID_FILE), { force: true });
+  let stopped = false;
+  const forget = () => {
+    stopped = true;
+    rmSync(join(dataDir, PID_FILE), { force: true });
+  };
   const signal = (sig: NodeJS.Signals) => {
+    if (stopped) return; // its pid may belong to another process by now
     try {
       process.kill(pid, sig);
     } catch {

@@ -9,7 +9,7 @@ import { ensureRedis } from './local-redis';
 import { Shutdown } from './shutdown';
 import { StartupError } from './startup-error';
 
-/** Ctrl-C ends the process within this, whatever hangs (docs/operations.md#stopping-npm-start). */
+/** Ctrl-C ends the process within this, whatever hangs (docs/operations.md#npm-start-its-redis-and-how-it-stops). */
 const SHUTDOWN_DEADLINE_MS = 5000;
 /** The demo's share of it: cancelling its orders through the api role still running. */
 const DEMO_STOP_MS = 3000;
