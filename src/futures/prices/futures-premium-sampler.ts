@@ -11,7 +11,7 @@ const IMPACT_MARGIN = 200;
 const IMPACT_DEPTH = 1000;
 
 /**
- * The funding premium index (docs/futures.md#index-mark-and-funding-the-binance-usdⓈ-m-scheme): every PREMIUM_SAMPLE_SECONDS one sample
+ * The funding premium index (docs/futures.md#index-mark-and-funding-the-binance-usd-m-scheme): every PREMIUM_SAMPLE_SECONDS one sample
  * P = [max(0, impactBid − I) − max(0, I − impactAsk)] / I, impact prices being the average fill of
  * the impact notional (200 / IMR at max leverage) walked through the futures book. A wash trade
  * moves no sample: only resting depth does, and only as far as it fills the impact notional.
