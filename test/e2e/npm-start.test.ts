@@ -238,7 +238,7 @@ describe('npm start without JWT_SECRET or JWT_PUBLIC_KEY', () => {
 });
 
 describe('npm start stops cleanly (issue 26 findings 1, 2 and 8)', () => {
-  it('on Ctrl-C with DEMO=1: exits within 5 s, frees its ports, stops its own Redis, and the demo leaves no spot order', async () => {
+  it('on Ctrl-C with DEMO=1: exits within 5 s, frees its ports, stops its own Redis, and the demo leaves no order on any book', async () => {
     const { env, dataDir, redisPort } = await ownRedisEnv({ DEMO: '1' });
     const p = runNpmStart(env);
     let ownPid = 0;
@@ -254,7 +254,7 @@ describe('npm start stops cleanly (issue 26 findings 1, 2 and 8)', () => {
       await p.exited;
       const took = Date.now() - signalled;
       expect(took).toBeLessThan(5000);
-      expect(p.output()).toMatch(/demo: stopped/);
+      expect(p.output()).toMatch(/demo: stopped; every order it placed is cancelled or closed/);
       expect(p.output()).not.toMatch(/ENGINE_UNAVAILABLE/);
       expect(await portFree(Number(env.PORT))).toBe(true);
       expect(await portFree(Number(env.WS_PORT))).toBe(true);
@@ -269,23 +269,34 @@ describe('npm start stops cleanly (issue 26 findings 1, 2 and 8)', () => {
       }
       if (ownPid && alive(ownPid)) process.kill(ownPid, 'SIGKILL');
     }
-    // what the demo left, read from the AOF the own Redis wrote: no spot order rests on any book
+    // what the demo left, read from the AOF the own Redis wrote: no order rests on any book
     const redis = await startRedisServer({ port: redisPort, dir: dataDir, appendOnly: true });
     const r = new Redis(redis.url);
     try {
       const keys = new Keys('ex');
-      const leftFutures = Number(/(\d+) futures orders stay in position/.exec(p.output())?.[1] ?? 0);
-      let futuresResting = 0;
-      for (const pair of ['BTC_USDT', 'ETH_USDT', 'BTC_USDT.TRC20']) {
-        expect(await r.zcard(keys.book('spot', pair, 'bids'))).toBe(0);
-        expect(await r.zcard(keys.book('spot', pair, 'asks'))).toBe(0);
+      for (const [kind, pair] of [
+        ['spot', 'BTC_USDT'],
+        ['spot', 'ETH_USDT'],
+        ['spot', 'BTC_USDT.TRC20'],
+        ['futures', 'BTC_USDT'],
+        ['futures', 'ETH_USDT'],
+      ] as const) {
+        expect([
+          kind,
+          pair,
+          await r.zcard(keys.book(kind, pair, 'bids')),
+          await r.zcard(keys.book(kind, pair, 'asks')),
+        ]).toEqual([kind, pair, 0, 0]);
       }
+      // and no futures order or position stays open in any demo bot's account
       for (const pair of ['BTC_USDT', 'ETH_USDT']) {
-        futuresResting +=
-          (await r.zcard(keys.book('futures', pair, 'bids'))) +
-          (await r.zcard(keys.book('futures', pair, 'asks')));
+        for (const role of ['maker1', 'maker2', 'taker']) {
+          const accounts = await r.smembers(keys.userFuturesAccounts(`demo-futures-${pair}-${role}`));
+          expect(accounts.length).toBeGreaterThan(0);
+          for (const id of accounts)
+            expect([role, pair, await r.zcard(keys.futuresAccountOpenOrders(id))]).toEqual([role, pair, 0]);
+        }
       }
-      expect(futuresResting).toBeLessThanOrEqual(leftFutures); // only what the demo says it could not close
     } finally {
       r.disconnect();
       await redis.stop();
