@@ -58,6 +58,13 @@ module.exports = {
       to: { path: `^src/${FEATURES}/`, pathNot: [`^src/$1/`, `^src/${FEATURES}/index\\.ts$`] },
     },
     {
+      name: 'src-stands-alone',
+      severity: 'error',
+      comment: 'src/ imports nothing of scripts/ or test/: what npm start runs (the demo included) lives in src/.',
+      from: { path: '^src/' },
+      to: { path: '^(scripts|test)/' },
+    },
+    {
       name: 'demo-is-a-client',
       severity: 'error',
       comment: 'src/demo trades through the public REST API: of src/ it imports only the markets DTOs and the domain.',
