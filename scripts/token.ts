@@ -20,7 +20,7 @@ if (!user) {
   process.exit(2);
 }
 if (!isUsableUserId(user)) {
-  // the API refuses such a token with 401 (DESIGN 4), so signing one would only mislead
+  // the API refuses such a token with 401 (docs/api-contract.md#tokens-and-public-routes), so signing one would only mislead
   console.error('--user must be 1 to 64 letters, digits, _ or -');
   process.exit(2);
 }

@@ -1,5 +1,5 @@
 --[[
-  Closes a position or cancels an order that is not filled (SPEC 4.3 close). An unfilled order is
+  Closes a position or cancels an order that is not filled (the close route, docs/futures.md#endpoints). An unfilled order is
   cancelled and its reservation released (status 30). A position (status 50) first loses whatever
   it still has working (the unfilled rest of its order, an earlier resting close order), then is
   closed against the book: at market (the unfilled rest is killed, so a thin book closes it in

@@ -1,5 +1,5 @@
 --[[
-  Price-time matching of an incoming order against the opposite side (SPEC 4.7 rules 1, 2, 4),
+  Price-time matching of an incoming order against the opposite side (order-book rules 1, 2, 4, docs/api-contract.md#order-book-rules),
   shared by every market kind. The kind supplies its settlement as callbacks:
     settle.loadMaker(ctx, id)                 -> { id, user, acct (futures), remaining, stp, ... } from the order hash
     settle.maxQty(ctx, taker, ticks, qty)     -> lots the taker can still pay for at `ticks` (<= qty)

@@ -1,6 +1,6 @@
 /**
  * npm run bench:futures — the futures engine (issues 3, 10), three measurements, each with a baseline
- * measured in the same run (DESIGN 7):
+ * measured in the same run (docs/performance.md):
  *   1. create-order straight through Lua, pipelined: RESTING non-crossing limit orders, then
  *      CROSSING ones that each fill one maker, against a no-op FCALL with the same KEYS/ARGV and
  *      the same flow through nodejs-order-book in memory; three times per run: one order per

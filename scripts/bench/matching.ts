@@ -1,6 +1,6 @@
 /**
  * npm run bench:matching — the spot engine's Lua scripts, pipelined, against a no-op FCALL
- * baseline and an in-memory order book (nodejs-order-book), in one run (DESIGN 7, issue 2).
+ * baseline and an in-memory order book (nodejs-order-book), in one run (docs/performance.md, issue 2).
  *
  * Per run, on a fresh key prefix: RESTING non-crossing limit orders build a book RESTING deep
  * (both sides, 1,000 levels each), then CROSSING limit orders each take exactly one resting order

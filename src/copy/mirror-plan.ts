@@ -8,7 +8,7 @@ import type { MasterRecord, SubscriptionRecord } from './copy-store';
 import { maxSlippage } from './copy-slave.service';
 
 /**
- * What mirroring decides, per master event and per subscription (DESIGN 4, docs/copy-trading.md
+ * What mirroring decides, per master event and per subscription (docs/copy-trading.md
  * "Mirroring"): pure functions over data read before. The caller reads (EventView once per event,
  * SubscriptionView per subscription), plans, and carries the actions out, in any batching: every
  * action is idempotent (a follower order's clientOrderId names its master fill, a follower close's
@@ -62,7 +62,7 @@ export const SkipReason = {
 /** A SkipReason, or the engine's code for an order it refused (INSUFFICIENT_MARGIN, …). */
 export type SkipReasonCode = string;
 
-/** The follower order of one master fill: `copy:<masterOrderId>:<subscriptionId>:<tradeId>` (DESIGN 4). */
+/** The follower order of one master fill: `copy:<masterOrderId>:<subscriptionId>:<tradeId>` (docs/copy-trading.md). */
 export const copyClientOrderId = (masterOrderId: string, subId: string, tradeId: string) => `copy:${masterOrderId}:${subId}:${tradeId}`;
 /** A follower close: of follower position `positionId`, for master trade `tradeId` (or `closed`). */
 export const copyCloseId = (tradeId: string, positionId: string) => `copy-close:${tradeId}:${positionId}`;

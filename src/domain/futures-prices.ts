@@ -1,5 +1,5 @@
 /**
- * Index, mark and funding-rate arithmetic of futures markets (DESIGN 4, Binance USDⓈ-M scheme;
+ * Index, mark and funding-rate arithmetic of futures markets (docs/futures.md, Binance USDⓈ-M scheme;
  * docs/futures.md has a worked example of each). Prices are integer ticks (bigint); rates are
  * integer parts per million (ppm) and premium samples integer parts per billion (ppb).
  */

@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { CANDLE_PERIODS, candleOpen } from '../domain/candle';
 import { badRequest } from '../domain/errors';
 import type { Pair } from '../domain/market';
-import type { MarketStore } from '../markets';
+import { unknownPair, type MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
 import type { EngineShards } from '../platform/redis/engine-shards';
 import type { MarketKind } from '../platform/redis/keys';
@@ -27,7 +27,7 @@ export const DEFAULT_CANDLES = 500;
 const APPLIED_MEMORY_MS = 7 * 24 * 3600 * 1000;
 const UPDATE_STREAM_MAXLEN = 10000;
 
-/** Candles of every SPEC 4.5 period, built from the market streams' trades and read back for REST. */
+/** Candles of every period of the exchange-data routes (docs/market-data.md#candles), built from the market streams' trades and read back for REST. */
 export class CandleService {
   constructor(
     private readonly redis: RedisClient,
@@ -65,7 +65,7 @@ export class CandleService {
   }
 
   /**
-   * SPEC 4.5: the pair named (its futures market when there is one, else spot, unless `kind`
+   * the exchange-data routes (docs/market-data.md#candles): the pair named (its futures market when there is one, else spot, unless `kind`
    * says) or every futures pair; the candles whose [open, close) meets [DateFrom, DateTo), oldest first; periods without
    * trades are left out.
    */
@@ -113,8 +113,6 @@ export class CandleService {
       const pair = await this.markets.getPair(kind, code);
       if (pair) return [{ kind, pair }];
     }
-    throw badRequest('UNKNOWN_CURRENCY_PAIR', `Unknown pair ${code}`, [
-      { path: 'CurrencyPair', message: 'no such pair' },
-    ]);
+    throw unknownPair(code, { kind: only, namedIn: 'query', field: 'CurrencyPair' });
   }
 }

@@ -8,7 +8,7 @@ import { startService, type ServiceProcess } from '../../scripts/lib/outage/serv
 import { WsClient } from '../support/ws-client';
 
 /**
- * Redis crashes under a stream of deposits and comes back (DESIGN 4, issue 11): every request sent
+ * Redis crashes under a stream of deposits and comes back (docs/operations.md#redis-outages, issue 11): every request sent
  * meanwhile answers 503 ENGINE_UNAVAILABLE with Retry-After (or succeeds) at once, none runs after
  * its answer, and the service (api, ws, worker) carries on by itself once Redis is back. The
  * 25-second version under load is `npm run bench:outage`.

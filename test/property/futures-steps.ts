@@ -204,7 +204,7 @@ async function checkInvariants(ctx: Ctx, accounts: string[], ledger: DepositLedg
 const NS = 1000n;
 const MMR_PPM = 5000n;
 
-/** Liquidation price (shared/reference/futures-risk.md 4) in exact integers, toward safety. */
+/** Liquidation price (the isolated-margin formulas of docs/futures.md) in exact integers, toward safety. */
 function liqTicks(side: string, cost: bigint, lots: bigint, margin: bigint): bigint {
   if (side === 'buy') {
     const num = (cost * NS - margin) * 1_000_000n;

@@ -7,7 +7,7 @@ import { indexPriceDtoSchema } from './futures-dto.schema';
 
 const doc = routeDocs('Admin');
 
-/** Operators (or an oracle) set a futures pair's index price (DESIGN 5); mounted behind the admin check. */
+/** Operators (or an oracle) set a futures pair's index price (docs/api-contract.md#operator-routes); mounted behind the admin check. */
 export function adminIndexPriceRoutes(market: FuturesMarketService): Router {
   const r = Router();
   const indexDoc = doc({

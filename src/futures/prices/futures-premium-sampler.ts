@@ -6,7 +6,7 @@ import type { FuturesPriceService } from './futures-price.service';
 import { ImpactBook } from './impact-book';
 
 /**
- * The funding premium index (DESIGN 4; reference section 3): every PREMIUM_SAMPLE_SECONDS one sample
+ * The funding premium index (docs/futures.md#index-mark-and-funding-the-binance-usd-m-scheme): every PREMIUM_SAMPLE_SECONDS one sample
  * P = [max(0, impactBid − I) − max(0, I − impactAsk)] / I, impact prices being the average fill of
  * the impact notional (200 / IMR at max leverage) walked through the futures book. A wash trade
  * moves no sample: only resting depth does, and only as far as it fills the impact notional.

@@ -25,7 +25,7 @@ export interface PriceSettings {
 const ppm = (rate: number | undefined): number => Math.round((rate ?? 0) * 1e6);
 
 /**
- * Index, mark and funding rate of futures markets (DESIGN 4; docs/futures.md). Index = median of the
+ * Index, mark and funding rate of futures markets (docs/futures.md). Index = median of the
  * fresh outside sources (operator/oracle pushes) and the same pair's spot impact mid held near them;
  * mark = median(index carried by the last funding rate, index + 30 s basis average, last futures
  * trade; the last two held within a band of the index), computed and stored each

@@ -41,7 +41,7 @@ export function unauthorized(reason: UnauthorizedReason): Error {
 }
 
 /**
- * The caller a verified token names: `sub` is the user id, `role: "admin"` an operator (DESIGN 4).
+ * The caller a verified token names: `sub` is the user id, `role: "admin"` an operator (docs/api-contract.md#tokens-and-public-routes).
  * The auth middleware has already refused a token without a usable `sub`; the check here keeps a
  * route that forgot `auth` from reading garbage.
  */

@@ -345,4 +345,9 @@ export class Keys {
   bullPrefix(): string {
     return `${this.prefix}:bull`;
   }
+
+  /** Which deployment writes under this prefix: a fingerprint of its token key (bin/deployment-claim.ts). */
+  deployment(): string {
+    return `${this.prefix}:deployment`;
+  }
 }

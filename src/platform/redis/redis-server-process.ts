@@ -49,6 +49,11 @@ export interface RedisServerOptions {
   readyTimeoutMs?: number;
   /** The server binary: `redis-server` on the PATH when omitted (a profiling build elsewhere). */
   binary?: string;
+  /**
+   * Its own process group, not held by this process's event loop: a terminal's Ctrl-C then reaches
+   * only us, and we stop it last (`npm start`), or it outlives us after a SIGKILL.
+   */
+  detached?: boolean;
 }
 
 export interface RedisServerProcess {
@@ -67,8 +72,9 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
   const child = spawn(
     opts.binary ?? 'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...persistence, ...(opts.extraArgs ?? [])],
-    { stdio: 'ignore' },
+    { stdio: 'ignore', detached: opts.detached ?? false },
   );
+  if (opts.detached) child.unref();
   let spawnError: Error | undefined;
   child.once('error', (err) => (spawnError = err));
   const url = `redis://127.0.0.1:${port}`;

@@ -16,6 +16,7 @@ import { authenticatedOnce, idempotency } from './middleware/idempotency';
 import { requestMetrics } from './middleware/metrics';
 import { orderRateLimit } from './middleware/rate-limit';
 import { refuseReservedKeys } from './middleware/reserved-keys';
+import { securityHeaders } from './security-headers';
 import { systemRoutes } from './system.routes';
 import { adminShardsRoutes } from './admin-shards.routes';
 import { queueDashboard } from './queue-dashboard';
@@ -27,6 +28,7 @@ export function createApp(ctx: AppContext): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestMetrics);
+  app.use(securityHeaders(ctx.config.corsOrigins));
   // gzip/deflate/br past 1 KB, as Accept-Encoding allows (docs/aggregator-feeds.md); the fastest
   // levels: a leaderboard page (~77 KB) gzips in 1.1 ms at level 1 against 3.4 ms at 6, for 16 % more bytes
   app.use(compression({ threshold: 1024, level: zlibConstants.Z_BEST_SPEED, brotli: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 1 } } }));
@@ -40,7 +42,7 @@ export function createApp(ctx: AppContext): Express {
   // every operator endpoint, whichever feature serves it, sits behind one admin check
   app.use('/api/admin', auth, requireAdmin);
   for (const routes of featureRouters(ctx, auth, limit)) app.use(routes);
-  app.use(staticSite(ctx.config.wsPort)); // the live market page at / (docs/live-page.md)
+  app.use(staticSite(ctx.config.wsPort, ctx.config.publicWsUrl)); // the live market page at / (docs/live-page.md)
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.log));
   return app;

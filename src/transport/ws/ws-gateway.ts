@@ -42,7 +42,7 @@ type Socket = uWS.WebSocket<Client>;
 type CandleUpdate = StoredCandle & { period: string; t: string };
 
 /**
- * The market-data websocket (DESIGN 6) on uWebSockets.js: subscriptions become uWS topics, and each
+ * The market-data websocket (docs/market-data.md#websocket-gateway-ws-role) on uWebSockets.js: subscriptions become uWS topics, and each
  * market's feed publishes into them from the streams this gateway tails itself. It reads market data
  * only: it carries no orders, and a client that leaves changes nothing but its own subscriptions.
  */
@@ -144,8 +144,9 @@ export class WsGateway {
     }, this.opts.refreshPairsMs);
     this.refreshTimer.unref();
     return new Promise((resolve, reject) => {
-      this.app.listen(this.opts.port, (ls) => {
-        if (!ls) return reject(new Error(`websocket gateway cannot listen on port ${this.opts.port}`));
+      // exclusive: Linux's SO_REUSEPORT would otherwise let a second process share a port in use
+      this.app.listen(this.opts.port, 1 as uWS.ListenOptions /* LIBUS_LISTEN_EXCLUSIVE_PORT */, (ls) => {
+        if (!ls) return reject(Object.assign(new Error(`websocket gateway cannot listen on port ${this.opts.port}`), { code: 'EADDRINUSE' }));
         this.listenSocket = ls;
         resolve(uWS.us_socket_local_port(ls));
       });

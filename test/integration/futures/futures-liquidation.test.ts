@@ -22,7 +22,7 @@ const liquidate = (markTicks: number) => b.ctx.futures.engine.liquidate(PAIR, St
 const position = async (user: string, id: number) => (await b.get(user, '/api/futures/trade/positions')).body
   .find((p: { id: number }) => p.id === id);
 
-/** The reference formula (shared/reference/futures-risk.md 4) in exact integers, from the current margin. */
+/** The reference formula (the isolated-margin formulas of docs/futures.md) in exact integers, from the current margin. */
 function expectedLiqTicks(isLong: boolean, costTicksLots: bigint, lots: bigint, marginMinor: bigint): bigint {
   if (isLong) {
     const num = (costTicksLots * NS - marginMinor) * 1_000_000n;

@@ -290,13 +290,13 @@ describe('aggregator B, spot (CoinMarketCap specification)', () => {
   });
 });
 
-describe('futures feeds (SPEC 2.16, 2.17)', () => {
+describe('futures feeds (OpenAPI `ContractRecordA`/`B`, `ContractBook`)', () => {
   const NUMBER_FIELDS = [
     'last_price', 'base_volume', 'target_volume', 'bid', 'ask', 'high', 'low', 'open_interest', 'index_price',
     'mark_price', 'index_currency', 'funding_rate', 'next_funding_rate', 'next_funding_rate_timestamp', 'contract_price',
   ];
   const STRING_FIELDS = ['ticker_id', 'base_currency', 'target_currency', 'product_type', 'contract_type', 'contract_price_currency'];
-  /** What each standard adds to SPEC 2.16 (aggregator-standards.test.ts checks them field by field). */
+  /** What each standard adds to OpenAPI `ContractRecordA`/`B` (aggregator-standards.test.ts checks them field by field). */
   const EXTRA: Record<string, Record<string, 'number' | 'string'>> = {
     'aggregator-a': { open_interest_usd: 'number', index_name: 'string' },
     'aggregator-b': {

@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import { TEST_SECRET, bearer, createApp, testContext } from '../../support/harness';
 
 /**
- * Authentication comes before anything else (DESIGN 4): a signed token whose `sub` is not a usable
+ * Authentication comes before anything else (docs/api-contract.md#tokens-and-public-routes): a signed token whose `sub` is not a usable
  * user id is a 401 on every authenticated route, whatever the body; and a body carrying
  * `__proto__` or `constructor` is refused rather than passed on with the key dropped.
  */

@@ -20,7 +20,7 @@ function body(code: string, message: string, details: { path: string; message: s
   return { error: { code, message, details } };
 }
 
-/** The one place errors become responses (DESIGN 4). 5xx bodies say nothing of the internals. */
+/** The one place errors become responses (docs/api-contract.md#errors). 5xx bodies say nothing of the internals. */
 export function errorHandler(log: Logger) {
   // an outage fails every request: one line a second says so without flooding the log
   let lastWarned = 0;
@@ -34,7 +34,7 @@ export function errorHandler(log: Logger) {
     }
     const fromHttp = (err as { type?: unknown; status?: unknown }).type || (err as { status?: unknown }).status;
     if (!fromHttp && isRedisUnavailable(err)) {
-      // DESIGN 4: 503 while Redis is unreachable, at once rather than after the outage
+      // docs/operations.md#redis-outages: 503 while Redis is unreachable, at once rather than after the outage
       since++;
       if (Date.now() - lastWarned >= 1000) {
         log.warn({ err, requests: since }, 'engine unavailable: answering 503');

@@ -11,7 +11,7 @@ import { withAccess } from '../../../platform/http/route-doc';
 const NOSCRIPT_RETRIES = 2;
 
 /**
- * Per-user limit on order placement and cancel (SPEC 8): `perSecond` steady, with up to `burst`
+ * Per-user limit on order placement and cancel (docs/spot.md#rate-limit): `perSecond` steady, with up to `burst`
  * in one second drawn from a slower-refilling burst bucket. State lives in Redis, shared by all
  * API instances, under a hash tag per user (Keys.rateLimitSubject).
  *

@@ -16,7 +16,14 @@ export interface ApiInfo {
   version: string;
   /** CommonMark, shown above the operations. */
   description: string;
+  /** The licence the API is offered under (OpenAPI's `info.license`). */
+  license: { name: string; url?: string; identifier?: string };
+  /** One line per tag (each route's `routeDocs(tag)`); a tag without one is a gap. */
+  tags: Record<string, string>;
 }
+
+/** The JSON Schema dialect of every schema in the document: 2020-12, OpenAPI 3.1's own (without it, tools such as Prism fall back to draft-07). */
+const JSON_SCHEMA_DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
 
 export interface ApiDocument {
   /** OpenAPI 3.1. */
@@ -25,11 +32,12 @@ export interface ApiDocument {
   gaps: string[];
 }
 
-/** DESIGN 4's statuses, each with the error body and a typical one as the example. */
+/** The statuses of docs/api-contract.md#errors, each with the error body and a typical one as the example. */
 const ERROR_RESPONSES: Record<number, { name: string; description: string; example: [string, string] }> = {
   400: {
     name: 'BadRequest',
-    description: 'Invalid input: the details name each field (unknown body fields are refused too)',
+    description:
+      'Invalid input: the details name each field and say what to do (unknown body fields are refused too; a market buy with `amount` reads "a market buy takes quoteAmount"). A field naming a pair nobody listed is `UNKNOWN_CURRENCY_PAIR`: a bad field, so 400, where a path naming one is a 404; the message says which and, for `BTC/USDT`, hints `BTC_USDT`.',
     example: ['VALIDATION_FAILED', 'Invalid body'],
   },
   401: {
@@ -45,11 +53,21 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
     description: 'Authenticated, but not allowed (not an administrator, not the owner)',
     example: ['ADMIN_ONLY', 'This endpoint needs an administrator token'],
   },
-  404: { name: 'NotFound', description: 'Unknown resource', example: ['ORDER_NOT_FOUND', 'Order not found'] },
+  404: {
+    name: 'NotFound',
+    description:
+      'Unknown resource. A path naming a pair nobody listed is `PAIR_NOT_FOUND` (a missing resource, where the same code in a body field is a 400); the message says where the pairs are listed and, for `BTC/USDT`, hints `BTC_USDT`.',
+    example: ['ORDER_NOT_FOUND', 'Order not found'],
+  },
   409: {
     name: 'Conflict',
     description: 'State conflict (not open any more, finished already, exists already)',
     example: ['ORDER_NOT_OPEN', 'Order is not open'],
+  },
+  415: {
+    name: 'UnsupportedMediaType',
+    description: 'A body that is not JSON: send it with `Content-Type: application/json`',
+    example: ['UNSUPPORTED_MEDIA_TYPE', 'The body must be JSON: send it with Content-Type: application/json (got application/x-www-form-urlencoded)'],
   },
   422: {
     name: 'Unprocessable',
@@ -71,7 +89,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
 
 const BEARER = 'bearerAuth';
 
-/** Methods whose repeat the idempotency middleware answers from the first answer (DESIGN 4). */
+/** Methods whose repeat the idempotency middleware answers from the first answer (docs/api-contract.md#exactly-once). */
 const CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const IDEMPOTENCY_KEY: JsonSchema = {
   name: 'Idempotency-Key',
@@ -105,12 +123,14 @@ export function buildApiDocument(app: Express, info: ApiInfo): ApiDocument {
     const operation = describeOperation(joi, route, doc, openApiPath, gaps);
     paths[openApiPath] = { ...paths[openApiPath], [route.method.toLowerCase()]: operation };
   }
+  for (const tag of tags) if (!info.tags[tag]) gaps.push(`tag ${tag}: no description (API_INFO.tags)`);
   const errorBody = joi.convert(errorBodySchema);
   const document: JsonSchema = {
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version, description: info.description },
+    jsonSchemaDialect: JSON_SCHEMA_DIALECT,
+    info: { title: info.title, version: info.version, description: info.description, license: info.license },
     servers: [{ url: '/', description: 'This server' }],
-    tags: tags.map((name) => ({ name })),
+    tags: tags.map((name) => ({ name, description: info.tags[name] })),
     paths,
     components: {
       schemas: joi.schemas,
@@ -184,6 +204,7 @@ function describeOperation(
   };
   const statuses = new Set<number>(doc.errors ?? []);
   if (schemas.body || schemas.query || schemas.params || idempotent) statuses.add(400);
+  if (schemas.body) statuses.add(415);
   if (idempotent) {
     statuses.add(409);
     statuses.add(422);

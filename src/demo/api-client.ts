@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 
-/** A non-2xx answer of the API, with DESIGN's error code when the body has one. */
+/** A non-2xx answer of the API, with the error code when the body has one. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
