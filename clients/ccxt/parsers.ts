@@ -9,7 +9,7 @@ const SPOT_STATUS: Record<string, string> = {
   expired: 'expired',
 };
 
-/** SPEC 3.1 futures statuses. InPosition is decided per order: its rest may still rest on the book. */
+/** Futures order statuses (docs/api-contract.md#resources). InPosition is decided per order: its rest may still rest on the book. */
 const FUTURES_STATUS: Record<string, string> = { '10': 'open', '20': 'closed', '30': 'canceled', '40': 'rejected' };
 
 /** The service's records as ccxt structures. Numbers arrive as JSON numbers; ccxt keeps them exact as strings. */
@@ -41,7 +41,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     });
   }
 
-  /** A row of GET /api/futures/exchange-data/pairs (SPEC 2.13: the pair code's first letter is Cyrillic). */
+  /** A row of GET /api/futures/exchange-data/pairs (OpenAPI `FuturesPairInfo`: the pair code's first letter is Cyrillic). */
   parseFuturesMarket(p: Dict): MarketInterface {
     const id = (this.safeString(p, '\u0441urrencyPairCode') ?? this.safeString(p, 'currencyPairCode')) as string;
     const sep = id.indexOf('_');
@@ -87,7 +87,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     });
   }
 
-  /** A spot order (DESIGN 4). The fee is in the currency received: base for a buy, quote for a sell. */
+  /** A spot order (docs/spot.md). The fee is in the currency received: base for a buy, quote for a sell. */
   parseSpotOrder(o: Dict, market?: Market): Order {
     market = this.safeMarket(this.safeString(o, 'currencyPairCode'), market, undefined, 'spot');
     const side = this.safeString(o, 'side');
@@ -111,7 +111,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     }, market);
   }
 
-  /** A futures order / position record (SPEC 2.10). */
+  /** A futures order / position record (OpenAPI `FuturesOrder`). */
   parseFuturesOrder(o: Dict, market?: Market): Order {
     market = this.safeMarket(this.safeString(o, 'currencyPairCode'), market, undefined, 'swap');
     const isMarket = this.safeBool(o, 'isMarket');
@@ -143,7 +143,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
 
   /**
    * A trade: spot public `{id, timestamp, price, amount, side}` (side of the taker), spot own
-   * (plus orderId, takerOrMaker, fee, feeCurrencyCode), futures deals (SPEC 2.14, 2.15).
+   * (plus orderId, takerOrMaker, fee, feeCurrencyCode), futures deals (OpenAPI `FuturesDeal`, `FuturesUserDeal`).
    */
   override parseTrade(t: Dict, market?: Market): Trade {
     const futures = this.isFutures(market) || t.isLong !== undefined;
@@ -205,7 +205,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     }, market);
   }
 
-  /** A candle (SPEC 2.12) as [open time, open, high, low, close, base volume]. */
+  /** A candle (OpenAPI `Candle`) as [open time, open, high, low, close, base volume]. */
   override parseOHLCV(c: Dict, _market?: Market): OHLCV {
     return [
       this.parse8601(this.safeString(c, 'openTimestamp')) as number,
@@ -217,7 +217,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     ];
   }
 
-  /** Wallet rows `{currencyCode, available, reserved}` (DESIGN 5). */
+  /** Wallet rows `{currencyCode, available, reserved}` (docs/api-contract.md#operator-routes). */
   parseWalletBalance(rows: Dict[]): Balances {
     const result: Dict = { info: rows };
     for (const r of rows) {
@@ -243,7 +243,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     return this.safeBalance(result);
   }
 
-  /** A number field where 0 means unset (TP, SL and liquidation price of SPEC 2.10). */
+  /** A number field where 0 means unset (TP, SL and liquidation price of OpenAPI `FuturesOrder`). */
   protected nonZero(d: Dict, key: string): number | undefined {
     const v = this.safeNumber(d, key);
     return v === 0 ? undefined : v;

@@ -1,5 +1,6 @@
 --[[
-  SPEC 4.3 across engine shards: at the user's home, claims a clientOrderId for an order about to be
+  One clientOrderId per user over every market, across engine shards (docs/architecture.md,
+  "clientOrderId across shards"): at the user's home, claims a clientOrderId for an order about to be
   placed on another shard, so the same clientOrderId sent to markets of two shards places one order.
   The home's clientOrderId hash is the registry: orders placed at home write their id there
   (placeSpotOrders), orders elsewhere are claimed here as `@<shard>` first. A claim stays, like an

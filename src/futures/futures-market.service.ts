@@ -8,7 +8,7 @@ import type { BookLevelDto, MarketDataService } from '../market-data';
 import type { TradeHistory, IdRange } from '../market-data';
 import type { FuturesPriceService } from './prices/futures-price.service';
 
-/** SPEC 2.13; the first letter of `сurrencyPairCode` is Cyrillic U+0441, as SPEC spells it. */
+/** OpenAPI `FuturesPairInfo`; the first letter of `сurrencyPairCode` is Cyrillic U+0441, as the contract spells it (docs/api-contract.md#resources). */
 export interface FuturesPairInfoDto {
   id: number;
   сurrencyPairCode: string;
@@ -29,7 +29,7 @@ export interface FuturesBookDto {
   bids: BookLevelDto[];
 }
 
-/** SPEC 2.14 */
+/** OpenAPI `FuturesDeal` */
 export interface FuturesDealDto {
   timestamp: string;
   price: number;
@@ -39,7 +39,7 @@ export interface FuturesDealDto {
   orderSide: number;
 }
 
-/** SPEC 2.15 */
+/** OpenAPI `FuturesUserDeal` */
 export interface FuturesUserDealDto extends FuturesDealDto {
   id: number;
   fee: number;

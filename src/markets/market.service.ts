@@ -5,7 +5,7 @@ import type { MarketStore } from './market-store';
 
 export type { PairRequest };
 
-/** The spot pair listing of DESIGN 5 (`GET /api/currencies/pairs`). */
+/** The spot pair listing of docs/api-contract.md#operator-routes (`GET /api/currencies/pairs`). */
 export type SpotPairDto = Pick<
   Pair,
   'baseCurrencyCode' | 'quoteCurrencyCode' | 'digitsPrice' | 'digitsAmount' | 'minBaseAmount' | 'minQuoteAmount' | 'makerFee' | 'takerFee'
@@ -53,7 +53,7 @@ export class MarketService {
   /**
    * The shard a new market runs on: the one asked for (0..ENGINE_SHARDS-1), else the shard with the
    * fewest markets. Futures markets stay on shard 0, where the futures accounts, their positions
-   * and copy trading live (docs/architecture.md, "Engine shards").
+   * and copy trading live (docs/architecture.md, "Engine shards: money").
    */
   private async shardFor(req: PairRequest): Promise<number> {
     const count = this.store.shardCount;

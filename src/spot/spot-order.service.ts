@@ -37,13 +37,13 @@ export interface SpotOrderQuery extends PageRequest {
  */
 export interface SpotFunding {
   homes: { of(userId: string): Promise<number> };
-  escrow: { cover(userId: string, shard: number, cur: string, need: string): Promise<void> } | null;
+  escrow: { cover(userId: string, shard: number, cur: string, need: string, boost?: number): Promise<void> } | null;
 }
 
 /** Placements of one order that may each find the escrow short and top it up before the next. */
-const FUNDED_ATTEMPTS = 4;
+const FUNDED_ATTEMPTS = 6;
 
-/** Spot order use cases: request numbers to engine units (rounded down, SPEC 4.7 rule 9), checks, DTOs. */
+/** Spot order use cases: request numbers to engine units (rounded down, order-book rule 9, docs/api-contract.md#order-book-rules), checks, DTOs. */
 export class SpotOrderService {
   constructor(
     private readonly redis: RedisClient,
@@ -109,7 +109,7 @@ export class SpotOrderService {
 
   /**
    * With several shards: the clientOrderId claimed at home first when the market is elsewhere
-   * (SPEC 4.3 over all markets), then the order placed on its market's shard; an order that finds
+   * (one per user over every market), then the order placed on its market's shard; an order that finds
    * the escrow there short (or lost a race with a sweep) has it covered from home and is placed
    * again, inside this request.
    */
@@ -129,9 +129,12 @@ export class SpotOrderService {
           // the script's detail, `@<shard>`, ends the message (engineError)
           return this.orderByClientId(input.userId, Number(/@(\d+)$/.exec(err.message)?.[1]), input.clientOrderId);
         }
-        if (err.code !== 'INSUFFICIENT_BALANCE' || attempt >= FUNDED_ATTEMPTS) throw err;
+        if (err.code !== 'INSUFFICIENT_BALANCE') throw err;
+        // the user has the money (cover would have said otherwise): concurrent orders kept taking it first
+        if (attempt >= FUNDED_ATTEMPTS) throw new AppError(503, 'ESCROW_BUSY', 'Orders of this user kept taking each other\'s top-ups; retry');
         const { cur, amount } = reservation(input);
-        await (this.funding.escrow as NonNullable<SpotFunding['escrow']>).cover(input.userId, shard, cur, amount);
+        // each retry asks for up to twice as much again, so orders racing for one escrow all end up covered
+        await (this.funding.escrow as NonNullable<SpotFunding['escrow']>).cover(input.userId, shard, cur, amount, 2 ** (attempt - 1));
       }
     }
   }

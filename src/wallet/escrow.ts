@@ -15,7 +15,7 @@ export interface EscrowPolicy {
 }
 
 /**
- * The user's money on shards other than home (docs/architecture.md, "Engine shards"): topped up
+ * The user's money on shards other than home (docs/architecture.md, "Engine shards: money"): topped up
  * from home when an order there needs more, swept home when idle or when home runs short. The api
  * that needs a top-up carries it to the end itself (an api-only deployment never waits on a worker).
  */
@@ -32,9 +32,11 @@ export class Escrow {
   /**
    * Makes `need` minor units of `cur` available to `userId` on `shard`, where an order just found
    * less: the shortfall comes from home (home short: the user's free escrow elsewhere is swept
-   * home first). Throws 422 INSUFFICIENT_BALANCE when the user has not got it anywhere.
+   * home first). Throws 422 INSUFFICIENT_BALANCE when the user has not got it anywhere. `boost`
+   * multiplies what is asked for beyond the shortfall (never what must be there): a retry after
+   * concurrent orders took the last top-up.
    */
-  async cover(userId: string, shard: number, cur: string, need: string): Promise<void> {
+  async cover(userId: string, shard: number, cur: string, need: string, boost = 1): Promise<void> {
     const home = await this.homes.of(userId);
     if (home === shard) {
       if (!(await this.sweepHome(userId, cur, [home]))) throw insufficient(cur);
@@ -44,7 +46,7 @@ export class Escrow {
     let shortfall = new BigNumber(need).minus(held ?? 0);
     // the escrow held enough when read: an order in between took it; move the whole need again
     if (shortfall.lte(0)) shortfall = new BigNumber(need);
-    const want = shortfall.plus(shortfall.times(this.policy.headroomPercent).div(100).integerValue(BigNumber.ROUND_CEIL));
+    const want = shortfall.times(boost).plus(shortfall.times(this.policy.headroomPercent).div(100).integerValue(BigNumber.ROUND_CEIL));
     const t = newTransfer(userId, cur, home, shard);
     try {
       await this.ledger.send(t, 'exact', want.toFixed(0), shortfall.toFixed(0));

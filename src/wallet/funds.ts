@@ -9,7 +9,7 @@ import { TransferRelay } from './transfer-relay';
 
 /**
  * Users' money across engine shards: home shards, transfers between home and escrow, the escrow
- * policy and the reconciler (docs/architecture.md, "Engine shards"). With one shard there is no
+ * policy and the reconciler (docs/architecture.md, "Engine shards: money"). With one shard there is no
  * escrow and no relay: home is the market shard and nothing here runs.
  */
 export interface Funds {

@@ -4,7 +4,7 @@ import type { ShardLinks } from '../platform/redis/shard-links';
 import type { Transfer, TransferLedger } from './transfer-ledger';
 
 /**
- * Carries a sent transfer to its target (docs/architecture.md, "Engine shards"): the debit made
+ * Carries a sent transfer to its target (docs/architecture.md, "Engine shards: money"): the debit made
  * durable at the sender, the credit keyed by the transfer id at the receiver, made durable too,
  * then the outbox entry acknowledged. Every step repeats harmlessly, so the api runs them for its
  * own top-ups and a worker drains whatever is left in the outboxes (`drain`) after a crash.

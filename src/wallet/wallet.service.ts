@@ -5,7 +5,6 @@ import { unwrap, type ScriptReply } from '../platform/redis/reply';
 import type { RedisClient } from '../platform/redis/connection';
 import type { EngineShards } from '../platform/redis/engine-shards';
 import type { Scripts } from '../platform/redis/scripts';
-import { newOperation } from '../platform/redis/operation';
 import type { HomeRegistry } from './home-registry';
 import { mergedBalances, type MinorBalances } from './merged-balances';
 
@@ -37,11 +36,11 @@ export class WalletService {
     if (minor.lte(0)) throw rejected('AMOUNT_TOO_SMALL', `amount rounds to zero at ${currency.decimals} decimals`);
     const home = this.shards.keys(await this.homes.of(userId));
     unwrap(
-      await this.scripts.runOnce<ScriptReply>(
+      await this.scripts.runOnceFor<ScriptReply>(
         'deposit',
         [home.walletAvailable(userId), home.deposits()],
         [currencyCode, minorString(minor)],
-        newOperation(home),
+        home,
       ),
     );
     return (await this.balances(userId)).find((b) => b.currencyCode === currencyCode) as BalanceDto;

@@ -49,7 +49,7 @@ const insuranceDepositDtoSchema = dtoSchema(
   Joi.object({ shard: Joi.number().integer(), currencyCode: Joi.string(), balance: Joi.number().description("The shard's fund after the deposit") }),
 );
 
-/** Operators read the insurance funds (DESIGN 4, docs/futures.md); mounted behind the admin check. */
+/** Operators read the insurance funds (docs/futures.md); mounted behind the admin check. */
 export function adminInsuranceFundRoutes(fund: InsuranceFundReader, funding: InsuranceFunding): Router {
   const r = Router();
   const fundDoc = doc({

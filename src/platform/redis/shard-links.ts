@@ -4,8 +4,12 @@ import type { RedisClient } from './connection';
 import { reconnectDelayMs } from './connection';
 import { shardSlot } from './shard-tags';
 
-/** How a shard makes a write durable before the relay takes the next step (docs/architecture.md). */
-export type DurabilityMode = 'replica' | 'fsync';
+/**
+ * How a shard makes a write durable before the relay takes the next step (docs/architecture.md).
+ * `ordered`: every shard on one server, so a transfer's steps share one AOF and one replication
+ * stream, in order: whatever a crash or a failover keeps of a credit, it keeps the debit before it.
+ */
+export type DurabilityMode = 'replica' | 'fsync' | 'ordered';
 
 /**
  * The relay's own connection to each engine shard's master, and the way it makes what it wrote
@@ -26,11 +30,13 @@ export class ShardLinks {
     const byNode = new Map<string, Promise<{ link: RedisClient; mode: DurabilityMode }>>();
     const links: RedisClient[] = [];
     const modes: DurabilityMode[] = [];
+    const nodes = Array.from({ length: shards }, (_, shard) => nodeOf(engine, url, shard));
+    const oneServer = new Set(nodes).size === 1;
     for (let shard = 0; shard < shards; shard++) {
-      const node = nodeOf(engine, url, shard);
+      const node = nodes[shard];
       let opened = byNode.get(node);
       if (!opened) {
-        opened = openLink(node, waitMs);
+        opened = openLink(node, oneServer);
         byNode.set(node, opened);
       }
       const { link, mode } = await opened;
@@ -50,7 +56,7 @@ export class ShardLinks {
 
   /** After a write on `link(shard)`: resolves once it is durable, throws a 503 when a replica did not confirm in time. */
   async durable(shard: number): Promise<void> {
-    if (this.modes[shard] === 'fsync') return;
+    if (this.modes[shard] !== 'replica') return;
     const acked = Number(await this.links[shard].call('WAIT', 1, this.waitMs));
     if (acked < 1) throw new AppError(503, 'SHARD_NOT_DURABLE', `Engine shard ${shard}'s replica did not confirm within ${this.waitMs} ms`);
   }
@@ -81,11 +87,11 @@ function nodeOf(engine: RedisClient, url: string, shard: number): string {
   return owners[0];
 }
 
-async function openLink(node: string, waitMs: number): Promise<{ link: RedisClient; mode: DurabilityMode }> {
+async function openLink(node: string, oneServer: boolean): Promise<{ link: RedisClient; mode: DurabilityMode }> {
   const [host, port] = node.split(':');
   const link = new Redis({
     host, port: Number(port), connectionName: 'relay', maxRetriesPerRequest: 1, retryStrategy: reconnectDelayMs,
-    commandTimeout: waitMs + 2000, lazyConnect: true,
+    lazyConnect: true,
   });
   link.on('error', () => undefined); // outages show as failed steps, which the relay retries
   await link.connect();
@@ -94,6 +100,7 @@ async function openLink(node: string, waitMs: number): Promise<{ link: RedisClie
   const [, aof] = (await link.config('GET', 'appendonly')) as string[];
   const [, fsync] = (await link.config('GET', 'appendfsync')) as string[];
   if (aof === 'yes' && fsync === 'always') return { link, mode: 'fsync' };
+  if (oneServer) return { link, mode: 'ordered' };
   link.disconnect();
   throw new Error(
     `ENGINE_SHARDS > 1 needs every shard's master to make a write durable before the next transfer step: ` +

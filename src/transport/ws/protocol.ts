@@ -3,7 +3,7 @@ import { CANDLE_PERIODS } from '../../domain/candle';
 import type { MarketKind } from '../../platform/redis/keys';
 import type { Channel } from './topics';
 
-/** A client's request (DESIGN 6). */
+/** A client's request (docs/market-data.md#websocket-gateway-ws-role). */
 export interface ClientRequest {
   op: 'subscribe' | 'unsubscribe';
   channel: Channel;

@@ -17,7 +17,7 @@ export const reconciliationDtoSchema = dtoSchema(
   }),
 );
 
-/** The operator's check of the money invariant over every shard (DESIGN 5); mounted behind the admin check. */
+/** The operator's check of the money invariant over every shard (docs/architecture.md); mounted behind the admin check. */
 export function adminReconcileRoutes(reconciler: Reconciler): Router {
   const r = Router();
   const reconcileDoc = doc({

@@ -110,6 +110,7 @@ describe('every answer matches the response schema the document gives it', () =>
     await ok('get', '/api/admin/insurance-fund', { as: ADMIN });
     await ok('post', '/api/admin/insurance-fund', { as: ADMIN, body: { shard: 0, currencyCode: 'USDT', amount: 10 } });
     await ok('get', '/api/admin/reconcile', { as: ADMIN });
+    await ok('get', '/api/admin/shards', { as: ADMIN });
     await ok('get', '/api/currencies');
     await ok('get', '/api/currencies/pairs');
   });

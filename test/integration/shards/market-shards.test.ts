@@ -7,6 +7,7 @@ import { shardOfId, SHARD_ID_SPAN } from '../../../src/domain/shard-ids';
 import { shardTag } from '../../../src/platform/redis/shard-tags';
 import { seedMarkets } from '../../../src/markets/market-seeder';
 import type { RedisServerProcess } from '../../../src/platform/redis/redis-server-process';
+import { startRedisCluster } from '../../../src/platform/redis/redis-cluster-process';
 import { bearer } from '../../support/harness';
 import { durableRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
 
@@ -156,8 +157,19 @@ describe('growing ENGINE_SHARDS on live data', () => {
 });
 
 describe('durability check at start', () => {
-  it('refuses more than one shard on a server with neither a replica nor appendfsync always', async () => {
+  it('refuses more than one shard on cluster masters with neither a replica nor appendfsync always', async () => {
+    const cluster = await startRedisCluster({ masters: 3, appendOnly: false });
+    try {
+      await expect(shardWorld(cluster.url, 3, { REDIS_CLUSTER: '1' })).rejects.toThrow(/appendfsync always/);
+    } finally {
+      await cluster.stop();
+    }
+  });
+
+  it('starts several shards on one server whatever its persistence: one AOF keeps their steps in order', async () => {
     // the suite's shared server runs without AOF
-    await expect(shardWorld(process.env.REDIS_URL as string, 2)).rejects.toThrow(/appendfsync always/);
+    const w = await shardWorld(process.env.REDIS_URL as string, 3);
+    await w.ctx.cleanup();
+    expect(w.ctx.funds.relay).not.toBeNull();
   });
 });

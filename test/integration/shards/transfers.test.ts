@@ -153,7 +153,7 @@ describe('transfer faults', () => {
   });
 });
 
-describe('clientOrderId over every market (SPEC 4.3 across shards)', () => {
+describe('clientOrderId over every market, across shards', () => {
   it('places one order for one clientOrderId sent to markets on two shards, one after the other or at once', async () => {
     const user = await quotedUser(2, 'clid');
     const first = await w.place(user, buy('BTC_USDT', 100, 1, { clientOrderId: 'one' }));
