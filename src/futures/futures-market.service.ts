@@ -21,6 +21,9 @@ export interface FuturesPairInfoDto {
   lotSize: number;
   fundingRateStartTimestamp: string;
   fundingRateFinishTimestamp: string;
+  /** Extensions (not in SPEC 2.13): the pair's fee rates as fractions (0.001 = 0.1 %), as spot pairs show them. */
+  makerFee: number;
+  takerFee: number;
 }
 
 export interface FuturesBookDto {
@@ -70,7 +73,7 @@ export class FuturesMarketService {
   /**
    * basePricePrecision = digitsPrice, quantityPrecision = digitsAmount, quotePricePrecision = the
    * margin currency's decimals; fundingRate = the rate of the round in progress, which settles at
-   * fundingRateFinishTimestamp.
+   * fundingRateFinishTimestamp; makerFee / takerFee extend 2.13 so clients can read the fees.
    */
   async pairs(now = Date.now()): Promise<FuturesPairInfoDto[]> {
     const { start, finish } = this.prices.fundingRound(now);
@@ -88,6 +91,8 @@ export class FuturesMarketService {
         lotSize: p.lotSize ?? 0,
         fundingRateStartTimestamp: new Date(start).toISOString(),
         fundingRateFinishTimestamp: new Date(finish).toISOString(),
+        makerFee: p.makerFee,
+        takerFee: p.takerFee,
       })),
     );
   }

@@ -97,6 +97,8 @@ export const futuresPairInfoDtoSchema = dtoSchema(
     lotSize: Joi.number(),
     fundingRateStartTimestamp: isoTimestamp(),
     fundingRateFinishTimestamp: isoTimestamp().description('When the round in progress settles'),
+    makerFee: Joi.number().description('Extension: maker fee rate, a fraction (0.001 = 0.1 %)'),
+    takerFee: Joi.number().description('Extension: taker fee rate, a fraction (0.001 = 0.1 %)'),
   }),
 );
 

@@ -313,6 +313,17 @@ export class Keys {
     return `${this.prefix}:{idem:${userId}}:${keyHash}`;
   }
 
+  /**
+   * rate-limiter-flexible builds `<keyPrefix>:<key>`: the prefix names the bucket, the key carries
+   * a hash tag per user, so every user's limiter lives on its own slot (DESIGN 6), apart from the engine.
+   */
+  rateLimitBucket(bucket: 'orders' | 'orders-burst'): string {
+    return `${this.prefix}:rl:${bucket}`;
+  }
+  rateLimitUser(userId: string): string {
+    return `{rl:${userId}}`;
+  }
+
   /** BullMQ's own prefix; each queue name carries its hash tag, as BullMQ advises for cluster. */
   bullPrefix(): string {
     return `${this.prefix}:bull`;

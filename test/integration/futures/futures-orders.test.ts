@@ -329,7 +329,12 @@ describe('futures market data', () => {
     expect(Object.keys(btc)).toEqual([
       'id', '\u0441urrencyPairCode', 'isActive', 'basePricePrecision', 'quantityPrecision', 'quotePricePrecision',
       'contractValue', 'fundingRate', 'lotSize', 'fundingRateStartTimestamp', 'fundingRateFinishTimestamp',
+      'makerFee', 'takerFee',
     ]);
+    // the fee extensions are the pair's own rates
+    const stored = await b.ctx.markets.store.getPair('futures', 'BTC_USDT');
+    expect([btc.makerFee, btc.takerFee]).toEqual([stored!.makerFee, stored!.takerFee]);
+    expect(btc.takerFee).toBeGreaterThan(0);
     expect(btc).toMatchObject({ isActive: true, basePricePrecision: 1, quantityPrecision: 4, quotePricePrecision: 8, contractValue: 1, lotSize: 0.0001, fundingRate: 0.0001 });
     expect(Date.parse(btc.fundingRateFinishTimestamp) - Date.parse(btc.fundingRateStartTimestamp)).toBe(28_800_000);
     expect(r.body.map((p: Record<string, unknown>) => p['\u0441urrencyPairCode']).sort()).toEqual(['BTC_USDT', 'ETH_USDT']);
