@@ -1,0 +1,36 @@
+import Joi from 'joi';
+
+/** The private stream's channels (DESIGN 6). */
+export const USER_CHANNELS = ['orders', 'fills', 'balances', 'positions'] as const;
+export type UserChannel = (typeof USER_CHANNELS)[number];
+
+/** A client's frame on /ws/user. */
+export type UserRequest =
+  | { op: 'auth'; token: string }
+  | { op: 'subscribe' | 'unsubscribe'; channel: UserChannel };
+
+const schema = Joi.alternatives().conditional(Joi.object({ op: Joi.valid('auth') }).unknown(), {
+  then: Joi.object({ op: Joi.valid('auth').required(), token: Joi.string().max(8192).required() }),
+  otherwise: Joi.object({
+    op: Joi.string().valid('subscribe', 'unsubscribe').required(),
+    channel: Joi.string()
+      .valid(...USER_CHANNELS)
+      .required(),
+  }),
+});
+
+/** Parses one text frame; the error is a sentence for the client. */
+export function parseUserRequest(text: string): { request: UserRequest } | { error: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { error: 'message is not JSON' };
+  }
+  const { value, error } = schema.validate(raw, { abortEarly: true, convert: false });
+  if (error) return { error: error.details[0].message };
+  return { request: value as UserRequest };
+}
+
+/** Close code of a connection without a valid token (missing, bad, expired), as HTTP's 401. */
+export const CLOSE_UNAUTHORIZED = 4401;

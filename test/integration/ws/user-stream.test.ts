@@ -1,0 +1,198 @@
+import jwt from 'jsonwebtoken';
+import request from 'supertest';
+import type { Express } from 'express';
+import { startWsRole } from '../../../src/transport/ws/ws-role';
+import { bearer, createApp, TEST_SECRET, testContext, tokenFor } from '../../support/harness';
+import { WsClient, type Msg } from '../../support/ws-client';
+
+type Ctx = Awaited<ReturnType<typeof testContext>>;
+type Row = Record<string, unknown>;
+let ctx: Ctx;
+let app: Express;
+let gw: { port: number; close(): Promise<void> };
+const clients: WsClient[] = [];
+let n = 0;
+/** A user of this test alone, so no earlier test's state is in a snapshot. */
+const fresh = (name: string) => `${name}${++n}`;
+
+async function connect(port = gw.port): Promise<WsClient> {
+  const c = await WsClient.connect(port, undefined, '/ws/user');
+  clients.push(c);
+  return c;
+}
+
+/** A connection signed in as `user`, subscribed to `channels`, each snapshot received. */
+async function signedIn(user: string, channels: string[], port = gw.port): Promise<WsClient> {
+  const c = await connect(port);
+  c.send({ op: 'auth', token: tokenFor(user) });
+  await c.waitFor((m) => m.op === 'auth' && m.ok === true);
+  for (const channel of channels) {
+    c.send({ op: 'subscribe', channel });
+    await c.waitFor((m) => m.channel === channel && m.type === 'snapshot');
+  }
+  return c;
+}
+
+const frames = (c: WsClient, channel: string, type = 'update') =>
+  c.messages.filter((m) => m.channel === channel && m.type === type).map((m) => m.data as Row);
+const snapshotOf = (c: WsClient, channel: string) => frames(c, channel, 'snapshot').pop() as unknown as Row[];
+
+async function until(check: () => boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const post = (user: string, path: string, body: Row) => request(app).post(path).set('Authorization', bearer(user)).send(body);
+const get = (user: string, path: string) => request(app).get(path).set('Authorization', bearer(user));
+
+async function deposit(user: string, currencyCode: string, amount: number) {
+  const r = await request(app).post('/api/admin/deposits').set('Authorization', bearer('admin', true)).send({ userId: user, currencyCode, amount });
+  expect(r.status).toBe(200);
+}
+
+async function spotOrder(user: string, side: string, price: number, amount: number): Promise<Row> {
+  const r = await post(user, '/api/orders', { currencyPairCode: 'BTC_USDT', side, type: 'limit', price, amount });
+  expect(r.status).toBe(200);
+  return r.body as Row;
+}
+
+/** Every frame's seq, in arrival order, is 1, 2, 3, …: no gap, no repeat. */
+function expectNoGap(c: WsClient) {
+  expect(c.messages.map((m) => m.seq)).toEqual(c.messages.map((_m, i) => i + 1));
+}
+
+beforeAll(async () => {
+  ctx = await testContext();
+  app = createApp(ctx);
+  gw = await startWsRole(ctx, { port: 0 });
+});
+
+afterAll(async () => {
+  for (const c of clients) c.close();
+  await gw.close();
+  await ctx.cleanup();
+});
+
+describe('private stream authentication', () => {
+  const closedWith4401 = async (c: WsClient) => {
+    await until(() => c.closed);
+    expect(c.closeCode).toBe(4401);
+    expect(c.messages.some((m: Msg) => m.op === 'error' && m.code === 'UNAUTHORIZED')).toBe(true);
+  };
+
+  it('closes with 4401 on a bad token, a missing token and a first frame that is no auth', async () => {
+    const bad = await connect();
+    bad.send({ op: 'auth', token: jwt.sign({ sub: 'alice' }, 'another-secret') });
+    const missing = await connect();
+    missing.send({ op: 'auth' });
+    const noAuth = await connect();
+    noAuth.send({ op: 'subscribe', channel: 'orders' });
+    const badSub = await connect();
+    badSub.send({ op: 'auth', token: jwt.sign({ sub: 'bad:sub' }, TEST_SECRET) });
+    for (const c of [bad, missing, noAuth, badSub]) await closedWith4401(c);
+  });
+
+  it('closes with 4401 when the token expires, unless a fresh token extends it', async () => {
+    const user = fresh('exp');
+    const soon = (s: number) => jwt.sign({ sub: user, exp: Math.floor(Date.now() / 1000) + s }, TEST_SECRET);
+    const expiring = await connect();
+    expiring.send({ op: 'auth', token: soon(1) });
+    await expiring.waitFor((m) => m.op === 'auth' && m.ok === true);
+    const extended = await connect();
+    extended.send({ op: 'auth', token: soon(1) });
+    await extended.waitFor((m) => m.op === 'auth' && m.ok === true);
+    extended.send({ op: 'auth', token: soon(60) });
+    await until(() => extended.messages.filter((m) => m.op === 'auth' && m.ok).length === 2);
+    await closedWith4401(expiring);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(extended.closed).toBe(false);
+    // a token of someone else cannot take the connection over
+    extended.send({ op: 'auth', token: tokenFor(fresh('other')) });
+    await closedWith4401(extended);
+  });
+});
+
+describe('private stream channels', () => {
+  it('snapshots equal the REST reads', async () => {
+    const user = fresh('snap');
+    await deposit(user, 'USDT', 10_000);
+    await deposit(user, 'BTC', 2);
+    await spotOrder(user, 'buy', 90, 1);
+    await spotOrder(user, 'sell', 200, 0.5);
+    const c = await signedIn(user, ['orders', 'balances', 'positions', 'fills']);
+    const rest = (await get(user, '/api/orders').query({ pageSize: 500 })).body.items as Row[];
+    const open = rest.filter((o) => o.status === 'open' || o.status === 'partiallyFilled').reverse();
+    expect(snapshotOf(c, 'orders').map(({ kind, updateId, ...o }) => {
+      expect(kind).toBe('spot');
+      expect(typeof updateId).toBe('number');
+      return o;
+    })).toEqual(open);
+    const wallet = (await get(user, '/api/wallet/balances')).body as Row[];
+    expect(snapshotOf(c, 'balances')).toEqual(wallet.map((b) => ({ account: 'wallet', ...b })));
+    expect(snapshotOf(c, 'positions')).toEqual([]);
+    expect(snapshotOf(c, 'fills')).toEqual([]);
+    expectNoGap(c);
+  });
+
+  it('sends every change of an order, both sides of each fill and each balance change, in order', async () => {
+    const maker = fresh('maker');
+    const taker = fresh('taker');
+    await deposit(maker, 'BTC', 1);
+    await deposit(taker, 'USDT', 1_000);
+    const m = await signedIn(maker, ['orders', 'fills', 'balances']);
+    const t = await signedIn(taker, ['orders', 'fills', 'balances']);
+    const statuses = (c: WsClient, id: unknown) => frames(c, 'orders').filter((o) => o.id === id).map((o) => o.status);
+    // each step waits for the maker's frame of the one before, so every state is there to be seen
+    const seen = (id: unknown, count: number) => until(() => statuses(m, id).length >= count);
+    const sell = await spotOrder(maker, 'sell', 100, 0.5);
+    await seen(sell.id, 1);
+    const buy1 = await spotOrder(taker, 'buy', 100, 0.2);
+    await seen(sell.id, 2);
+    const buy2 = await spotOrder(taker, 'buy', 100, 0.3);
+    await seen(sell.id, 3);
+    const rest = await spotOrder(maker, 'sell', 150, 0.1);
+    await seen(rest.id, 1);
+    expect((await request(app).delete(`/api/orders/${String(rest.id)}`).set('Authorization', bearer(maker))).status).toBe(200);
+    await seen(rest.id, 2);
+    expect(statuses(m, sell.id)).toEqual(['open', 'partiallyFilled', 'filled']);
+    expect(statuses(m, rest.id)).toEqual(['open', 'cancelled']);
+    await until(() => statuses(t, buy2.id).length >= 1);
+    expect(statuses(t, buy1.id)).toEqual(['filled']);
+    expect(statuses(t, buy2.id)).toEqual(['filled']);
+    // updateId rises per order
+    const ups = frames(m, 'orders').filter((o) => o.id === sell.id).map((o) => o.updateId as number);
+    expect([...ups].sort((a, b) => a - b)).toEqual(ups);
+    expect(new Set(ups).size).toBe(ups.length);
+
+    // each fill from both sides: the maker's fee in quote (it sold), the taker's in base
+    await until(() => frames(t, 'fills').length === 2 && frames(m, 'fills').length === 2);
+    const restFills = async (user: string) =>
+      ((await get(user, '/api/trades/BTC_USDT/user').query({ limit: 10 })).body as Row[]).reverse();
+    for (const [c, user, liquidity] of [[m, maker, 'maker'], [t, taker, 'taker']] as const) {
+      const mine = await restFills(user);
+      expect(frames(c, 'fills')).toEqual(
+        mine.map((f) => ({
+          tradeId: f.id, orderId: f.orderId, kind: 'spot', currencyPairCode: 'BTC_USDT', side: f.side, price: f.price,
+          amount: f.amount, fee: f.fee, feeCurrency: f.feeCurrencyCode, liquidity, timestamp: f.timestamp,
+        })),
+      );
+    }
+    expect(frames(m, 'fills').map((f) => f.feeCurrency)).toEqual(['USDT', 'USDT']);
+    expect(frames(t, 'fills').map((f) => f.feeCurrency)).toEqual(['BTC', 'BTC']);
+
+    // the balances end where REST says they are, every step with its reason
+    const last = (c: WsClient, code: string) => frames(c, 'balances').filter((b) => b.currencyCode === code).pop();
+    for (const [c, user] of [[m, maker], [t, taker]] as const) {
+      const wallet = (await get(user, '/api/wallet/balances')).body as Row[];
+      await until(() => wallet.every((w) => last(c, w.currencyCode as string)?.available === w.available));
+      for (const w of wallet) expect(last(c, w.currencyCode as string)).toMatchObject({ account: 'wallet', ...w });
+    }
+    expect(frames(m, 'balances').map((b) => b.reason)).toEqual(expect.arrayContaining(['order', 'trade']));
+    expect(frames(t, 'balances').every((b) => b.reason === 'trade' || b.reason === 'order')).toBe(true);
+    expectNoGap(m);
+    expectNoGap(t);
+  });
+});
