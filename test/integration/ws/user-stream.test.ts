@@ -196,3 +196,66 @@ describe('private stream channels', () => {
     expectNoGap(t);
   });
 });
+
+describe('private stream: money outside the markets and futures', () => {
+  const F = '/api/futures';
+  // a market no other test here trades: its mark follows the index set below alone
+  const PAIR = 'ETH_USDT';
+
+  async function futuresAccount(user: string, amount: number): Promise<number> {
+    const a = await post(user, `${F}/accounts`, { name: `${user}-main`, currencyCode: 'USDT', leverage: 10 });
+    expect(a.status).toBe(200);
+    const t = await post(user, '/api/wallet/transfer', { fromFuturesAccountId: null, toFuturesAccountId: a.body.id, currencyCode: 'USDT', amount });
+    expect(t.status).toBe(200);
+    return a.body.id as number;
+  }
+
+  it('deposits, transfers, futures fills, positions and funding arrive with their reasons and equal REST', async () => {
+    const long = fresh('long');
+    const short = fresh('short');
+    const l = await signedIn(long, ['orders', 'fills', 'balances', 'positions']);
+    const s = await signedIn(short, ['orders', 'fills', 'balances', 'positions']);
+    await deposit(long, 'USDT', 1_000);
+    await deposit(short, 'USDT', 1_000);
+    const reasons = (c: WsClient) => frames(c, 'balances').map((b) => `${String(b.account)}:${String(b.reason)}`);
+    await until(() => reasons(l).includes('wallet:deposit'));
+    expect(frames(l, 'balances')[0]).toMatchObject({ account: 'wallet', currencyCode: 'USDT', available: 1_000, reserved: 0, reason: 'deposit' });
+
+    const la = await futuresAccount(long, 500);
+    const sa = await futuresAccount(short, 500);
+    await until(() => reasons(l).includes('futures:transfer') && reasons(l).includes('wallet:transfer'));
+    expect(frames(l, 'balances').find((b) => b.reason === 'transfer' && b.account === 'wallet')).toMatchObject({ available: 500 });
+
+    await request(app).post('/api/admin/index-price').set('Authorization', bearer('admin', true)).send({ currencyPairCode: PAIR, price: 100 });
+    const made = await post(long, `${F}/trade/create-order`, { isMarket: false, isLong: true, price: 100, amount: 1, currencyPairCode: PAIR, futuresAccountId: la });
+    expect(made.status).toBe(200);
+    const taken = await post(short, `${F}/trade/create-order`, { isMarket: true, isLong: false, amount: 1, currencyPairCode: PAIR, futuresAccountId: sa });
+    expect(taken.status).toBe(200);
+    await until(() => frames(l, 'positions').length > 0 && frames(s, 'positions').length > 0 && frames(l, 'fills').length > 0);
+    expect(frames(l, 'fills')[0]).toMatchObject({ kind: 'futures', orderId: made.body.id, side: 'buy', liquidity: 'maker', price: 100, amount: 1, feeCurrency: 'USDT' });
+    expect(frames(s, 'fills')[0]).toMatchObject({ kind: 'futures', orderId: taken.body.id, side: 'sell', liquidity: 'taker' });
+    expect(frames(l, 'orders').map((o) => o.futuresOrderStatus)).toEqual([10, 50]);
+
+    // funding: the long pays, the short receives, each sees its position and account with reason funding
+    expect(await ctx.futures.risk.runFundingRound(PAIR, Date.now())).toBe(true);
+    await until(() => reasons(l).includes('futures:funding') && reasons(s).includes('futures:funding'));
+    const positions = async (user: string) => {
+      const r = await get(user, `${F}/trade/positions`).query({ IsActive: true });
+      expect(r.status).toBe(200);
+      return r.body as Row[];
+    };
+    for (const [c, user] of [[l, long], [s, short]] as const) {
+      const rest = await positions(user);
+      expect(rest).toHaveLength(1);
+      await until(() => frames(c, 'positions').pop()?.fundingFee === rest[0].fundingFee);
+      // the record as funding left it; what moves with the mark is read at each moment
+      const atMark = new Set(['unRealizedPnl', 'unRealizedPnlPercentage', 'totalPnlPercentage', 'roe']);
+      const stable = Object.fromEntries(Object.entries(rest[0]).filter(([k]) => !atMark.has(k)));
+      expect(frames(c, 'positions').pop()).toMatchObject(stable);
+      expect(snapshotOf(await signedIn(user, ['positions']), 'positions')).toEqual(rest);
+    }
+    expect((await positions(long))[0].fundingFee).toBeGreaterThan(0);
+    expectNoGap(l);
+    expectNoGap(s);
+  });
+});
