@@ -259,3 +259,83 @@ describe('private stream: money outside the markets and futures', () => {
     expectNoGap(s);
   });
 });
+
+describe('private stream isolation and restarts', () => {
+  /** Everything `user` owns, as REST reads it: what any frame of theirs may name. */
+  async function owned(user: string) {
+    const orders = ((await get(user, '/api/orders').query({ pageSize: 500 })).body.items as Row[]).map((o) => o.id);
+    const wallet = ((await get(user, '/api/wallet/balances')).body as Row[]).map((b) => b.currencyCode);
+    return { orders: new Set(orders), wallet: new Set(wallet) };
+  }
+
+  function expectOnlyOwn(c: WsClient, own: Awaited<ReturnType<typeof owned>>) {
+    for (const o of frames(c, 'orders')) expect(own.orders.has(o.id)).toBe(true);
+    for (const f of frames(c, 'fills')) expect(own.orders.has(f.orderId)).toBe(true);
+    for (const b of frames(c, 'balances')) expect(own.wallet.has(b.currencyCode)).toBe(true);
+  }
+
+  it('two users trading with each other see only their own frames, a bystander none', async () => {
+    const a = fresh('alice');
+    const b = fresh('bob');
+    const by = fresh('bystander');
+    for (const u of [a, b]) {
+      await deposit(u, 'BTC', 100);
+      await deposit(u, 'USDT', 1_000_000);
+    }
+    const ca = await signedIn(a, ['orders', 'fills', 'balances', 'positions']);
+    const cb = await signedIn(b, ['orders', 'fills', 'balances', 'positions']);
+    const cby = await signedIn(by, ['orders', 'fills', 'balances', 'positions']);
+    // 300 rounds: one rests, the other takes it whole or in part, sides alternating
+    for (let i = 0; i < 300; i++) {
+      const [maker, taker] = i % 2 === 0 ? [a, b] : [b, a];
+      const side = i % 3 === 0 ? 'buy' : 'sell';
+      await spotOrder(maker, side, 100 + (i % 7), 0.02);
+      await spotOrder(taker, side === 'buy' ? 'sell' : 'buy', 100 + (i % 7), i % 5 === 0 ? 0.01 : 0.02);
+    }
+    const [ownA, ownB] = [await owned(a), await owned(b)];
+    const fillsOf = async (u: string) => (await get(u, '/api/trades/BTC_USDT/user').query({ limit: 1000 })).body as Row[];
+    const [fa, fb] = [await fillsOf(a), await fillsOf(b)];
+    await until(() => frames(ca, 'fills').length === fa.length && frames(cb, 'fills').length === fb.length, 30_000);
+    expectOnlyOwn(ca, ownA);
+    expectOnlyOwn(cb, ownB);
+    // each fill arrived once, in the order the engine made them
+    expect(frames(ca, 'fills').map((f) => f.tradeId)).toEqual(fa.map((f) => f.id).reverse());
+    expect(cby.messages.filter((m) => m.type === 'update')).toEqual([]);
+    // and the last frame of each open order is its state now
+    for (const [c, u] of [[ca, a], [cb, b]] as const) {
+      const rest = (await get(u, '/api/orders').query({ pageSize: 500 })).body.items as Row[];
+      const last = new Map(frames(c, 'orders').map((o) => [o.id, o.status]));
+      for (const o of rest) expect(last.get(o.id)).toBe(o.status);
+      expectNoGap(c);
+    }
+  }, 120_000);
+
+  it('a ws instance killed and restarted: clients reconnect and get snapshots equal to REST', async () => {
+    const user = fresh('restart');
+    await deposit(user, 'USDT', 10_000);
+    await deposit(user, 'BTC', 1);
+    const first = await startWsRole(ctx, { port: 0 });
+    const before = await signedIn(user, ['orders', 'balances'], first.port);
+    await spotOrder(user, 'buy', 80, 1);
+    await until(() => frames(before, 'orders').length === 1);
+    await first.close();
+    await until(() => before.closed);
+    // changes while no instance serves the user
+    await spotOrder(user, 'sell', 300, 0.25);
+    await deposit(user, 'USDT', 5);
+    const second = await startWsRole(ctx, { port: 0 });
+    try {
+      const after = await signedIn(user, ['orders', 'balances'], second.port);
+      const rest = (await get(user, '/api/orders').query({ pageSize: 500 })).body.items as Row[];
+      expect(snapshotOf(after, 'orders').map(({ kind: _k, updateId: _u, ...o }) => o)).toEqual([...rest].reverse());
+      const wallet = (await get(user, '/api/wallet/balances')).body as Row[];
+      expect(snapshotOf(after, 'balances')).toEqual(wallet.map((b) => ({ account: 'wallet', ...b })));
+      // and it goes on from there
+      await spotOrder(user, 'sell', 310, 0.25);
+      await until(() => frames(after, 'orders').length === 1);
+      expectNoGap(after);
+    } finally {
+      await second.close();
+    }
+  });
+});
