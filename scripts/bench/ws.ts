@@ -18,8 +18,6 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { connect, type Socket } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import uWS from 'uWebSockets.js';
 import { loadConfig, type AppConfig } from '../../src/platform/config/env';
 import { createLogger } from '../../src/platform/config/logger';
@@ -29,6 +27,7 @@ import { advanceWhile, startProgress, type Progress } from '../lib/progress';
 import { GATEWAY_DEFAULTS } from '../../src/transport/ws/ws-gateway';
 import { startWsRole } from '../../src/transport/ws/ws-role';
 import { envInt, exitAfter } from './lib/deadline';
+import { RawWsClient, wallClock } from './lib/raw-ws-client';
 import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
 import { machineInfo, printTable, redisServerVersion, writeResults } from './lib/report';
 import { summarize, type Summary } from './lib/stats';
@@ -44,8 +43,6 @@ const BATCH_MS = envInt('BENCH_BATCH_MS', GATEWAY_DEFAULTS.batchMs);
 const PAIR = 'BTC_USDT';
 const TOPIC = `orderbook/spot/${PAIR}`;
 const SUBSCRIBE = JSON.stringify({ op: 'subscribe', channel: 'orderbook', market: PAIR, kind: 'spot' });
-
-const wallClock = () => performance.timeOrigin + performance.now();
 
 function benchConfig(redisUrl: string, prefix: string): AppConfig {
   return loadConfig({
@@ -194,98 +191,16 @@ async function gatewayChild(mode: string): Promise<void> {
 
 // ---------------------------------------------------------------- clients child
 
-/**
- * A minimal websocket client on a raw socket: the handshake, one masked subscribe frame, then it
- * counts the server's frames and answers pings. Only sampled clients look inside a frame (for its
- * `ts`), so 2,000 of them in one process measure the gateway rather than the JSON parser.
- */
-class RawClient {
-  frames = 0;
-  closed = false;
-  private buf = Buffer.alloc(0);
-  private upgraded = false;
-  private readonly socket: Socket;
-
-  constructor(
-    port: number,
-    private readonly latencies: number[] | null,
-    onOpen: () => void,
-  ) {
-    this.socket = connect(port, '127.0.0.1');
-    this.socket.setNoDelay(true);
-    this.socket.on('connect', () => {
-      const key = randomBytes(16).toString('base64');
-      this.socket.write(
-        `GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
-      );
-    });
-    this.socket.on('data', (chunk) => {
-      this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
-      if (!this.upgraded) {
-        const end = this.buf.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        this.upgraded = true;
-        this.buf = this.buf.subarray(end + 4);
-        this.socket.write(frame(0x1, Buffer.from(SUBSCRIBE)));
-        onOpen();
-      }
-      this.parse();
-    });
-    this.socket.on('close', () => (this.closed = true));
-    this.socket.on('error', () => (this.closed = true));
-  }
-
-  private parse(): void {
-    const now = wallClock();
-    let b = this.buf;
-    for (;;) {
-      if (b.length < 2) break;
-      const op = b[0] & 0x0f;
-      let len = b[1] & 0x7f;
-      let off = 2;
-      if (len === 126) {
-        if (b.length < 4) break;
-        len = b.readUInt16BE(2);
-        off = 4;
-      } else if (len === 127) {
-        if (b.length < 10) break;
-        len = Number(b.readBigUInt64BE(2));
-        off = 10;
-      }
-      if (b.length < off + len) break;
-      const payload = b.subarray(off, off + len);
-      if (op === 0x9) this.socket.write(frame(0xa, Buffer.from(payload)));
-      else if (op === 0x1) {
-        this.frames++;
-        if (this.latencies) {
-          const at = payload.indexOf('"ts":');
-          if (at >= 0) this.latencies.push(now - parseInt(payload.toString('latin1', at + 5, at + 25), 10));
-        }
-      }
-      b = b.subarray(off + len);
-    }
-    this.buf = b.length ? Buffer.from(b) : Buffer.alloc(0);
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
-
-/** A masked client frame (RFC 6455 requires masking from client to server). */
-function frame(opcode: number, payload: Buffer): Buffer {
-  const mask = randomBytes(4);
-  const head =
-    payload.length < 126
-      ? Buffer.from([0x80 | opcode, 0x80 | payload.length])
-      : Buffer.from([0x80 | opcode, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
-  const body = Buffer.alloc(payload.length);
-  for (let i = 0; i < payload.length; i++) body[i] = payload[i] ^ mask[i % 4];
-  return Buffer.concat([head, mask, body]);
+/** Latency from an update's `ts` to its receipt; only sampled clients look inside a frame. */
+function tsLatency(latencies: number[]) {
+  return (payload: Buffer, now: number) => {
+    const at = payload.indexOf('"ts":');
+    if (at >= 0) latencies.push(now - parseInt(payload.toString('latin1', at + 5, at + 25), 10));
+  };
 }
 
 async function clientsChild(): Promise<void> {
-  let clients: RawClient[] = [];
+  let clients: RawWsClient[] = [];
   let latencies: number[] = [];
   let t0 = 0;
   let framesAtStart = 0;
@@ -301,7 +216,9 @@ async function clientsChild(): Promise<void> {
             { length: Math.min(100, count - i) },
             (_, j) =>
               new Promise<void>((resolve) =>
-                clients.push(new RawClient(port, (i + j) % SAMPLE_EVERY === 0 ? latencies : null, resolve)),
+                clients.push(
+                  new RawWsClient(port, '/ws', [SUBSCRIBE], (i + j) % SAMPLE_EVERY === 0 ? tsLatency(latencies) : null, resolve),
+                ),
               ),
           ),
         );

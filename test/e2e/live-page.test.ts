@@ -202,7 +202,7 @@ describe('live market page', () => {
       (await call<{ items: Order[] }>('GET', '/api/orders?pageSize=500', 'maker')).items
         .filter((o) => o.status === 'open' || o.status === 'partiallyFilled')
         .map((o) => String(o.id));
-    const shownOrders = () => page.$$eval('#my-orders tr', (rows) => rows.map((r) => (r as HTMLElement).dataset.orderId));
+    const shownOrders = () => page.$$eval('#my-orders tr', (rows) => rows.map((r) => r.getAttribute('data-order-id')));
     const expectShown = async (ids: string[]) => {
       await page.waitForFunction(
         `JSON.stringify([...document.querySelectorAll('#my-orders tr')].map((r) => r.dataset.orderId).sort()) === '${JSON.stringify([...ids].sort())}'`,
