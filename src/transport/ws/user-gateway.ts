@@ -18,6 +18,8 @@ class UserSession implements UserConnection {
   userId = '';
   readonly channels = new Set<UserChannel>();
   closed = false;
+  /** Frames that came while a token was being verified: handled, in order, once it is. */
+  waiting: string[] | null = null;
   private seq = 0;
   private timer?: NodeJS.Timeout;
 
@@ -78,6 +80,7 @@ export function registerUserStream(
   const sessions = new Set<UserSession>();
 
   const authenticate = (s: UserSession, token: string) => {
+    s.waiting = [];
     verify(token)
       .then((grant) => {
         if (s.closed) return;
@@ -89,11 +92,16 @@ export function registerUserStream(
           feed.attach(s);
         }
         s.send({ op: 'auth', ok: true, userId: s.userId });
+        // a client may send its subscriptions right behind the auth frame
+        const waiting = s.waiting ?? [];
+        s.waiting = null;
+        for (const text of waiting) onMessage(s, text);
       })
       .catch((err: Error) => s.refuse(err.message || 'invalid token'));
   };
 
-  const onMessage = (s: UserSession, text: string) => {
+  const onMessage = (s: UserSession, text: string): void => {
+    if (s.waiting) return void s.waiting.push(text);
     const parsed = parseUserRequest(text);
     if ('error' in parsed) {
       if (!s.authenticated) return s.refuse(`the first frame must be {"op":"auth","token":…}: ${parsed.error}`);

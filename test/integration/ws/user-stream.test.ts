@@ -116,6 +116,21 @@ describe('private stream authentication', () => {
 });
 
 describe('private stream channels', () => {
+  it('subscriptions sent right behind the auth frame are answered once the token is verified', async () => {
+    const user = fresh('eager');
+    await deposit(user, 'USDT', 7);
+    const c = await connect();
+    c.send({ op: 'auth', token: tokenFor(user) });
+    c.send({ op: 'subscribe', channel: 'balances' });
+    c.send({ op: 'subscribe', channel: 'orders' });
+    await c.waitFor((m) => m.channel === 'orders' && m.type === 'snapshot');
+    expect(c.messages.map((m) => m.op ?? `${String(m.channel)}:${String(m.type)}`)).toEqual([
+      'auth', 'subscribed', 'balances:snapshot', 'subscribed', 'orders:snapshot',
+    ]);
+    expect(snapshotOf(c, 'balances')).toEqual([{ account: 'wallet', currencyCode: 'USDT', available: 7, reserved: 0 }]);
+    expectNoGap(c);
+  });
+
   it('snapshots equal the REST reads', async () => {
     const user = fresh('snap');
     await deposit(user, 'USDT', 10_000);
