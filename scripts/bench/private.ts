@@ -18,15 +18,15 @@
  * BENCH_MD_CLIENTS (10), BENCH_CLIENT_PROCS (2), BENCH_MAX_SECONDS (300), REDIS_URL (else a
  * private redis-server).
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { loadConfig, type AppConfig } from '../../src/platform/config/env';
 import { createLogger } from '../../src/platform/config/logger';
 import { createContext } from '../../src/transport/context';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { startWsRole } from '../../src/transport/ws/ws-role';
 import { advanceWhile, startProgress } from '../lib/progress';
+import { next, reply, runBench, spawnRole, type Msg } from './lib/child-ipc';
+import { BENCH_SECRET, gatewayBenchConfig, paced } from './lib/paced';
 import { envInt, exitAfter } from './lib/deadline';
 import { RawWsClient } from './lib/raw-ws-client';
 import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
@@ -40,43 +40,11 @@ const MD_CLIENTS = envInt('BENCH_MD_CLIENTS', 10);
 const CLIENT_PROCS = envInt('BENCH_CLIENT_PROCS', 2);
 const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 300);
 const PAIR = 'BTC_USDT';
-const SECRET = 'bench-secret-0123456789';
 const CHANNELS = ['orders', 'fills', 'balances'];
 
-function benchConfig(redisUrl: string, prefix: string): AppConfig {
-  return loadConfig({
-    REDIS_URL: redisUrl,
-    KEY_PREFIX: prefix,
-    JWT_SECRET: SECRET,
-    LOG_LEVEL: 'silent',
-    WS_PORT: '0',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RATE_LIMIT_BURST: '1000000',
-  });
-}
+const benchConfig = gatewayBenchConfig;
 
-type Msg = { cmd: string } & Record<string, unknown>;
-const reply = (m: Msg) => process.send?.(m);
-
-function next(child: ChildProcess, cmd: string, timeoutMs = 120_000): Promise<Msg> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`no ${cmd} from child within ${timeoutMs} ms`)), timeoutMs);
-    const on = (m: Msg) => {
-      if (m.cmd === 'error') reject(new Error(String(m.message)));
-      if (m.cmd !== cmd) return;
-      clearTimeout(t);
-      child.off('message', on);
-      resolve(m);
-    };
-    child.on('message', on);
-  });
-}
-
-function spawnSelf(role: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = fork(__filename, ['--role', role], { env, execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  process.once('exit', () => child.kill('SIGKILL'));
-  return child;
-}
+const spawnSelf = (role: string, env: NodeJS.ProcessEnv) => spawnRole(__filename, role, env);
 
 // ---------------------------------------------------------------- gateway child
 
@@ -195,7 +163,7 @@ async function main(): Promise<void> {
     await ctx.wallets.deposit(u, 'BTC', 1_000);
   }
   const iat = Math.floor(Date.now() / 1000);
-  const tokens = users.map((user) => ({ user, token: jwt.sign({ sub: user, iat, exp: iat + 3600 }, SECRET, { algorithm: 'HS256' }) }));
+  const tokens = users.map((user) => ({ user, token: jwt.sign({ sub: user, iat, exp: iat + 3600 }, BENCH_SECRET, { algorithm: 'HS256' }) }));
   const env = { ...process.env, BENCH_REDIS_URL: redis.url, BENCH_PREFIX: prefix };
   const gateway = spawnSelf('gateway', env);
   const clients = Array.from({ length: CLIENT_PROCS }, () => spawnSelf('clients', env));
@@ -217,25 +185,14 @@ async function main(): Promise<void> {
   const owner = new Map<number, string>();
   const drive = async () => {
     const open: { user: string; id: string }[] = [];
-    let placed = 0;
     let failed = 0;
     const pending: Promise<unknown>[] = [];
-    const start = Date.now();
-    const end = start + SECONDS * 1000;
-    let random = 7;
-    const rand = () => (random = (random * 48271) % 2147483647) / 2147483647;
-    while (Date.now() < end) {
-      const due = start + (placed * 1000) / RATE;
-      if (Date.now() < due) {
-        await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
-        continue;
-      }
-      const user = users[placed % USERS];
-      placed++;
+    const run = await paced(RATE, SECONDS, (i, rand) => {
+      const user = users[i % USERS];
       if (open.length > 2000) {
         const [o] = open.splice(Math.floor(rand() * open.length), 1);
         pending.push(ctx.spot.orders.cancel(o.user, o.id).catch(() => undefined));
-        continue;
+        return;
       }
       const side = rand() < 0.5 ? 'buy' : 'sell';
       // mostly resting within 1 % of 50,000, a fifth crossing the spread
@@ -251,9 +208,9 @@ async function main(): Promise<void> {
           })
           .catch(() => failed++),
       );
-    }
+    }, 7);
     await Promise.all(pending);
-    return { placed, failed, seconds: (Date.now() - start) / 1000 };
+    return { placed: run.count, failed, seconds: run.seconds };
   };
   const d = await advanceWhile(progress, SECONDS, drive());
   progress.stop();
@@ -299,16 +256,4 @@ async function main(): Promise<void> {
   process.exit(gaps === 0 && misdelivered === 0 && dropped === 0 ? 0 : 1);
 }
 
-const roleAt = process.argv.indexOf('--role');
-if (roleAt >= 0) {
-  const run = process.argv[roleAt + 1] === 'clients' ? clientsChild() : gatewayChild();
-  run.catch((err) => {
-    reply({ cmd: 'error', message: String(err) });
-    process.exit(1);
-  });
-} else {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runBench(main, (role) => (role === 'clients' ? clientsChild() : gatewayChild()));

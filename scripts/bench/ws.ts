@@ -16,16 +16,17 @@
  * processes share the clients, so the load generator is not the bottleneck it measures),
  * BENCH_MAX_SECONDS (300), REDIS_URL (else a private redis-server).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import uWS from 'uWebSockets.js';
-import { loadConfig, type AppConfig } from '../../src/platform/config/env';
 import { createLogger } from '../../src/platform/config/logger';
 import { createContext } from '../../src/transport/context';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { advanceWhile, startProgress, type Progress } from '../lib/progress';
 import { GATEWAY_DEFAULTS } from '../../src/transport/ws/ws-gateway';
 import { startWsRole } from '../../src/transport/ws/ws-role';
+import { next, reply, runBench, spawnRole, type Msg } from './lib/child-ipc';
+import { gatewayBenchConfig, paced } from './lib/paced';
 import { envInt, exitAfter } from './lib/deadline';
 import { RawWsClient, wallClock } from './lib/raw-ws-client';
 import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
@@ -44,51 +45,15 @@ const PAIR = 'BTC_USDT';
 const TOPIC = `orderbook/spot/${PAIR}`;
 const SUBSCRIBE = JSON.stringify({ op: 'subscribe', channel: 'orderbook', market: PAIR, kind: 'spot' });
 
-function benchConfig(redisUrl: string, prefix: string): AppConfig {
-  return loadConfig({
-    REDIS_URL: redisUrl,
-    KEY_PREFIX: prefix,
-    JWT_SECRET: 'bench-secret-0123456789',
-    LOG_LEVEL: 'silent',
-    WS_PORT: '0',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RATE_LIMIT_BURST: '1000000',
-  });
-}
+const benchConfig = gatewayBenchConfig;
 
 // ---------------------------------------------------------------- child processes and IPC
-
-type Msg = { cmd: string } & Record<string, unknown>;
 
 function send(child: ChildProcess, m: Msg): void {
   child.send(m);
 }
 
-function next(child: ChildProcess, cmd: string, timeoutMs = 120_000): Promise<Msg> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`no ${cmd} from child within ${timeoutMs} ms`)), timeoutMs);
-    const on = (m: Msg) => {
-      if (m.cmd === 'error') reject(new Error(String(m.message)));
-      if (m.cmd !== cmd) return;
-      clearTimeout(t);
-      child.off('message', on);
-      resolve(m);
-    };
-    child.on('message', on);
-  });
-}
-
-function spawnSelf(role: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = fork(__filename, ['--role', role], {
-    env,
-    execArgv: process.execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  process.once('exit', () => child.kill('SIGKILL'));
-  return child;
-}
-
-const reply = (m: Msg) => process.send?.(m);
+const spawnSelf = (role: string, env: NodeJS.ProcessEnv) => spawnRole(__filename, role, env);
 
 // ---------------------------------------------------------------- gateway child
 
@@ -336,24 +301,13 @@ async function main(): Promise<void> {
     const streamKey = ctx.keys.events('spot', PAIR);
     const seqBefore = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
     const open: { user: string; id: string }[] = [];
-    let commands = 0;
-    const start = Date.now();
-    const end = start + SECONDS * 1000;
-    let random = 1;
-    const rand = () => (random = (random * 48271) % 2147483647) / 2147483647;
-    // One command every 1000/RATE ms on a timer, so the load is steady rather than in bursts.
-    while (Date.now() < end) {
-      const due = start + (commands * 1000) / RATE;
-      if (Date.now() < due) {
-        await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
-        continue;
-      }
-      commands++;
+    // one command every 1000/RATE ms on a timer, so the load is steady rather than in bursts
+    const { count: commands, seconds } = await paced(RATE, SECONDS, (_i, rand) => {
       const user = rand() < 0.5 ? 'mm1' : 'mm2';
       if (open.length > 400 || (open.length > 50 && rand() < 0.3)) {
         const [o] = open.splice(Math.floor(rand() * open.length), 1);
         void ctx.spot.orders.cancel(o.user, o.id).catch(() => undefined);
-        continue;
+        return;
       }
       const side = rand() < 0.5 ? 'buy' : 'sell';
       // mostly resting within 2 % of 50,000, a tenth crossing the spread
@@ -366,8 +320,7 @@ async function main(): Promise<void> {
           if (order.status === 'open' || order.status === 'partiallyFilled')
             open.push({ user, id: String(order.id) });
         });
-    }
-    const seconds = (Date.now() - start) / 1000;
+    });
     const seqAfter = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
     await ctx.redis.xlen(streamKey);
     return { commands, bookUpdates: seqAfter - seqBefore, seconds };
@@ -428,17 +381,4 @@ async function main(): Promise<void> {
   process.exit(0);
 }
 
-const roleAt = process.argv.indexOf('--role');
-if (roleAt >= 0) {
-  const role = process.argv[roleAt + 1];
-  const run = role === 'clients' ? clientsChild() : gatewayChild(role);
-  run.catch((err) => {
-    reply({ cmd: 'error', message: String(err) });
-    process.exit(1);
-  });
-} else {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runBench(main, (role) => (role === 'clients' ? clientsChild() : gatewayChild(role)));
