@@ -275,6 +275,56 @@ describe('private stream: money outside the markets and futures', () => {
     expectNoGap(l);
     expectNoGap(s);
   });
+
+  it('a liquidation sends the position closed and the account with reason liquidation', async () => {
+    const victim = fresh('victim');
+    const other = fresh('other');
+    await deposit(victim, 'USDT', 100);
+    await deposit(other, 'USDT', 1_000);
+    const va = await futuresAccount(victim, 100);
+    const oa = await futuresAccount(other, 1_000);
+    const v = await signedIn(victim, ['balances', 'positions']);
+    const long = await post(victim, `${F}/trade/create-order`, { isMarket: false, isLong: true, price: 100, amount: 1, currencyPairCode: PAIR, futuresAccountId: va });
+    expect(long.status).toBe(200);
+    expect((await post(other, `${F}/trade/create-order`, { isMarket: true, isLong: false, amount: 1, currencyPairCode: PAIR, futuresAccountId: oa })).status).toBe(200);
+    await until(() => frames(v, 'positions').some((p) => p.id === long.body.id));
+    // a mark of 89.10, below the long's liquidation price (about 90.5 at 10x)
+    expect(await ctx.futures.engine.liquidate(PAIR, '8910', Date.now())).toContain(String(long.body.id));
+    await until(() => frames(v, 'balances').some((b) => b.reason === 'liquidation'));
+    await until(() => frames(v, 'positions').pop()?.futuresOrderStatus === 20);
+    const rest = (await get(victim, `${F}/trade/orders-history`)).body as Row[];
+    expect(frames(v, 'positions').pop()).toMatchObject({ id: long.body.id, futuresOrderStatus: 20, amountInPosition: 0 });
+    expect(rest.find((o) => o.id === long.body.id)).toMatchObject({ futuresOrderStatus: 20, amountInPosition: 0 });
+    const accounts = (await get(victim, `${F}/accounts`)).body as Row[];
+    await until(() => frames(v, 'balances').filter((b) => b.account === 'futures').pop()?.balance === accounts[0].balance);
+    expectNoGap(v);
+  });
+
+  it('copy trading: starting and finishing a copy send the follower\'s accounts with reason copy', async () => {
+    const lead = fresh('lead');
+    const follower = fresh('follower');
+    await deposit(lead, 'USDT', 1_000);
+    await deposit(follower, 'USDT', 1_000);
+    const master = await post(lead, '/api/copy-master', {
+      name: 'm', strategyName: 's', leverage: 10, currencyCode: 'USDT', slaveIncomePercentage: 10, commissionRate: 1, amount: 500,
+    });
+    expect(master.status).toBe(200);
+    const slave = await post(follower, '/api/copy-slave', { name: 'f', leverage: 10, currencyCode: 'USDT' });
+    expect(slave.status).toBe(200);
+    expect((await post(follower, '/api/wallet/transfer', { fromFuturesAccountId: null, toFuturesAccountId: slave.body.id, currencyCode: 'USDT', amount: 300 })).status).toBe(200);
+    const f = await signedIn(follower, ['balances']);
+    const ids = { copyMasterFuturesAccountId: master.body.id, copySlaveFuturesAccountId: slave.body.id };
+    expect((await post(follower, '/api/copy-slave/startMasterCopy', { ...ids, margin: 100 })).status).toBe(200);
+    const copies = () => frames(f, 'balances').filter((b) => b.reason === 'copy');
+    await until(() => copies().some((b) => b.id === slave.body.id));
+    const afterStart = (await get(follower, '/api/futures/accounts')).body as Row[];
+    expect(copies().find((b) => b.id === slave.body.id)).toMatchObject({ account: 'futures', available: 200 });
+    expect(afterStart.find((a) => a.id === slave.body.id)).toMatchObject({ available: 200 });
+    const seen = copies().length;
+    expect((await post(follower, '/api/copy-slave/finishMasterCopy', ids)).status).toBe(200);
+    await until(() => copies().length > seen && copies().some((b) => b.id === slave.body.id && b.available === 300), 20_000);
+    expectNoGap(f);
+  });
 });
 
 describe('private stream isolation and restarts', () => {
