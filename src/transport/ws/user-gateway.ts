@@ -1,12 +1,12 @@
 import uWS from 'uWebSockets.js';
 import type { Logger } from '../../platform/config/logger';
-import type { GatewayOptions } from './ws-gateway';
 import type { TokenGrant } from './user-auth';
 import type { UserConnection, UserFeed } from './user-feed';
 import { CLOSE_UNAUTHORIZED, parseUserRequest, type UserChannel } from './user-protocol';
 
 /** How long a new connection may take to send its auth frame. */
 const AUTH_WAIT_MS = 10_000;
+const MAX_TIMER_MS = 2_147_483_647;
 
 interface SocketData {
   session?: UserSession;
@@ -54,8 +54,15 @@ class UserSession implements UserConnection {
 
   /** Closes with 4401 at `ms` from now unless a fresh token moves the deadline. */
   expireIn(ms: number, message: string): void {
+    this.expireAt(Date.now() + ms, message);
+  }
+
+  private expireAt(deadline: number, message: string): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.refuse(message), Math.max(0, ms));
+    const left = deadline - Date.now();
+    if (left <= 0) return this.refuse(message);
+    // a timer holds at most 2^31 - 1 ms (about 24.8 days); a later deadline is re-armed from there
+    this.timer = setTimeout(() => this.expireAt(deadline, message), Math.min(left, MAX_TIMER_MS));
     this.timer.unref();
   }
 
@@ -74,7 +81,8 @@ export function registerUserStream(
   app: uWS.TemplatedApp,
   feed: UserFeed,
   verify: (token: string) => Promise<TokenGrant>,
-  opts: Pick<GatewayOptions, 'maxBackpressure' | 'idleTimeoutSec'>,
+  /** The gateway's own limits (GatewayOptions): bytes queued per client, seconds idle. */
+  opts: { maxBackpressure: number; idleTimeoutSec: number },
   log: Logger,
 ): { connections(): number; closeAll(): void } {
   const sessions = new Set<UserSession>();

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { parseFrame } from './protocol';
 
 /** The private stream's channels (DESIGN 6). */
 export const USER_CHANNELS = ['orders', 'fills', 'balances', 'positions'] as const;
@@ -19,18 +20,8 @@ const schema = Joi.alternatives().conditional(Joi.object({ op: Joi.valid('auth')
   }),
 });
 
-/** Parses one text frame; the error is a sentence for the client. */
-export function parseUserRequest(text: string): { request: UserRequest } | { error: string } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return { error: 'message is not JSON' };
-  }
-  const { value, error } = schema.validate(raw, { abortEarly: true, convert: false });
-  if (error) return { error: error.details[0].message };
-  return { request: value as UserRequest };
-}
+/** A private stream frame: auth, subscribe or unsubscribe. */
+export const parseUserRequest = (text: string) => parseFrame<UserRequest>(text, schema);
 
 /** Close code of a connection without a valid token (missing, bad, expired), as HTTP's 401. */
 export const CLOSE_UNAUTHORIZED = 4401;

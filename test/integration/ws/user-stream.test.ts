@@ -106,9 +106,14 @@ describe('private stream authentication', () => {
     await extended.waitFor((m) => m.op === 'auth' && m.ok === true);
     extended.send({ op: 'auth', token: soon(60) });
     await until(() => extended.messages.filter((m) => m.op === 'auth' && m.ok).length === 2);
+    // a token good for 60 days: past what one timer holds, the connection stays
+    const longLived = await connect();
+    longLived.send({ op: 'auth', token: soon(60 * 86_400) });
+    await longLived.waitFor((m) => m.op === 'auth' && m.ok === true);
     await closedWith4401(expiring);
     await new Promise((r) => setTimeout(r, 1500));
     expect(extended.closed).toBe(false);
+    expect(longLived.closed).toBe(false);
     // a token of someone else cannot take the connection over
     extended.send({ op: 'auth', token: tokenFor(fresh('other')) });
     await closedWith4401(extended);
