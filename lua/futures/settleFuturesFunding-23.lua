@@ -123,12 +123,15 @@ if collected > 0 then settled = #payers + #receivers end
 rcall('HSET', fundingKey, 'round', fmt(round), 'rate', fmt(rate), 'mark', fmt(mark), 'ts', ts, 'pn', '0', 'pw', '0')
 ctx.events[1] = { e = 'funding', rate = fmt(rate), p = fmt(mark), n = fmt(settled), collected = fmt(collected),
   paid = fmt(paid), residue = fmt(residue) }
--- each position's own payment, for its owner's private stream (a payer's amt is negative)
+-- each position's own payment, for its owner's private stream (a payer's amt is negative; rows
+-- are paid only when there are both payers and receivers, and a zero payment changed nothing)
 for _, rows in ipairs({ payers, receivers }) do
   for _, row in ipairs(rows) do
-    local pos = row.pos
-    ctx.events[#ctx.events + 1] = { e = 'fund', pos = pos.idText or fmt(pos.id), u = pos.user, a = pos.acct,
-      amt = fmt(row.amt) }
+    if row.amt and row.amt ~= 0 then
+      local pos = row.pos
+      ctx.events[#ctx.events + 1] = { e = 'fund', pos = pos.idText or fmt(pos.id), u = pos.user, a = pos.acct,
+        amt = fmt(row.amt) }
+    end
   end
 end
 fCommit(ctx)

@@ -18,5 +18,5 @@ local current = tonumber(rcall('HGET', KEYS[1], ARGV[1]) or '0')
 local after = current + tonumber(ARGV[2])
 if not isSafe(after) then return { 'ERR', 'BALANCE_TOO_LARGE', '' } end
 rcall('HSET', KEYS[1], ARGV[1], fmt(after))
-appendUserEvents(KEYS[2], ARGV[4], ARGV[5], { walletEvent(ARGV[3], ARGV[1], 'deposit') })
+userEvents.append(KEYS[2], ARGV[4], ARGV[5], { userEvents.wallet(ARGV[3], ARGV[1], 'deposit') })
 return { 'OK', fmt(after) }

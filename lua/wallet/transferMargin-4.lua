@@ -62,10 +62,10 @@ rcall('HINCRBY', dst, dstField, fmt(amount))
 local events = {}
 for _, side in ipairs({ { srcAcct, src }, { dstAcct, dst } }) do
   if side[1] then
-    events[#events + 1] = accountEvent(user, rcall('HGET', side[2], 'id'), 'transfer')
+    events[#events + 1] = userEvents.account(user, rcall('HGET', side[2], 'id'), 'transfer')
   else
-    events[#events + 1] = walletEvent(user, cur, 'transfer')
+    events[#events + 1] = userEvents.wallet(user, cur, 'transfer')
   end
 end
-appendUserEvents(KEYS[4], ARGV[6], ARGV[7], events)
+userEvents.append(KEYS[4], ARGV[6], ARGV[7], events)
 return { 'OK' }

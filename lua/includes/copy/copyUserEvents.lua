@@ -8,8 +8,8 @@
 
 local function copyUserEvents(eventsKey, ts, maxlen, subKey, withSlave, masterUser)
   local s = redis.call('HMGET', subKey, 'user', 'acct', 'slave', 'currency')
-  local events = { accountEvent(s[1], s[2], 'copy') }
-  if withSlave then events[#events + 1] = accountEvent(s[1], s[3], 'copy') end
-  if masterUser ~= '' then events[#events + 1] = walletEvent(masterUser, s[4], 'copy') end
-  appendUserEvents(eventsKey, ts, maxlen, events)
+  local events = { userEvents.account(s[1], s[2], 'copy') }
+  if withSlave then events[#events + 1] = userEvents.account(s[1], s[3], 'copy') end
+  if masterUser ~= '' then events[#events + 1] = userEvents.wallet(masterUser, s[4], 'copy') end
+  userEvents.append(eventsKey, ts, maxlen, events)
 end
