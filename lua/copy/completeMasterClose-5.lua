@@ -28,6 +28,7 @@ if m[2] == 'Closing' then redis.call('HSET', KEYS[1], 'status', 'Closed', 'close
 redis.call('SREM', KEYS[4], m[1])
 if free > 0 then
   local user = redis.call('HGET', KEYS[1], 'user')
-  userEvents.append(KEYS[5], ARGV[1], ARGV[2], { userEvents.account(user, m[1], 'copy'), userEvents.wallet(user, m[3], 'copy') })
+  userEvents.append(KEYS[5], ARGV[1], ARGV[2],
+    { userEvents.account(user, m[1], 'copy'), userEvents.wallet(user, m[3], 'copy') })
 end
 return { 'OK', fmt(free) }
