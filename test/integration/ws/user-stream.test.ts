@@ -382,6 +382,24 @@ describe('private stream isolation and restarts', () => {
     }
   }, 120_000);
 
+  it('two ws instances send one user the same frames: same states, same updateIds', async () => {
+    const user = fresh('twice');
+    await deposit(user, 'USDT', 1_000);
+    const other = await startWsRole(ctx, { port: 0 });
+    try {
+      const [a, b] = [await signedIn(user, ['orders', 'balances']), await signedIn(user, ['orders', 'balances'], other.port)];
+      const placed = await spotOrder(user, 'buy', 70, 1);
+      expect((await request(app).delete(`/api/orders/${String(placed.id)}`).set('Authorization', bearer(user))).status).toBe(200);
+      await until(() => frames(a, 'orders').length === 2 && frames(b, 'orders').length === 2);
+      await until(() => frames(a, 'balances').length === frames(b, 'balances').length && frames(a, 'balances').length >= 2);
+      expect(frames(b, 'orders')).toEqual(frames(a, 'orders'));
+      expect(frames(b, 'balances')).toEqual(frames(a, 'balances'));
+      expect(frames(a, 'orders').map((o) => o.status)).toEqual(['open', 'cancelled']);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a ws instance killed and restarted: clients reconnect and get snapshots equal to REST', async () => {
     const user = fresh('restart');
     await deposit(user, 'USDT', 10_000);
