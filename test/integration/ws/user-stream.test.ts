@@ -389,6 +389,9 @@ describe('private stream isolation and restarts', () => {
     try {
       const [a, b] = [await signedIn(user, ['orders', 'balances']), await signedIn(user, ['orders', 'balances'], other.port)];
       const placed = await spotOrder(user, 'buy', 70, 1);
+      // each state read before the next change is made, so both instances can only read that one
+      await until(() => frames(a, 'orders').length === 1 && frames(b, 'orders').length === 1);
+      await until(() => frames(a, 'balances').length === 1 && frames(b, 'balances').length === 1);
       expect((await request(app).delete(`/api/orders/${String(placed.id)}`).set('Authorization', bearer(user))).status).toBe(200);
       await until(() => frames(a, 'orders').length === 2 && frames(b, 'orders').length === 2);
       await until(() => frames(a, 'balances').length === frames(b, 'balances').length && frames(a, 'balances').length >= 2);
