@@ -169,13 +169,17 @@ export class ExchangeBackend extends ExchangeBackendWatch {
     }
   }
 
-  /** Spot: every open order of the caller on the market. */
+  /**
+   * Every open order of the caller on the market. Futures: those not filled at all (one that filled
+   * in part is a position, which cancelOrder refuses too: closePosition closes it).
+   */
   override async cancelAllOrders(symbol?: Str, _params: Dict = {}): Promise<Order[]> {
     await this.loadMarkets();
     const market = this.market(this.requireSymbol(symbol, 'cancelAllOrders'));
     if (this.isFutures(market)) {
       const open = await this.fetchOpenOrders(market.symbol);
-      return Promise.all(open.map((o) => this.cancelFuturesOrder(o.id as string, market)));
+      const unfilled = open.filter((o) => this.safeInteger(o.info, 'futuresOrderStatus') === 10);
+      return Promise.all(unfilled.map((o) => this.cancelFuturesOrder(o.id as string, market)));
     }
     const res = (await this.call('private', 'DELETE', 'api/orders', { currencyPairCode: market.id })) as Dict;
     const ids = this.safeList(res, 'cancelled', []) as number[];

@@ -84,13 +84,13 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     return this.safeMarketStructure(m) as MarketInterface;
   }
 
-  /** A row of GET /api/currencies. */
+  /** A row of GET /api/currencies. Money arrives by the operators' deposits; there are no withdrawals. */
   parseServiceCurrency(c: Dict): CurrencyInterface {
     const id = this.safeString(c, 'code') as string;
     return this.safeCurrencyStructure({
       id, code: this.safeCurrencyCode(id), name: this.safeString(c, 'name'),
       precision: this.parseNumber(this.parsePrecision(this.safeString(c, 'decimals'))),
-      active: true, deposit: undefined, withdraw: undefined, fee: undefined, networks: {},
+      active: true, deposit: true, withdraw: false, fee: undefined, networks: {},
       limits: { amount: { min: undefined, max: undefined }, withdraw: { min: undefined, max: undefined } },
       type: 'crypto', info: c,
     });

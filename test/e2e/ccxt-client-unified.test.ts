@@ -1,7 +1,7 @@
 import type { Dict, Exchange, OHLCV } from 'ccxt';
 import type { ExchangeBackend } from '../../clients/ccxt';
 import {
-  checkAscending, checkBalance, checkMarket, checkOHLCV, checkOrder, checkOrderBook, checkPosition, checkTicker, checkTrade,
+  checkAscending, checkBalance, checkCurrency, checkMarket, checkOHLCV, checkOrder, checkOrderBook, checkPosition, checkTicker, checkTrade,
 } from '../support/ccxt-validators';
 import { eventually, startService, uniqueUser, type RunningService } from '../support/ccxt-service';
 
@@ -56,6 +56,7 @@ describe('ccxt unified structures, REST', () => {
   it('fetchMarkets: every spot and futures market; futures with taker/maker and subType linear', async () => {
     const markets = await alice.fetchMarkets();
     for (const m of markets) checkMarket(ex(), asEntry(m));
+    for (const c of Object.values(await alice.fetchCurrencies())) checkCurrency(ex(), asEntry(c));
     const perp = markets.find((m) => m.symbol === PERP)!;
     const pairs = await svc.rest<Dict[]>('GET', '/api/futures/exchange-data/pairs');
     const row = pairs.find((p) => p['\u0441urrencyPairCode'] === 'BTC_USDT')!;
@@ -119,6 +120,17 @@ describe('ccxt unified structures, REST', () => {
       expect(p.notional).toBeCloseTo((p.contracts as number) * (p.markPrice as number), 8);
     }
     checkAscending('fetchPositions', positions);
+    // a limit close (it rests: nobody bids here)
+    checkOrder(ex(), asEntry(await alice.closePosition(PERP, undefined, { price: 150 })), PERP);
+  });
+
+  it('cancelAllOrders answers unified orders, spot and futures', async () => {
+    for (const symbol of [SPOT, PERP]) {
+      await alice.createOrder(symbol, 'limit', 'buy', 1, 50);
+      const cancelled = await alice.cancelAllOrders(symbol);
+      expect(cancelled.length).toBeGreaterThan(0);
+      for (const o of cancelled) checkOrder(ex(), asEntry(o), symbol);
+    }
   });
 });
 

@@ -118,6 +118,20 @@ export function checkMarket(ex: Exchange, m: Entry): void {
   if (!('cross' in modes) || !('isolated' in modes)) fail(ctx, 'marginModes without cross and isolated', m);
 }
 
+export function checkCurrency(ex: Exchange, c: Entry): void {
+  const ctx = 'currency';
+  // fetchCurrencies is native here, so deposit and withdraw must say what holds
+  structure(ctx, c, {
+    info: 'any', id: 'string', code: 'string', name: 'string', withdraw: 'boolean', deposit: 'boolean', active: 'boolean',
+    precision: 'number', fee: 'number', limits: 'object', networks: 'object', type: 'string',
+  }, ['name', 'fee', 'active', 'type']);
+  if (c.deposit === false && c.withdraw === false && c.active !== false) fail(ctx, 'active without deposit or withdraw', c);
+  if (c.deposit === true && c.withdraw === true && c.active !== true) fail(ctx, 'inactive with deposit and withdraw', c);
+  greater(ctx, c, 'precision', '0');
+  greater(ctx, c, 'fee', '0', true);
+  if (!(String(c.code) in ex.currencies) || ex.currency(c.code as string).id !== c.id) fail(ctx, 'id and code do not match', c);
+}
+
 export function checkOrder(ex: Exchange, o: Entry, sym?: string): void {
   const ctx = 'order';
   structure(ctx, o, {
