@@ -46,6 +46,10 @@ describe('order rate limit', () => {
       expect(remaining[firstRefused]).toBe(0);
       expect(remaining[firstRefused - 1]).toBe(0);
       expect(Number(bob.headers['x-ratelimit-remaining'])).toBe(7);
+      // a cancel counts too, and says so
+      const cancel = await request(app).delete('/api/orders/999999').set('Authorization', bearer('bob'));
+      expect(cancel.status).toBe(404);
+      expect([cancel.headers['x-ratelimit-limit'], cancel.headers['x-ratelimit-remaining']]).toEqual(['5', '6']);
     } finally {
       await ctx.cleanup();
     }
