@@ -58,6 +58,20 @@ module.exports = {
       to: { path: `^src/${FEATURES}/`, pathNot: [`^src/$1/`, `^src/${FEATURES}/index\\.ts$`] },
     },
     {
+      name: 'src-stands-alone',
+      severity: 'error',
+      comment: 'src/ imports nothing of scripts/ or test/: what npm start runs (the demo included) lives in src/.',
+      from: { path: '^src/' },
+      to: { path: '^(scripts|test)/' },
+    },
+    {
+      name: 'demo-is-a-client',
+      severity: 'error',
+      comment: 'src/demo trades through the public REST API: of src/ it imports only the markets DTOs and the domain.',
+      from: { path: '^src/demo/' },
+      to: { path: '^src/', pathNot: '^src/(demo|domain)/|^src/markets/index\\.ts$' },
+    },
+    {
       name: 'transport-not-bin',
       severity: 'error',
       comment: 'src/transport never imports src/bin.',

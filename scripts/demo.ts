@@ -1,6 +1,7 @@
+import { Shutdown } from '../src/bin/shutdown';
 import { withDevSecret } from '../src/platform/config/dev-secret';
 import { loadConfig } from '../src/platform/config/env';
-import { startDemo } from './demo/demo-market';
+import { startDemo } from '../src/demo/demo-market';
 import { startProgress } from './lib/progress';
 
 /**
@@ -14,6 +15,9 @@ import { startProgress } from './lib/progress';
  *   JWT_SECRET     the api role's HS256 secret; the demo signs an admin token with it. Unset, it
  *                  uses the development secret `npm start` keeps under DATA_DIR, as `npm run token` does
  */
+/** How long the demo may take to cancel its orders and close its positions on Ctrl-C. */
+const STOP_DEADLINE_MS = 10_000;
+
 async function main(): Promise<void> {
   const { config } = withDevSecret(loadConfig());
   if (!config.jwtSecret) throw new Error('demo: JWT_PUBLIC_KEY deployments verify RS256 tokens; the demo signs HS256 with JWT_SECRET');
@@ -27,16 +31,15 @@ async function main(): Promise<void> {
     levels: num('DEMO_LEVELS'),
     notional: num('DEMO_NOTIONAL'),
   });
-  let stopping = false;
-  const stop = async (why: string) => {
-    if (stopping) return;
-    stopping = true;
+  // Ctrl-C: the demo cancels what it placed, within STOP_DEADLINE_MS; a second Ctrl-C exits at once
+  const line = (first: unknown, msg?: string) => log(`demo: ${typeof first === 'string' ? first : (msg ?? '')}`);
+  const shutdown = new Shutdown({ info: line, warn: line, error: line } as never, STOP_DEADLINE_MS);
+  shutdown.add('demo', () => demo.stop());
+  shutdown.onSignals();
+  const stop = (why: string) => {
     log(`demo: stopping (${why})`);
-    await demo.stop();
-    process.exit(0);
+    void shutdown.run(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
   const seconds = num('DEMO_SECONDS');
   if (seconds) {
     // a bar on a terminal, plain lines otherwise, while a timed run lasts
@@ -45,7 +48,7 @@ async function main(): Promise<void> {
     setTimeout(() => {
       clearInterval(tick);
       progress.stop();
-      void stop(`${seconds} s elapsed`);
+      stop(`${seconds} s elapsed`);
     }, seconds * 1000);
   }
 }

@@ -1,7 +1,9 @@
 import { listRoutes } from '../src/transport/http/route-list';
+import { exitQuietlyOnClosedPipe } from './lib/closed-pipe';
 import { offlineApp } from './lib/offline-app';
 
 /** `npm run routes`: prints every route as `METHOD /path`, one a line, without touching Redis. */
+exitQuietlyOnClosedPipe();
 const { app, close } = offlineApp();
-for (const r of listRoutes(app)) console.log(r);
+process.stdout.write(`${listRoutes(app).join('\n')}\n`);
 close();

@@ -1,7 +1,7 @@
 import type { Dict } from 'ccxt';
 import { EXACT_ERRORS, STATUS_ERRORS } from './errors';
 
-/** SPEC 4.5 candle periods, in seconds, under ccxt's timeframe names. */
+/** The candle periods of docs/market-data.md#candles, in seconds, under ccxt's timeframe names. */
 export const TIMEFRAMES: Record<string, number> = {
   '1m': 60,
   '3m': 180,
@@ -94,7 +94,7 @@ export function exchangeDescription(): Dict {
       watchMyTrades: true,
       watchBalance: true,
       watchPositions: true,
-      // orders are never placed or cancelled over a socket (SPEC 6.1): every *Ws method is false
+      // orders are never placed or cancelled over a socket (docs/api-contract.md#order-book-rules): every *Ws method is false
       ...Object.fromEntries(WS_ORDER_ENTRY.map((m) => [m, false])),
     },
     timeframes: Object.fromEntries(Object.keys(TIMEFRAMES).map((tf) => [tf, tf])),
@@ -130,7 +130,7 @@ export function exchangeDescription(): Dict {
       },
     },
     fees: { trading: { percentage: true, tierBased: false } },
-    // currency codes are opaque strings (SPEC 4.7 rule 8): never rename one
+    // currency codes are opaque strings (order-book rule 8, docs/api-contract.md#order-book-rules): never rename one
     commonCurrencies: {},
     precisionMode: 4, // TICK_SIZE
     options: {

@@ -4,7 +4,7 @@ import {
 } from 'ccxt';
 
 /**
- * The service answers errors as `{"error":{"code":"UPPER_SNAKE","message":…}}` (DESIGN 4). Codes
+ * The service answers errors as `{"error":{"code":"UPPER_SNAKE","message":…}}` (docs/api-contract.md). Codes
  * it is known to send, mapped to the ccxt error a trading bot already handles.
  */
 export const EXACT_ERRORS: Record<string, typeof ExchangeError> = {

@@ -9,7 +9,7 @@ const CREATED = 10;
 const IN_POSITION = 50;
 
 /**
- * The futures half (SPEC 4.3, docs/futures.md): one order becomes its own isolated position once
+ * The futures half (docs/futures.md#endpoints): one order becomes its own isolated position once
  * it fills, leverage is the futures account's, and every order names the account it trades from.
  */
 export class ExchangeBackendFutures extends ExchangeBackendParsers {
@@ -52,7 +52,7 @@ export class ExchangeBackendFutures extends ExchangeBackendParsers {
     if (stopLoss !== undefined) body.stopLoss = stopLoss;
     if (takeProfit !== undefined) body.takeProfit = takeProfit;
     const created = (await this.call('private', 'POST', 'api/futures/trade/create-order', body)) as Dict;
-    // the endpoint answers {id, clientOrderId} (SPEC 4.3): read the record for its state after matching
+    // the endpoint answers {id, clientOrderId} (the futures trade routes, docs/futures.md#endpoints): read the record for its state after matching
     return this.fetchFuturesOrder(this.safeString(created, 'id') as string, m);
   }
 

@@ -14,7 +14,7 @@ const SPOT_STATUS: Record<string, string> = {
   expired: 'canceled',
 };
 
-/** SPEC 3.1 futures statuses. InPosition is decided per order: its rest may still rest on the book. */
+/** Futures order statuses (docs/api-contract.md#resources). InPosition is decided per order: its rest may still rest on the book. */
 const FUTURES_STATUS: Record<string, string> = { '10': 'open', '20': 'closed', '30': 'canceled', '40': 'canceled' };
 
 /** The service's records as ccxt structures. Numbers arrive as JSON numbers; ccxt keeps them exact as strings. */
@@ -47,7 +47,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     });
   }
 
-  /** A row of GET /api/futures/exchange-data/pairs (SPEC 2.13: the pair code's first letter is Cyrillic). */
+  /** A row of GET /api/futures/exchange-data/pairs (OpenAPI `FuturesPairInfo`: the pair code's first letter is Cyrillic). */
   parseFuturesMarket(p: Dict): MarketInterface {
     const id = (this.safeString(p, '\u0441urrencyPairCode') ?? this.safeString(p, 'currencyPairCode')) as string;
     const sep = id.indexOf('_');
@@ -60,7 +60,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
       type: 'swap', subType: 'linear', spot: false, margin: false, swap: true, future: false, option: false, contract: true,
       active: this.safeBool(p, 'isActive'), linear: true, inverse: false,
       contractSize: this.safeNumber(p, 'contractValue'),
-      // extensions of SPEC 2.13 (docs/futures.md)
+      // extensions of `FuturesPairInfo` (docs/futures.md)
       taker: this.safeNumber(p, 'takerFee'), maker: this.safeNumber(p, 'makerFee'),
       precision: {
         amount: this.parseNumber(this.parsePrecision(this.safeString(p, 'quantityPrecision'))),
@@ -103,7 +103,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     return out;
   }
 
-  /** A spot order (DESIGN 4). The fee is in the currency received: base for a buy, quote for a sell. */
+  /** A spot order (docs/spot.md). The fee is in the currency received: base for a buy, quote for a sell. */
   parseSpotOrder(o: Dict, market?: Market): Order {
     market = this.safeMarket(this.safeString(o, 'currencyPairCode'), market, undefined, 'spot');
     const side = this.safeString(o, 'side');
@@ -127,7 +127,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     }, market);
   }
 
-  /** A futures order / position record (SPEC 2.10). */
+  /** A futures order / position record (OpenAPI `FuturesOrder`). */
   parseFuturesOrder(o: Dict, market?: Market): Order {
     market = this.safeMarket(this.safeString(o, 'currencyPairCode'), market, undefined, 'swap');
     const isMarket = this.safeBool(o, 'isMarket');
@@ -159,7 +159,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
 
   /**
    * A trade: spot public `{id, timestamp, price, amount, side}` (side of the taker), spot own
-   * (plus orderId, takerOrMaker, fee, feeCurrencyCode), futures deals (SPEC 2.14, 2.15).
+   * (plus orderId, takerOrMaker, fee, feeCurrencyCode), futures deals (OpenAPI `FuturesDeal`, `FuturesUserDeal`).
    */
   override parseTrade(t: Dict, market?: Market): Trade {
     const futures = this.isFutures(market) || t.isLong !== undefined;
@@ -239,7 +239,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     }, market);
   }
 
-  /** A candle (SPEC 2.12) as [open time, open, high, low, close, base volume]. */
+  /** A candle (OpenAPI `Candle`) as [open time, open, high, low, close, base volume]. */
   override parseOHLCV(c: Dict, _market?: Market): OHLCV {
     return [
       this.parse8601(this.safeString(c, 'openTimestamp')) as number,
@@ -251,7 +251,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     ];
   }
 
-  /** Wallet rows `{currencyCode, available, reserved}` (DESIGN 5). */
+  /** Wallet rows `{currencyCode, available, reserved}` (docs/api-contract.md#operator-routes). */
   parseWalletBalance(rows: Dict[]): Balances {
     const result: Dict = { info: rows };
     for (const r of rows) {
@@ -277,7 +277,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     return this.safeBalance(result);
   }
 
-  /** A number field where 0 means unset (TP, SL and liquidation price of SPEC 2.10). */
+  /** A number field where 0 means unset (TP, SL and liquidation price of OpenAPI `FuturesOrder`). */
   protected nonZero(d: Dict, key: string): number | undefined {
     const v = this.safeNumber(d, key);
     return v === 0 ? undefined : v;

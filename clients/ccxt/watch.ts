@@ -13,7 +13,7 @@ type WsClient = ReturnType<ExchangeBackendFutures['client']>;
  * ccxt's pro (websocket) methods over the service's two sockets (docs/market-data.md): market data
  * on `/ws` (watchOrderBook, watchTrades, watchTicker, watchOHLCV) and the caller's own state on the
  * private stream `/ws/user` (watchOrders, watchMyTrades, watchBalance, watchPositions), which takes
- * the same JWT as REST in its first frame. Orders are never placed over a socket (SPEC 6.1).
+ * the same JWT as REST in its first frame. Orders are never placed over a socket (docs/api-contract.md#order-book-rules).
  *
  * Lists return what arrived since the previous call (ccxt's newUpdates), kept per message hash
  * until asked for, so nothing that arrives between two calls is lost. A gap in `seq` (the

@@ -1,5 +1,5 @@
 --[[
-  First step of finishing a subscription (Active -> Finishing, DESIGN 4): settles it as it stands
+  First step of finishing a subscription (Active -> Finishing, docs/copy-trading.md): settles it as it stands
   (fee up to now, share of the profit realized so far), stops copying (the mirror places nothing for
   a subscription not Active), frees the (master, slave) slot and lists it as finishing, so a worker
   resumes it after a crash. Only one finish wins: any other finds it not Active (409).

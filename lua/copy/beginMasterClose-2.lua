@@ -1,5 +1,5 @@
 --[[
-  First step of closing a master (Active -> Closing, DESIGN 4): from here it takes no new followers
+  First step of closing a master (Active -> Closing, docs/copy-trading.md): from here it takes no new followers
   (startCopy wants Active); it is listed as closing so a worker resumes the close after a crash.
   Only one close wins: any other finds it not Active (409).
 

@@ -1,5 +1,5 @@
 --[[
-  Last step of finishing a subscription (Finishing -> Finished, DESIGN 4), and the return of money a
+  Last step of finishing a subscription (Finishing -> Finished, docs/copy-trading.md), and the return of money a
   finished subscription's position released later (closeOrders false): settles the profit share of
   what is realized now, pays what is owed, then moves the free balance back to the slave's account
   (netIn follows). The first completion records the equity (cash: balance + locked) and profit at

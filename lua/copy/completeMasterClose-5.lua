@@ -1,5 +1,5 @@
 --[[
-  Last step of closing a master (Closing -> Closed, DESIGN 4), once its positions are closed and
+  Last step of closing a master (Closing -> Closed, docs/copy-trading.md), once its positions are closed and
   its subscriptions finished: the free balance of its account returns to the owner's wallet and
   closedAt is set. Idempotent: a repeat moves what is free (usually nothing) and keeps closedAt.
 

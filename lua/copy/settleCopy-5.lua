@@ -1,5 +1,5 @@
 --[[
-  Settles one subscription up to now (DESIGN 4; the daily job and every finish step): accrues the
+  Settles one subscription up to now (docs/copy-trading.md; the daily job and every finish step): accrues the
   management fee while the subscription is Active, moves the high-water mark of realized profit up
   and owes the profit share of the rise, then pays what is owed from the free balance to the master
   owner's wallet. Running it again at the same moment pays nothing more.

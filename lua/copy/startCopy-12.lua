@@ -1,5 +1,5 @@
 --[[
-  Starts a copy subscription in one step (DESIGN 4, docs/copy-trading.md): checks the master is
+  Starts a copy subscription in one step (docs/copy-trading.md): checks the master is
   Active and not the follower's own, that the slave has no active subscription to it and the free
   margin, then moves the margin from the slave's account into the subscription's account (made
   before, empty, flagged `copy`), claims the (master, slave) slot, writes the subscription record,

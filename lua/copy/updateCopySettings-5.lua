@@ -1,5 +1,5 @@
 --[[
-  Changes an active subscription's margin and risk settings in one step (DESIGN 4): the management
+  Changes an active subscription's margin and risk settings in one step (docs/copy-trading.md): the management
   fee is accrued on the old margin up to now (the change closes one accrual period and opens the
   next), then the difference moves from the slave's free balance in, or back out of the
   subscription's free balance, and netIn follows it, so margin changes are never profit. Concurrent

@@ -1,5 +1,5 @@
 --[[
-  Opens a futures account (DESIGN 5) with a margin currency and a leverage; it starts empty.
+  Opens a futures account (docs/api-contract.md#operator-routes) with a margin currency and a leverage; it starts empty.
 
   Input:
     KEYS[1] futures account id counter   KEYS[2] the user's futures accounts (set)

@@ -1,5 +1,5 @@
 --[[
-  Places a batch of futures orders on one market (SPEC 4.3), in the order given, each exactly as
+  Places a batch of futures orders on one market (the futures trade routes, docs/futures.md#endpoints), in the order given, each exactly as
   if it came alone (includes/futures/createOrder: idempotency, account and leverage checks, TP/SL
   side check, post-only, margin check at the worst price the order can fill at, reservation,
   matching, resting the rest of a limit order unless IOC, trigger indices). Each order's writes are made

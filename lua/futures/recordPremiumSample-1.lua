@@ -1,5 +1,5 @@
 --[[
-  Adds one premium index sample (DESIGN 4, funding) to a futures market's round in progress:
+  Adds one premium index sample (docs/futures.md, funding) to a futures market's round in progress:
   pn = samples so far, pw = Σ k·P_k (k = 1..pn, ppb), the weights of the time-weighted mean.
   Keyed by the sample slot (ms / sample period, floored): a slot already sampled changes nothing,
   so any number of workers may run it. settleFuturesFunding reads and clears pn and pw.

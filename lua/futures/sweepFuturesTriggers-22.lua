@@ -1,7 +1,7 @@
 --[[
   Take profit and stop loss of one market: every position whose trigger the mark price has crossed
   is closed at market (a long's TP when mark >= TP, its SL when mark <= SL; a short the other way
-  round; DESIGN 4: triggers use the mark, which one small trade cannot move). Found by range
+  round; docs/futures.md: triggers use the mark, which one small trade cannot move). Found by range
   queries on the trigger indices, never by a scan. A position that finds no
   liquidity stays in the index for the next sweep.
 

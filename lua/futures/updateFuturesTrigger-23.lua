@@ -1,5 +1,5 @@
 --[[
-  Sets or clears the take profit or stop loss of an order or position (SPEC 4.3). Checked against
+  Sets or clears the take profit or stop loss of an order or position (the futures trade routes, docs/futures.md#endpoints). Checked against
   the side: a long's take profit above its entry (the limit price while unfilled), its stop loss
   below; a short the other way round. The trigger indices follow at once.
 

@@ -1,7 +1,7 @@
 --[[
   Engine key names that only a running script can know: the order, wallet and account of a maker
   met in the book, a position found by a sweep, a new order's hash (its id comes from the counter).
-  Every key a caller can know arrives in KEYS instead (the cluster contract, DESIGN 2). Mirrors
+  Every key a caller can know arrives in KEYS instead (the cluster contract, docs/architecture.md#keys-and-scale-out). Mirrors
   src/platform/redis/keys.ts, which test/integration/keys.test.ts checks; P is the engine prefix
   passed as ARGV[1] (`ex:{e0}:`), so these keys share the caller's slot.
 ]]

@@ -1,5 +1,5 @@
 --[[
-  Cancels one spot order of the caller (SPEC 4.7 rule 5).
+  Cancels one spot order of the caller (order-book rule 5, docs/api-contract.md#order-book-rules).
 
   Input:
     KEYS[1..16] the market's and the user's keys (includes/spot/spotCancel lists them)

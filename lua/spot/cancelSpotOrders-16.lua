@@ -1,6 +1,6 @@
 --[[
   Cancels every open spot order the caller holds on one pair, however it was entered
-  (SPEC 4.7 rule 5). One atomic step, one event entry.
+  (order-book rule 5, docs/api-contract.md#order-book-rules). One atomic step, one event entry.
 
   Input:
     KEYS[1..16] the market's and the user's keys (includes/spot/spotCancel lists them; KEYS[14] is

@@ -1,5 +1,5 @@
 --[[
-  Moves money between a user's wallet and futures accounts (DESIGN 5). Only the free balance of an
+  Moves money between a user's wallet and futures accounts (docs/api-contract.md#operator-routes). Only the free balance of an
   account moves: margin locked by orders and positions stays.
 
   Input:

@@ -6,7 +6,7 @@ async function getJson(path) {
   return res.json();
 }
 
-/** SPEC 2.13 spells the futures code field with a Cyrillic first letter (U+0441). */
+/** OpenAPI `FuturesPairInfo` spells the futures code field with a Cyrillic first letter (U+0441). */
 const FUTURES_CODE = '\u0441urrencyPairCode';
 
 /** Every market the page can show: { kind, code, digitsPrice, digitsAmount }. */
@@ -37,7 +37,7 @@ export async function recentTrades(market, limit = 50) {
   return items.map((d) => ({ price: d.price, amount: d.amount, side: d.isLong ? 'buy' : 'sell', timestamp: d.timestamp }));
 }
 
-/** Candles of one market and period, oldest first (SPEC 2.12 objects). */
+/** Candles of one market and period, oldest first (`Candle` objects of the OpenAPI document). */
 export function candles(kind, code, period) {
   const q = new URLSearchParams({ CurrencyPair: code, Kind: kind, CandleTimePeriod: String(period) });
   return getJson(`/api/futures/exchange-data/candles?${q}`);
@@ -45,13 +45,14 @@ export function candles(kind, code, period) {
 
 /**
  * Where the market-data websocket is: `?ws=` on the page's URL wins, then the api role's
- * /config.json (its `wsUrl`, else this host on its `wsPort`).
+ * /config.json: its `wsUrl` (PUBLIC_WS_URL; a path such as `/ws` is on this page's own host and
+ * port, behind the compose proxy), else this host on its `wsPort`.
  */
 export async function websocketUrl() {
   const override = new URLSearchParams(location.search).get('ws');
   if (override) return override;
   const cfg = await getJson('/config.json');
-  if (cfg.wsUrl) return cfg.wsUrl;
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  if (cfg.wsUrl) return cfg.wsUrl.startsWith('/') ? `${scheme}://${location.host}${cfg.wsUrl}` : cfg.wsUrl;
   return `${scheme}://${location.hostname}:${cfg.wsPort}${cfg.wsPath}`;
 }

@@ -100,7 +100,7 @@ function onTicker(msg) {
   const m = page.market;
   if (msg.kind !== m.kind || msg.market !== m.code) return;
   if (m.kind === 'futures') {
-    // the engine's mark and index (DESIGN 4) ride on the futures ticker
+    // the engine's mark and index (docs/futures.md) ride on the futures ticker
     futuresLine.setPrices(msg);
     if (msg.indexPrice !== null && msg.indexPrice !== undefined) chart.updateIndex(msg.indexPrice, page.period);
   }

@@ -1,8 +1,16 @@
 // Candles of one market with TradingView's lightweight-charts: REST history, then the candles
 // channel. For a futures market an index line is drawn over the candles.
-import { CandlestickSeries, ColorType, HistogramSeries, LineSeries, createChart } from 'lightweight-charts';
+// lightweight-charts is served from node_modules by the api role (no CDN, no build step); imported by
+// path, as an inline import map would need 'unsafe-inline' in the page's CSP
+import {
+  CandlestickSeries,
+  ColorType,
+  HistogramSeries,
+  LineSeries,
+  createChart,
+} from '/vendor/lightweight-charts/lightweight-charts.standalone.production.mjs';
 
-/** SPEC 2.12 candle → lightweight-charts bar (time in UTC seconds). */
+/** A candle (OpenAPI `Candle`) → lightweight-charts bar (time in UTC seconds). */
 const bar = (c) => ({
   time: Date.parse(c.openTimestamp) / 1000,
   open: c.openPrice,
@@ -17,7 +25,8 @@ export class CandleChart {
       autoSize: true,
       layout: { background: { type: ColorType.Solid, color: '#161c24' }, textColor: '#9aa6b2' },
       grid: { vertLines: { color: '#1e2833' }, horzLines: { color: '#1e2833' } },
-      timeScale: { timeVisible: true, secondsVisible: false, borderColor: '#243040', barSpacing: 10, rightOffset: 4 },
+      // fixLeftEdge: a fresh market's first candles start at the left, not squeezed against the right edge
+      timeScale: { timeVisible: true, secondsVisible: false, borderColor: '#243040', barSpacing: 10, rightOffset: 4, fixLeftEdge: true },
       rightPriceScale: { borderColor: '#243040' },
     });
     this.candles = this.chart.addSeries(CandlestickSeries, {
@@ -48,6 +57,15 @@ export class CandleChart {
     this.index.setData([]);
     this.lastTime = bars.length ? bars[bars.length - 1].time : 0;
     this.chart.timeScale().scrollToRealTime();
+    this.markFirstBar(bars);
+  }
+
+  /** Where the first candle is drawn, on the container (`data-first-bar-x`, read by the browser test). */
+  markFirstBar(bars) {
+    requestAnimationFrame(() => {
+      const x = bars.length ? this.chart.timeScale().timeToCoordinate(bars[0].time) : null;
+      this.chart.chartElement().parentElement.dataset.firstBarX = x === null ? '' : String(Math.round(x));
+    });
   }
 
   /** One candle from the candles channel: the current one changes in place, a new one appends. */

@@ -1,6 +1,6 @@
 // The futures line: mark, index, funding rate and the time to the next funding round.
 //
-// Mark and index are the engine's (DESIGN 4, docs/futures.md: index = median of the fresh sources,
+// Mark and index are the engine's (docs/futures.md: index = median of the fresh sources,
 // mark = median of three), as the futures ticker channel carries them (`markPrice`, `indexPrice`,
 // null until the mark tick has run); last is the ticker's last futures trade. Funding comes from the
 // futures pair listing.

@@ -1,4 +1,4 @@
-// One websocket to the market-data gateway (DESIGN 6): keeps the set of subscriptions, sends them
+// One websocket to the market-data gateway (docs/market-data.md#websocket-gateway-ws-role): keeps the set of subscriptions, sends them
 // again after every reconnect, and reconnects with backoff when the connection drops.
 
 const key = (s) => `${s.channel}/${s.kind}/${s.market}/${s.period ?? ''}`;

@@ -1,5 +1,5 @@
 // The order book of one market, kept from the gateway's snapshot and seq-numbered updates
-// (DESIGN 6): an update whose seq is not exactly the last one plus one is a gap, and the book asks
+// (docs/market-data.md#websocket-gateway-ws-role): an update whose seq is not exactly the last one plus one is a gap, and the book asks
 // for a fresh snapshot instead of showing levels it may have missed.
 
 const DEPTH_SHOWN = 18;

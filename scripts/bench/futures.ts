@@ -1,6 +1,6 @@
 /**
  * npm run bench:futures — the futures engine (issues 3, 10), three measurements, each with a baseline
- * measured in the same run (DESIGN 7):
+ * measured in the same run (docs/performance.md):
  *   1. create-order straight through Lua, pipelined: RESTING non-crossing limit orders, then
  *      CROSSING ones that each fill one maker, against a no-op FCALL with the same KEYS/ARGV and
  *      the same flow through nodejs-order-book in memory; three times per run: one order per
@@ -250,7 +250,7 @@ function batchMedians(metrics: string, name: string): { perCall: number; perOrde
 async function httpRun(ctx: AppContext, redisUrl: string): Promise<HttpRun> {
   const names = Array.from({ length: 20 }, (_, i) => `h${i}`);
   const accts = await fundedAccounts(ctx, names, 10_000_000);
-  const users = names.map((n, i) => ({ token: jwt.sign({ sub: n }, JWT_SECRET, { algorithm: 'HS256' }), account: accts[i] }));
+  const users = names.map((n, i) => ({ token: jwt.sign({ sub: n }, JWT_SECRET, { algorithm: 'HS256', expiresIn: '1h' }), account: accts[i] }));
   const env = { ...process.env, BENCH_REDIS_URL: redisUrl, BENCH_PREFIX: ctx.config.keyPrefix };
   const baseline = await withChildServer(__filename, 'baseline', env, (port) => load(port, users));
   let ordersPerCall = NaN;

@@ -1,7 +1,7 @@
 /**
  * npm run bench:http — POST /api/orders of the real app over HTTP (auth, rate limit, validation,
  * service, Lua engine, DTO) against a trivial Express 5 route with express.json, in the same run
- * (DESIGN 7, issue 2). Each server runs in a child process of its own; autocannon drives it from
+ * (docs/performance.md, issue 2). Each server runs in a child process of its own; autocannon drives it from
  * this one. Orders are limit buys and sells at random prices around one mid, so some rest and
  * some cross; every response that is not 2xx counts as an error.
  *
@@ -123,7 +123,7 @@ async function oneRun(
     for (let u = 0; u < USERS; u++) {
       await ctx.wallets.deposit(`u${u}`, 'USDT', 10_000_000);
       await ctx.wallets.deposit(`u${u}`, 'BTC', 1_000);
-      tokens.push(jwt.sign({ sub: `u${u}` }, JWT_SECRET, { algorithm: 'HS256' }));
+      tokens.push(jwt.sign({ sub: `u${u}` }, JWT_SECRET, { algorithm: 'HS256', expiresIn: '1h' }));
     }
     const env = { ...process.env, BENCH_REDIS_URL: redisUrl, BENCH_PREFIX: prefix };
 

@@ -8,7 +8,7 @@
  * taken just before the script appends the stream entry, so it slightly over-counts) to the
  * client's receipt of the update. Before the real run, the same clients are fed by a bare uWS
  * publisher at the same rate with no Redis behind it: the fan-out floor of this machine, the
- * baseline the real figures are a ratio to (DESIGN 7).
+ * baseline the real figures are a ratio to (docs/performance.md).
  *
  * Env: BENCH_CLIENTS (2000), BENCH_RATE (250 per second), BENCH_SECONDS (30),
  * BENCH_BASELINE_SECONDS (10), BENCH_SAMPLE_EVERY (every 10th client records latencies),

@@ -9,7 +9,7 @@ export interface PairAnalytics {
   volume: number;
 }
 
-/** What DESIGN 4's analytics say about one futures account's trading (docs/copy-trading.md). */
+/** What the copy-trading analytics say about one futures account's trading (docs/copy-trading.md). */
 export interface TradingAnalytics {
   /** realized + unrealized pnl, net of trading fees and funding, minor units */
   pnl: BigNumber;

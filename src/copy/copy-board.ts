@@ -7,7 +7,7 @@ import type { MasterRecord } from './copy-store';
 export const SORT_PRESETS = ['roi', 'pnl', 'followers', 'aum', 'drawdown', 'tradingDays', 'newest'] as const;
 export type SortPreset = (typeof SORT_PRESETS)[number];
 
-/** Filters of the master lists (SPEC 4.1); ranges are inclusive. */
+/** Filters of the master lists (the copy master routes, docs/copy-trading.md); ranges are inclusive. */
 export interface MasterFilter {
   onlyClosed?: boolean;
   roiFrom?: number;

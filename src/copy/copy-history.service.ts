@@ -4,7 +4,7 @@ import type { CopyDeps } from './copy-deps';
 import { futuresOrderDto, type FuturesOrderDto } from '../futures';
 import type { FuturesUserDealDto } from '../futures';
 
-/** Filters of the positions-history and trades lists (SPEC 4.1, DESIGN 4). */
+/** Filters of the positions-history and trades lists (the copy master routes, docs/copy-trading.md). */
 export interface HistoryQuery extends PageRequest {
   sortBy: 'date' | 'pnl' | 'roi';
   sortDir: 'asc' | 'desc';
@@ -15,7 +15,7 @@ export interface HistoryQuery extends PageRequest {
   dateTo?: Date;
 }
 
-/** SPEC 2.9's PositionDto and OrderDto are the futures record of 2.10; TradeDto is the user deal of 2.15. */
+/** PositionDto and OrderDto (docs/api-contract.md#resources) are the futures record of `FuturesOrder`; TradeDto is the user deal of `FuturesUserDeal`. */
 export type PositionDto = FuturesOrderDto;
 export type OrderDto = FuturesOrderDto;
 export type TradeDto = FuturesUserDealDto;

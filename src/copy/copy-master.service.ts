@@ -8,7 +8,7 @@ import type { CopySettlementService } from './copy-settlement.service';
 import type { MasterRecord } from './copy-store';
 import type { CopyMasterAccountDto, CopySlaveAccountDto, CopyViews } from './copy-views';
 
-/** SPEC 2.3 */
+/** The copy master request (OpenAPI) */
 export interface CreateMasterRequest {
   name: string;
   strategyName: string;
@@ -55,7 +55,7 @@ function select(all: Dto[], f: MasterFilter): Dto[] {
   return all.filter(inRange).sort((a, b) => SORTS[f.sortPreset](a, b) || a.id - b.id);
 }
 
-/** SPEC 4.1: master strategies. A master is a futures account of its own; its id is that account's id. */
+/** The copy master routes (docs/copy-trading.md): master strategies. A master is a futures account of its own; its id is that account's id. */
 export class CopyMasterService {
   constructor(
     private readonly d: CopyDeps,

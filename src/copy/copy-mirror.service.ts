@@ -11,7 +11,7 @@ export { SkipReason, copyClientOrderId } from './mirror-plan';
 export type { MirrorOutcome } from './mirror-actions';
 
 /**
- * Mirrors masters' trading onto their active subscriptions (DESIGN 4, docs/copy-trading.md), from
+ * Mirrors masters' trading onto their active subscriptions (docs/copy-trading.md), from
  * the futures streams' `trade`, `done` and `trigger` events: each fill of a master's opening order,
  * each close fill (a partial close as a fraction), a position's end, a TP/SL change. `plan` cuts each
  * master event into chunks of subscriptions (the worker queues them as BullMQ jobs); `CopyFanout`

@@ -5,7 +5,7 @@ import { closedOrClosing, FinishReason, type CopyDeps } from './copy-deps';
 import type { MasterRecord, SubscriptionRecord } from './copy-store';
 
 /**
- * The master's income from a subscription and the subscription's end (DESIGN 4,
+ * The master's income from a subscription and the subscription's end (docs/copy-trading.md,
  * docs/copy-trading.md). Every money step is one lua/copy script: settleCopy (management fee
  * accrued over time, profit share on realized profit above the high-water mark), and the finish
  * as a durable state machine Active -> Finishing -> Finished whose steps are idempotent:
@@ -72,7 +72,7 @@ export class CopySettlementService {
   }
 
   /**
-   * The follower's risk controls (DESIGN 4): when the subscription's equity (with unrealized pnl at
+   * The follower's risk controls (docs/copy-trading.md): when the subscription's equity (with unrealized pnl at
    * mark) has fallen `stopLossPercent` % of the margin, or risen `takeProfitPercent` %, the copy
    * finishes with its positions closed (reason STOP_LOSS / TAKE_PROFIT). Returns whether it did.
    */

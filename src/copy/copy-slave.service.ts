@@ -7,11 +7,11 @@ import type { RiskArgs } from './copy-engine';
 import type { MasterRecord, SlaveRecord, SubscriptionRecord } from './copy-store';
 import type { CopyFollowingHistoryDto, CopySlaveAccountDto, CopyViews, SlaveAnalyticsDto } from './copy-views';
 
-/** The subscription's slippage guard, percent (DESIGN 4: default 0.5). */
+/** The subscription's slippage guard, percent (docs/copy-trading.md: default 0.5). */
 export const maxSlippage = (sub: SubscriptionRecord) =>
   sub.maxSlippagePercent ? Number(sub.maxSlippagePercent) : DEFAULT_MAX_SLIPPAGE_PERCENT;
 
-/** SPEC 2.5 */
+/** The copy slave request (OpenAPI) */
 export interface CreateSlaveRequest {
   name: string;
   leverage: number;
@@ -24,7 +24,7 @@ export interface CopySettingsRequest extends RiskControls {
   copySlaveFuturesAccountId: number;
   margin: number;
 }
-/** Follower risk controls (DESIGN 4); null clears one on update. */
+/** Follower risk controls (docs/copy-trading.md); null clears one on update. */
 export interface RiskControls {
   stopLossPercent?: number | null;
   takeProfitPercent?: number | null;
@@ -37,7 +37,7 @@ export interface FinishCopyRequest {
   closeOrders: boolean;
 }
 
-/** SPEC 2.7, plus the follower's risk controls. */
+/** OpenAPI `CopySettings`, plus the follower's risk controls. */
 export interface CopySettingsDto {
   copyMasterFuturesAccountId: number;
   copySlaveFuturesAccountId: number;
@@ -55,7 +55,7 @@ function riskArgs(r: RiskControls): RiskArgs {
 const startArg = (v: string) => (v === 'none' ? '' : v);
 
 /**
- * SPEC 4.2: slave accounts and their subscriptions. A slave is a futures account of its own (its id
+ * the copy slave routes (docs/copy-trading.md): slave accounts and their subscriptions. A slave is a futures account of its own (its id
  * is that account's id); each subscription gets a futures account too, holding the margin allocated
  * to it and the positions mirrored into it (docs/copy-trading.md).
  */

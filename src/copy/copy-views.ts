@@ -5,7 +5,7 @@ import { percent, riskScore, tradingAnalytics, type PairAnalytics } from './copy
 import { iso, isoOrNull, type CopyDeps } from './copy-deps';
 import type { MasterRecord, SlaveRecord, SubscriptionRecord } from './copy-store';
 
-/** SPEC 2.2, plus currencyAnalytics (2.2's note names it). */
+/** OpenAPI `CopyMasterAccount`, plus currencyAnalytics (docs/copy-trading.md). */
 export interface CopyMasterAccountDto {
   id: number;
   avatarBlobId: string | null;
@@ -47,7 +47,7 @@ export interface CopyMasterAccountDto {
   currencyAnalytics: Record<string, PairAnalytics>;
 }
 
-/** SPEC 2.4 */
+/** OpenAPI `CopySlaveAccount` */
 export interface CopySlaveAccountDto {
   id: number;
   futuresAccountId: number;
@@ -59,7 +59,7 @@ export interface CopySlaveAccountDto {
   activeSubscriptionsCount: number;
 }
 
-/** SPEC 2.6 */
+/** OpenAPI `CopyFollowingHistory` */
 export interface CopyFollowingHistoryDto {
   id: number;
   masterName: string;
@@ -78,7 +78,7 @@ export interface CopyFollowingHistoryDto {
   isActive: boolean;
 }
 
-/** SPEC 2.8 */
+/** OpenAPI `SlaveAnalytics` */
 export interface SlaveAnalyticsDto {
   copySlaveFuturesAccountId: number;
   copyMasterFuturesAccountId: number;

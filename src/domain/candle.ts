@@ -1,6 +1,6 @@
 /**
- * Candle periods of SPEC 4.5, in seconds. Every period, the month included (exactly 2,592,000 s,
- * as SPEC defines it), is aligned to the Unix epoch, so a candle opens at a multiple of its length.
+ * Candle periods of the exchange-data routes (docs/market-data.md#candles), in seconds. Every period, the month included (exactly 2,592,000 s,
+ * as the contract defines it), is aligned to the Unix epoch, so a candle opens at a multiple of its length.
  */
 export const CANDLE_PERIODS = [60, 180, 300, 900, 1800, 3600, 14400, 28800, 86400, 604800, 2592000] as const;
 export type CandlePeriod = (typeof CANDLE_PERIODS)[number];

@@ -1,4 +1,4 @@
-/** A failure with a stable code that the HTTP layer renders as DESIGN's error body. */
+/** A failure with a stable code that the HTTP layer renders as the error body of docs/api-contract.md#errors. */
 export interface ErrorDetail {
   path: string;
   message: string;
@@ -53,7 +53,7 @@ export const ENGINE_ERRORS: Record<string, { status: number; message: string; co
 export function engineError(code: string, detail?: string): AppError {
   const known = ENGINE_ERRORS[code];
   if (!known) return new AppError(500, 'ENGINE_ERROR', `Engine returned unknown code ${code}`);
-  // a 5xx says nothing of the engine's internals (DESIGN 4: never a stack trace in a body)
+  // a 5xx says nothing of the engine's internals (docs/api-contract.md: never a stack trace in a body)
   const shown = detail && known.status < 500 ? `${known.message}: ${detail}` : known.message;
   return new AppError(known.status, known.code ?? code, shown);
 }

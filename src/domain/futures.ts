@@ -1,7 +1,7 @@
 import { decimal, feeRatePpm } from './decimal';
 import { scales, type Pair } from './market';
 
-/** SPEC 3.1, `futuresOrderStatus` and the `Statuses` filter. */
+/** The futures order statuses (docs/api-contract.md#resources), `futuresOrderStatus` and the `Statuses` filter. */
 export const FuturesStatus = {
   Created: 10,
   PositionClosed: 20,
@@ -11,7 +11,7 @@ export const FuturesStatus = {
 } as const;
 export const FUTURES_STATUSES = Object.values(FuturesStatus);
 
-/** DESIGN 4: `orderSide` 1 buy/long, 2 sell/short; `tradeType` 1 maker, 2 taker, 3 liquidation. */
+/** docs/futures.md: `orderSide` 1 buy/long, 2 sell/short; `tradeType` 1 maker, 2 taker, 3 liquidation. */
 export const OrderSide = { Buy: 1, Sell: 2 } as const;
 export const TradeType = { Maker: 1, Taker: 2, Liquidation: 3 } as const;
 

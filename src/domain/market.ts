@@ -35,7 +35,7 @@ export interface Pair {
 /** The engine shard of a market: where its book, orders, streams and settlement live. */
 export const shardOfPair = (p: Pick<Pair, 'engineShard'>): number => p.engineShard ?? 0;
 
-/** Currency codes are opaque (SPEC 4.7 rule 8); this only keeps them safe inside key names. */
+/** Currency codes are opaque (order-book rule 8, docs/api-contract.md#order-book-rules); this only keeps them safe inside key names. */
 export const CURRENCY_CODE = /^[A-Za-z0-9][A-Za-z0-9.-]{0,31}$/;
 
 export const pairCode = (base: string, quote: string) => `${base}_${quote}`;

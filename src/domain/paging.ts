@@ -1,4 +1,4 @@
-/** SPEC 2.1's wrapper. */
+/** The paged-list wrapper (`Paged…` in the OpenAPI document). */
 export interface PagedResult<T> {
   items: T[];
   page: number;

@@ -29,7 +29,7 @@ export function pairRuleViolation(req: PairRequest, base: Currency, quote: Curre
 }
 
 /**
- * DESIGN 4 "Pairs are checked" (422, the rule named): fees that never leave a maker short, a maximum
+ * The pair checks of docs/futures.md#pair-checks-issue-10-finding-4 (422, the rule named): fees that never leave a maker short, a maximum
  * leverage whose initial margin stays above maintenance, and a contract the quote currency can count.
  */
 function futuresRuleViolation(req: PairRequest, quote: Currency): AppError | null {

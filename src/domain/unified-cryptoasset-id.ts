@@ -1,6 +1,6 @@
 /**
  * CoinMarketCap's Unified Cryptoasset IDs of the assets this exchange is known to list, keyed by
- * the exact currency code (codes are opaque, SPEC 4.7 rule 8: a code for the same asset on another
+ * the exact currency code (codes are opaque, order-book rule 8, docs/api-contract.md#order-book-rules: a code for the same asset on another
  * chain is listed by its own code). An asset missing here has no UCID and the feeds omit it.
  */
 const UCID: Record<string, number> = {

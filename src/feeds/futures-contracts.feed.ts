@@ -9,7 +9,7 @@ import type { UsdRates } from './usd-rates';
 
 const num = (v: BigNumber | null): number => (v ? v.toNumber() : 0);
 
-/** SPEC 2.16, field for field: what the contract records of both aggregators carry. */
+/** OpenAPI `ContractRecordA`/`B`, field for field: what the contract records of both aggregators carry. */
 export interface ContractRecord {
   ticker_id: string;
   base_currency: string;
@@ -24,7 +24,7 @@ export interface ContractRecord {
   product_type: string;
   open_interest: number;
   index_price: number;
-  /** Extension: the mark price positions are valued and liquidated at (DESIGN 4). */
+  /** Extension: the mark price positions are valued and liquidated at (docs/futures.md). */
   mark_price: number;
   index_currency: number;
   start_timestamp: number | null;
@@ -37,14 +37,14 @@ export interface ContractRecord {
   contract_price_currency: string;
 }
 
-/** Aggregator A (CoinGecko derivatives): SPEC 2.16 plus the standard's mandatory open_interest_usd and index_name. */
+/** Aggregator A (CoinGecko derivatives): OpenAPI `ContractRecordA`/`B` plus the standard's mandatory open_interest_usd and index_name. */
 export interface ContractRecordA extends ContractRecord {
   open_interest_usd: number;
   index_name: string;
 }
 
 /**
- * Aggregator B (CoinMarketCap derivatives): SPEC 2.16 plus the standard's quote_currency and
+ * Aggregator B (CoinMarketCap derivatives): OpenAPI `ContractRecordA`/`B` plus the standard's quote_currency and
  * quote_volume (mandatory), USD_volume, open_interest_usd, maker_fee and taker_fee (recommended);
  * open_interest counts contracts.
  */
@@ -57,7 +57,7 @@ export interface ContractRecordB extends ContractRecord {
   taker_fee: number;
 }
 
-/** SPEC 2.17, plus the time the book was read (CoinMarketCap: mandatory; CoinGecko: recommended). */
+/** OpenAPI `ContractBook`, plus the time the book was read (CoinMarketCap: mandatory; CoinGecko: recommended). */
 export interface ContractBook {
   ticker_id: string;
   timestamp: number;
@@ -76,7 +76,7 @@ interface ContractFigures {
 
 /**
  * The futures part of both aggregators: linear perpetuals, so product_type Perpetual, contract_type
- * Vanilla, no end. Each aggregator gets SPEC 2.16 plus what its own standard asks for, in its units.
+ * Vanilla, no end. Each aggregator gets OpenAPI `ContractRecordA`/`B` plus what its own standard asks for, in its units.
  * Decisions in docs/aggregator-feeds.md.
  */
 export class FuturesContractsFeed {
@@ -130,7 +130,7 @@ export class FuturesContractsFeed {
   }
 }
 
-/** SPEC 2.16 of one market, with open interest in the unit the aggregator asks for. */
+/** OpenAPI `ContractRecordA`/`B` of one market, with open interest in the unit the aggregator asks for. */
 function specRecord({ pair, ticker: t, stats: s }: ContractFigures, openInterest: BigNumber): ContractRecord {
   return {
     ticker_id: pair.code,
@@ -147,7 +147,7 @@ function specRecord({ pair, ticker: t, stats: s }: ContractFigures, openInterest
     open_interest: openInterest.toNumber(),
     index_price: num(s.index),
     mark_price: num(s.mark),
-    // SPEC types it a number: the quote currency's Unified Cryptoasset ID, 0 where it has none.
+    // the contract record types it a number: the quote currency's Unified Cryptoasset ID, 0 where it has none.
     index_currency: unifiedCryptoassetId(pair.quoteCurrencyCode) ?? 0,
     start_timestamp: null,
     end_timestamp: null,

@@ -9,7 +9,7 @@ import { UsdRates } from './usd-rates';
 
 export { aggregatorRoutes } from './http/aggregator.routes';
 
-/** The market-data feeds of SPEC 4.6 (A: CoinGecko's standard, B: CoinMarketCap's), over one ticker computation. */
+/** The market-data feeds of docs/aggregator-feeds.md (A: CoinGecko's standard, B: CoinMarketCap's), over one ticker computation. */
 export interface AggregatorFeeds {
   a: AggregatorAFeed;
   b: AggregatorBFeed;

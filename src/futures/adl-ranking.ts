@@ -27,7 +27,7 @@ export function adlScore(h: Record<string, string>, ns: number, markTicks: numbe
 interface SideScores { long: number[]; short: number[] }
 
 /**
- * adlQuantile (an extension of SPEC 2.10's record, docs/futures.md "ADL"): 0-4, where the position
+ * adlQuantile (an extension of the OpenAPI `FuturesOrder` record, docs/futures.md "ADL"): 0-4, where the position
  * stands in its pair and side's ADL queue, 4 = the top fifth (deleveraged first). The scores of a
  * pair's positions in force are read at most every 30 s; a position is placed among them by its own
  * score at the current mark; a position at a loss reads 0.

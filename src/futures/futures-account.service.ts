@@ -23,7 +23,7 @@ export interface TransferRequest {
   amount: number;
 }
 
-/** DESIGN 5's futures account. balance = available + usedMargin; equity adds unrealized pnl at mark. */
+/** The futures account of docs/api-contract.md#operator-routes. balance = available + usedMargin; equity adds unrealized pnl at mark. */
 export interface FuturesAccountDto {
   id: number;
   name: string;

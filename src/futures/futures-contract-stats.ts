@@ -12,7 +12,7 @@ export interface ContractStats {
   openContracts: BigNumber;
   /** The same in base units, contracts × contractValue (CoinGecko's unit). */
   openInterest: BigNumber;
-  /** Index price (median of the fresh sources, DESIGN 4), null before any source reported. */
+  /** Index price (median of the fresh sources, docs/futures.md), null before any source reported. */
   index: BigNumber | null;
   /** Mark price (median of three, refreshed each second), null before any price exists. */
   mark: BigNumber | null;

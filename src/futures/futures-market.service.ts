@@ -8,7 +8,7 @@ import type { BookLevelDto, MarketDataService } from '../market-data';
 import type { TradeHistory, IdRange } from '../market-data';
 import type { FuturesPriceService } from './prices/futures-price.service';
 
-/** SPEC 2.13; the first letter of `сurrencyPairCode` is Cyrillic U+0441, as SPEC spells it. */
+/** OpenAPI `FuturesPairInfo`; the first letter of `сurrencyPairCode` is Cyrillic U+0441, as the contract spells it (docs/api-contract.md#resources). */
 export interface FuturesPairInfoDto {
   id: number;
   сurrencyPairCode: string;
@@ -21,7 +21,7 @@ export interface FuturesPairInfoDto {
   lotSize: number;
   fundingRateStartTimestamp: string;
   fundingRateFinishTimestamp: string;
-  /** Extensions (not in SPEC 2.13): the pair's fee rates as fractions (0.001 = 0.1 %), as spot pairs show them. */
+  /** Extensions of `FuturesPairInfo`: the pair's fee rates as fractions (0.001 = 0.1 %), as spot pairs show them. */
   makerFee: number;
   takerFee: number;
   /** Extensions: the highest leverage and the maintenance margin rate (a fraction), so clients can value positions. */
@@ -35,7 +35,7 @@ export interface FuturesBookDto {
   bids: BookLevelDto[];
 }
 
-/** SPEC 2.14 */
+/** OpenAPI `FuturesDeal` */
 export interface FuturesDealDto {
   timestamp: string;
   price: number;
@@ -45,7 +45,7 @@ export interface FuturesDealDto {
   orderSide: number;
 }
 
-/** SPEC 2.15 */
+/** OpenAPI `FuturesUserDeal` */
 export interface FuturesUserDealDto extends FuturesDealDto {
   id: number;
   fee: number;

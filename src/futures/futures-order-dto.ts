@@ -3,7 +3,7 @@ import { fromMinor } from '../domain/decimal';
 import type { FuturesParams } from '../domain/futures';
 import type { Pair } from '../domain/market';
 
-/** SPEC 2.10: one futures order / position record. */
+/** OpenAPI `FuturesOrder`: one futures order / position record. */
 export interface FuturesOrderDto {
   id: number;
   clientOrderId: string | null;
@@ -31,7 +31,7 @@ export interface FuturesOrderDto {
   unRealizedPnlPercentage: number;
   totalPnlPercentage: number;
   roe: number;
-  /** Extension of SPEC 2.10 (docs/futures.md "ADL"): 0-4, the position's fifth of its side's ADL queue, 4 first. */
+  /** Extension of OpenAPI `FuturesOrder` (docs/futures.md "ADL"): 0-4, the position's fifth of its side's ADL queue, 4 first. */
   adlQuantile: number;
   /** Extension: the mark price the unrealized pnl is valued at; null before the market has one. */
   markPrice: number | null;
@@ -50,7 +50,7 @@ export function unrealizedMinor(h: Record<string, string>, params: FuturesParams
 }
 
 /**
- * An engine order hash as SPEC 2.10's record. `price` is the average entry once anything filled,
+ * An engine order hash as the OpenAPI `FuturesOrder` record. `price` is the average entry once anything filled,
  * else the limit price (0 for a market order). TP, SL and liquidation price read 0 when unset.
  * Percentages: unRealizedPnlPercentage = upnl / entry notional of the open quantity; roe = upnl /
  * initial margin of the open quantity; totalPnlPercentage = (realized + unrealized − fees −

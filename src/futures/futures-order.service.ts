@@ -4,7 +4,7 @@ import { fitsEngine, MAX_SAFE, minorString, toMinorDown, decimal } from '../doma
 import { futuresParams, FuturesStatus } from '../domain/futures';
 import { AppError, engineError, notFound, rejected } from '../domain/errors';
 import type { Pair } from '../domain/market';
-import { decodePlace, type FuturesEngine, type CreateFuturesInput } from './futures-engine';
+import { decodePlace, type CloseSize, type FuturesEngine, type CreateFuturesInput } from './futures-engine';
 import type { StpMode } from '../domain/order';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
@@ -16,7 +16,7 @@ import type { FuturesPriceService } from './prices/futures-price.service';
 import { copyAccount } from './futures-account.service';
 import { futuresOrderOf } from './futures-order-record';
 
-/** SPEC 4.3 create-order body; postOnly, selfTradePrevention (DESIGN 4) and timeInForce are extensions. */
+/** The create-order body of the futures trade routes (docs/futures.md#endpoints); postOnly, selfTradePrevention (docs/futures.md) and timeInForce are extensions. */
 export interface CreateFuturesRequest {
   isMarket: boolean;
   isLong: boolean;
@@ -33,7 +33,7 @@ export interface CreateFuturesRequest {
   timeInForce?: 'GTC' | 'IOC';
 }
 
-/** SPEC 4.3 close body; `amount` (a partial close, default the whole position) is an extension. */
+/** The close body of the futures trade routes (docs/futures.md#endpoints); `amount` (a partial close, default the whole position) is an extension. */
 export interface CloseRequest {
   orderId: number;
   isMarket: boolean;
@@ -41,6 +41,12 @@ export interface CloseRequest {
   amount?: number | null;
   /** Not on the HTTP body: copy trading's closes, so a replayed mirror job closes nothing twice. */
   clientOrderId?: string;
+  /**
+   * Not on the HTTP body: copy trading's mirror of a master's partial close, in place of `amount`:
+   * the master's lots closed and lots held before (integer texts); the engine closes that fraction
+   * of the position's open quantity as it stands when the close runs.
+   */
+  share?: { closed: string; before: string };
 }
 
 /** One order of `createMany`: the order placed (or the earlier one its clientOrderId names), or why not. */
@@ -48,7 +54,7 @@ export type CreateManyResult =
   | { ok: true; id: number; clientOrderId: string | null; status: number; duplicate: boolean }
   | { ok: false; error: AppError };
 
-/** The filters of orders-history and positions (SPEC 4.3), names as the query spells them. */
+/** The filters of orders-history and positions (the futures trade routes, docs/futures.md#endpoints), names as the query spells them. */
 export interface FuturesListQuery {
   CurrencyPair?: string;
   Page: number;
@@ -63,7 +69,7 @@ export interface FuturesListQuery {
 /** Statuses the open-orders index of an account holds: Created and InPosition. */
 const OPEN_STATUSES = new Set([String(FuturesStatus.Created), String(FuturesStatus.InPosition)]);
 
-/** Futures order use cases: request numbers to engine units (rounded down, SPEC 4.7 rule 9), checks, DTOs. */
+/** Futures order use cases: request numbers to engine units (rounded down, order-book rule 9, docs/api-contract.md#order-book-rules), checks, DTOs. */
 export class FuturesOrderService {
   private readonly orderIndex: FuturesOrderIndex;
   private readonly adl: AdlRanking;
@@ -164,9 +170,11 @@ export class FuturesOrderService {
     const h = await this.ownedHash(userId, req.orderId);
     const pair = await this.futuresPair(h.pair);
     const limit = req.isMarket ? null : minorString(this.ticks(pair, req.limitPrice as number, 'limitPrice'));
-    const amount = req.amount ? minorString(this.lots(pair, req.amount)) : null;
+    const size: CloseSize = req.share
+      ? { share: { ...req.share, lotLots: futuresParams(pair).lotLots } }
+      : req.amount ? { lots: minorString(this.lots(pair, req.amount)) } : null;
     const order = { id: String(req.orderId), pair: h.pair, acct: h.acct };
-    return this.dto(await this.engine.close(userId, order, limit, Date.now(), amount, req.clientOrderId));
+    return this.dto(await this.engine.close(userId, order, limit, Date.now(), size, req.clientOrderId));
   }
 
   async updateTrigger(userId: string, orderId: number, which: 'tp' | 'sl', price: number | null | undefined) {
@@ -242,7 +250,7 @@ export class FuturesOrderService {
     return futuresOrderDto(h, pair, params, mark, await this.adl.quantile(h, params, mark));
   }
 
-  /** An amount in lots, rounded down to the lot (SPEC 4.7 rule 9); below the pair minimum is a 422. */
+  /** An amount in lots, rounded down to the lot (order-book rule 9, docs/api-contract.md#order-book-rules); below the pair minimum is a 422. */
   private lots(pair: Pair, amount: number): BigNumber {
     const raw = toMinorDown(amount, pair.digitsAmount);
     const lots = raw.minus(raw.mod(futuresParams(pair).lotLots));
@@ -262,7 +270,7 @@ export class FuturesOrderService {
     return ticks;
   }
 
-  /** TP/SL: omitted, null or 0 means none (DESIGN 4). */
+  /** TP/SL: omitted, null or 0 means none (docs/futures.md). */
   private optionalTicks(pair: Pair, price: number | null | undefined, path: string): string | undefined {
     if (price === undefined || price === null || price === 0) return undefined;
     return minorString(this.ticks(pair, price, path));

@@ -1,7 +1,7 @@
 import type { Keys } from '../platform/redis/keys';
 
 /**
- * KEYS of the futures scripts, from keys.ts in their headers' order (the cluster contract, DESIGN 2:
+ * KEYS of the futures scripts, from keys.ts in their headers' order (the cluster contract, docs/architecture.md#keys-and-scale-out:
  * every key a caller can know is passed, the script builds only those it meets while running).
  * Every script that works on a market takes the market's 22 keys first, in the order
  * lua/includes/futures/commandKeys.lua reads them; they are built once per pair.

@@ -15,7 +15,7 @@ export interface StoredCandle {
   n: string;
 }
 
-/** SPEC 2.12. */
+/** OpenAPI `Candle`. */
 export interface CandleDto {
   currencyPairCode: string;
   openPrice: number;

@@ -4,7 +4,7 @@ import { MarketStore } from './market-store';
 
 export { MarketStore } from './market-store';
 export { MarketService, spotPairDto, type PairRequest, type SpotPairDto } from './market.service';
-export { requirePair } from './require-pair';
+export { requirePair, unknownPair } from './require-pair';
 export { seedMarkets } from './market-seeder';
 export { PairAnnouncements, parseAnnouncement, type PairAnnouncement } from './pair-announcements';
 export { marketsRoutes } from './http/markets.routes';

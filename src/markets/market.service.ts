@@ -5,7 +5,7 @@ import type { MarketStore } from './market-store';
 
 export type { PairRequest };
 
-/** The spot pair listing of DESIGN 5 (`GET /api/currencies/pairs`). */
+/** The spot pair listing of docs/api-contract.md#operator-routes (`GET /api/currencies/pairs`). */
 export type SpotPairDto = Pick<
   Pair,
   'baseCurrencyCode' | 'quoteCurrencyCode' | 'digitsPrice' | 'digitsAmount' | 'minBaseAmount' | 'minQuoteAmount' | 'makerFee' | 'takerFee'

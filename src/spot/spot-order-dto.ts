@@ -27,7 +27,7 @@ export interface SpotOrderDto {
 
 const iso = (ms: string) => new Date(Number(ms)).toISOString();
 
-/** An order hash from the engine as DESIGN 4's spot order; the fee is in the currency received. */
+/** An order hash from the engine as docs/spot.md's spot order; the fee is in the currency received. */
 export function spotOrderDto(h: Record<string, string>, pair: Pair): SpotOrderDto {
   const feeDigits = h.side === 'buy' ? pair.baseDecimals : pair.quoteDecimals;
   return {

@@ -29,7 +29,7 @@ export interface SpotOrderQuery extends PageRequest {
   status?: string;
 }
 
-/** Spot order use cases: request numbers to engine units (rounded down, SPEC 4.7 rule 9), checks, DTOs. */
+/** Spot order use cases: request numbers to engine units (rounded down, order-book rule 9, docs/api-contract.md#order-book-rules), checks, DTOs. */
 export class SpotOrderService {
   constructor(
     private readonly redis: RedisClient,

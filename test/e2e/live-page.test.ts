@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startApiRole } from '../../src/transport/http/server';
+import { startWorkerRole } from '../../src/transport/workers/worker-role';
 import { startWsRole } from '../../src/transport/ws/ws-role';
 import { bearer, testContext, tokenFor } from '../support/harness';
 
@@ -11,6 +12,15 @@ import { bearer, testContext, tokenFor } from '../support/harness';
  * The live market page in headless Chromium against the api and ws roles of this process: the
  * book it shows is the book GET /api/orderbook returns, and the next trade reaches the screen.
  */
+/** The little of the page's DOM the predicates below read (they run in the browser; this project compiles without lib dom). */
+declare const document: {
+  getElementById(id: string): { dataset: Record<string, string | undefined> } | null;
+  querySelector(selector: string): { textContent: string | null } | null;
+  body: { innerText: string };
+  addEventListener(type: 'securitypolicyviolation', listener: (e: { violatedDirective: string; blockedURI: string }) => void): void;
+};
+declare const window: { reportCspViolation(v: string): void };
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PAIR = 'BTC_USDT';
 const DIGITS = { price: 2, amount: 6 }; // config/markets.json, spot BTC_USDT
@@ -20,9 +30,12 @@ type Level = { price: number; quantity: number };
 let ctx: Ctx;
 let api: { port: number; close(): Promise<void> };
 let ws: { port: number; close(): Promise<void> };
+let worker: { close(): Promise<void> } | undefined; // builds the candles the chart loads
 let browser: BrowserContext | undefined;
 let page: Page;
 const pageErrors: string[] = [];
+/** What the browser reports of the Content-Security-Policy helmet sets: nothing may be blocked (issue 26 finding 10). */
+const cspViolations: string[] = [];
 const outDir = mkdtempSync(join(tmpdir(), 'live-page-'));
 
 function freePort(): Promise<number> {
@@ -62,7 +75,8 @@ const asShown = (levels: Level[]) =>
 
 /** Waits until the page's book stands at `seq`, then compares every row with the REST book. */
 async function expectPageBookToEqual(book: { seq: number; bids: Level[]; asks: Level[] }): Promise<void> {
-  await page.waitForFunction(`document.getElementById('book')?.dataset.seq === '${book.seq}'`, undefined, {
+  // predicates as functions, not strings: the page's CSP refuses the eval a string predicate needs
+  await page.waitForFunction((seq) => document.getElementById('book')?.dataset.seq === seq, String(book.seq), {
     timeout: 30_000,
   });
   expect(await shownSide('bids')).toEqual(asShown(book.bids)); // best (highest) first
@@ -87,6 +101,7 @@ beforeAll(async () => {
   // the page learns the ws port from /config.json, which reports the configured WS_PORT
   ctx = await testContext({ WS_PORT: String(await freePort()) });
   ws = await startWsRole(ctx);
+  worker = await startWorkerRole(ctx);
   api = await startApiRole(ctx, 0);
   for (const [user, currency, amount] of [
     ['maker', 'BTC', 10],
@@ -106,10 +121,20 @@ beforeAll(async () => {
   });
   page = await browser.newPage();
   page.on('pageerror', (err) => pageErrors.push(err.message));
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) cspViolations.push(`${page.url()}: ${m.text()}`);
+  });
+  await page.exposeFunction('reportCspViolation', (v: string) => cspViolations.push(v));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.reportCspViolation(`${e.violatedDirective} ${e.blockedURI}`),
+    );
+  });
 });
 
 afterAll(async () => {
   await browser?.close();
+  await worker?.close();
   await api?.close();
   await ws?.close();
   await ctx?.cleanup();
@@ -145,6 +170,10 @@ describe('live market page', () => {
     await expectPageBookToEqual(after);
     await screenshot('live-page.png');
     expect(pageErrors).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    const headers = (await fetch(`http://127.0.0.1:${api.port}/`)).headers;
+    expect(headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    expect(headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it('after a seq gap it resubscribes and shows the REST book again', async () => {
@@ -171,8 +200,8 @@ describe('live market page', () => {
     const shown = (ticks: string) => (Number(ticks) / 10 ** pair.digitsPrice).toFixed(pair.digitsPrice);
     for (const [field, ticks] of [['mark', stored.p], ['index', stored.index]]) {
       await page.waitForFunction(
-        `document.querySelector('#futures-line [data-field="${field}"]')?.textContent === '${shown(ticks)}'`,
-        undefined,
+        ([f, text]) => document.querySelector(`#futures-line [data-field="${f}"]`)?.textContent === text,
+        [field, shown(ticks)] as const,
         { timeout: 30_000 },
       );
     }
@@ -222,5 +251,30 @@ describe('live market page', () => {
     await expectShown(await open());
     await screenshot('live-page-signed-in.png');
     expect(pageErrors).toEqual([]);
+  });
+
+  it("a fresh market's first candles start at the left of the chart, not squeezed against the right edge", async () => {
+    // the worker role has built the candle of this test file's trades; a pair switch reloads the chart
+    await page.selectOption('#pair', `futures:${PAIR}`);
+    await page.waitForSelector(`#trades[data-loaded="futures:${PAIR}"]`, { state: 'attached', timeout: 30_000 });
+    await page.selectOption('#pair', `spot:${PAIR}`);
+    await page.waitForFunction(() => (document.getElementById('chart')?.dataset.firstBarX ?? '') !== '', undefined, {
+      timeout: 30_000,
+    });
+    const x = Number(await page.getAttribute('#chart', 'data-first-bar-x'));
+    const width = await page.$eval('#chart', (el) => el.clientWidth);
+    expect(x).toBeGreaterThanOrEqual(0);
+    expect(x).toBeLessThan(width * 0.2);
+    await screenshot('live-page-fresh-chart.png');
+  });
+
+  it('Swagger UI and the queue dashboard work under the same CSP: nothing blocked', async () => {
+    await page.goto(`http://127.0.0.1:${api.port}/api/docs/`);
+    await page.waitForSelector('.swagger-ui .info .title', { timeout: 30_000 });
+    await page.waitForSelector('.opblock', { timeout: 30_000 }); // the operations, from /api/openapi.json
+    await page.goto(`http://127.0.0.1:${api.port}/admin/queues?token=${tokenFor('ops', true)}`);
+    await page.waitForFunction(() => document.body.innerText.includes('candles'), undefined, { timeout: 30_000 });
+    expect(pageErrors).toEqual([]);
+    expect(cspViolations).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The aggregator standards field by field (../shared/reference/aggregators.md; SPEC 2.16 and 2.17
+ * The aggregator standards field by field the public reference aggregators.md; OpenAPI `ContractRecordA`/`B` and `ContractBook`
  * where they speak), as tables a test checks a response against: every field the standard lists
  * is present with its JSON type, and nothing else is (a misspelt name shows as both).
  *
@@ -11,7 +11,7 @@ export type Requirement = 'M' | 'R' | 'O';
 /**
  * JSON types: `decimal-string` a plain decimal in a string (CoinGecko's samples), `ms` an integer
  * Unix time in milliseconds (13 digits), `flag` the integer 0 or 1, `levels` / `string-levels`
- * arrays of [price, quantity] numbers / decimal strings, `price-levels` SPEC 2.17's
+ * arrays of [price, quantity] numbers / decimal strings, `price-levels` OpenAPI `ContractBook`'s
  * {price, quantity} objects, `perpetual-time` null (a perpetual has no start or end).
  */
 export type FieldType =
@@ -163,9 +163,9 @@ export const B_TRADE: FieldTable = {
   type: ['string', 'M'],
 };
 
-// ---- futures: SPEC 2.16 for both, plus what each standard adds ----
+// ---- futures: OpenAPI `ContractRecordA`/`B` for both, plus what each standard adds ----
 
-/** SPEC 2.16 (numbers as JSON numbers); CoinGecko marks all of these mandatory when merged with contract_specs. */
+/** OpenAPI `ContractRecordA`/`B` (numbers as JSON numbers); CoinGecko marks all of these mandatory when merged with contract_specs. */
 const SPEC_CONTRACT: FieldTable = {
   ticker_id: ['string', 'M'],
   base_currency: ['string', 'M'],
@@ -180,7 +180,7 @@ const SPEC_CONTRACT: FieldTable = {
   product_type: ['string', 'M'],
   open_interest: ['number', 'M'],
   index_price: ['number', 'M'],
-  // an extension of ours (DESIGN 4): the mark price positions are valued at, beside the index
+  // an extension of ours (docs/futures.md): the mark price positions are valued at, beside the index
   mark_price: ['number', 'O'],
   index_currency: ['integer', 'M'],
   start_timestamp: ['perpetual-time', 'M'],
@@ -211,7 +211,7 @@ export const B_CONTRACT: FieldTable = {
   taker_fee: ['number', 'R'],
 };
 
-/** SPEC 2.17 plus the timestamp (CoinMarketCap B3: mandatory; CoinGecko: recommended). */
+/** OpenAPI `ContractBook` plus the timestamp (CoinMarketCap B3: mandatory; CoinGecko: recommended). */
 export const CONTRACT_BOOK: FieldTable = {
   ticker_id: ['string', 'M'],
   timestamp: ['ms', 'M'],

@@ -6,7 +6,7 @@ export interface Fill {
   qty: number;
 }
 
-/** The candles a plain reading of SPEC 2.12 gives for these fills (given in trade-id order). */
+/** The candles a plain reading of OpenAPI `Candle` gives for these fills (given in trade-id order). */
 export function referenceCandles(
   pair: string,
   fills: Fill[],

@@ -1,5 +1,5 @@
 /**
- * A spot matcher in plain TypeScript, written from the order-book rules (SPEC 4.7, DESIGN 3 and 4)
+ * A spot matcher in plain TypeScript, written from the order-book rules and numbers of docs/api-contract.md
  * and not from the Lua, so the property test in test/property has an independent oracle to hold
  * the engine against. Engine units throughout, as bigint: prices in ticks, amounts in lots, money
  * in currency minor units. Simple over fast: the book is two sorted arrays.

@@ -64,7 +64,7 @@ export class WsClient {
 
 type Level = [number, number];
 
-/** A client-side book: a snapshot with the updates applied, as DESIGN 6 tells a client to. */
+/** A client-side book: a snapshot with the updates applied, as docs/market-data.md#websocket-gateway-ws-role tells a client to. */
 export function bookFrom(messages: Msg[], market: string, kind = 'spot') {
   const bids = new Map<number, number>();
   const asks = new Map<number, number>();

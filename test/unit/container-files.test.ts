@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { composeFileProblems } from '../../scripts/containers/compose-schema';
+import { loadConfig } from '../../src/platform/config/env';
 
 /**
  * The container files keep the promises docs/operations.md makes: replicas publish no host port
@@ -68,6 +69,19 @@ describe('docker-compose.yml', () => {
     const dataVolume = (redis.volumes ?? []).find((v) => v.endsWith(':/data'));
     expect(dataVolume).toBeDefined();
     expect(Object.keys(compose.volumes ?? {})).toContain(dataVolume!.split(':')[0]);
+  });
+});
+
+describe('the live page in the compose stack (issue 26 finding 7)', () => {
+  it('is told to open its websockets through the proxy: a path on its own host that nginx sends to the ws role', () => {
+    const wsPath = services.api.environment?.PUBLIC_WS_URL?.replace(/^\$\{PUBLIC_WS_URL:-(.*)\}$/, '$1') ?? '';
+    expect(wsPath).toBe('/ws');
+    expect(loadConfig({ PUBLIC_WS_URL: wsPath }).publicWsUrl).toBe('/ws');
+    // a prefix location: /ws and the private stream /ws/user both reach the ws replicas
+    const location = /location (=|\^~)?\s*(\/\S*) \{[^}]*proxy_pass http:\/\/\$ws_upstream;/.exec(nginx);
+    expect(location?.[1]).toBeUndefined();
+    expect(`${wsPath}/user`.startsWith(location?.[2] ?? '?')).toBe(true);
+    expect(wsPath.startsWith(location?.[2] ?? '?')).toBe(true);
   });
 });
 

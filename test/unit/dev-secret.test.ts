@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DEV_SECRET_FILE, devSecret, withDevSecret } from '../../src/platform/config/dev-secret';
 import { loadConfig } from '../../src/platform/config/env';
 
-/** No built-in secret (DESIGN 4): a random one under DATA_DIR outside production, none at all in production. */
+/** No built-in secret (docs/api-contract.md#tokens-and-public-routes): a random one under DATA_DIR outside production, none at all in production. */
 const freshDir = () => join(mkdtempSync(join(tmpdir(), 'dev-secret-')), 'data');
 
 describe('the development secret', () => {

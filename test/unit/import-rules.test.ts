@@ -65,7 +65,10 @@ const FIXTURE: Record<string, string> = {
   'src/futures/broken.ts': "import { gone } from './missing';\nexport const broken = gone;",
   'src/transport/app.ts':
     "import { viaIndex } from '../futures';\nimport { started } from '../bin/start';\nexport const app = [viaIndex, started];",
-  'src/bin/start.ts': 'export const started = true;',
+  'src/bin/start.ts': "import { bots } from '../../scripts/demo/bots';\nexport const started = bots;",
+  'scripts/demo/bots.ts': 'export const bots = 3;',
+  'src/demo/market.ts':
+    "import { keyOf } from '../platform/keys';\nimport type { Order } from '../domain/order';\nexport const quote = (o: Order) => keyOf(o);",
 };
 
 function writeTree(root: string, files: Record<string, string>): void {
@@ -105,6 +108,9 @@ describe('import rules', () => {
         'feature-not-upward: src/futures/routes.ts → src/transport/app.ts',
         'no-unresolvable: src/futures/broken.ts → ./missing',
         'transport-not-bin: src/transport/app.ts → src/bin/start.ts',
+        'src-stands-alone: src/bin/start.ts → scripts/demo/bots.ts',
+        // the demo trades through the public API: no engine, no platform
+        'demo-is-a-client: src/demo/market.ts → src/platform/keys.ts',
       ].sort(),
     );
   });

@@ -97,17 +97,17 @@ describe('the OpenAPI document', () => {
     );
   });
 
-  it('gives each error status DESIGN 4 lists the error body', () => {
+  it('gives each error status docs/api-contract.md#errors lists the error body', () => {
     const responses = (api.document.components as { responses: Record<string, { content: Record<string, unknown> }> })
       .responses;
-    expect(Object.keys(responses).length).toBe(8);
+    expect(Object.keys(responses).length).toBe(9);
     for (const r of Object.values(responses)) {
       const media = r.content['application/json'] as { schema: unknown; example: { error: { code: string } } };
       expect(media.schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
       expect(errorBodySchema.validate(media.example).error).toBeUndefined();
     }
     expect(Object.keys(operation('POST /api/orders')?.responses ?? {})).toEqual([
-      '200', '400', '401', '409', '422', '429', '503',
+      '200', '400', '401', '409', '415', '422', '429', '503',
     ]);
     expect(Object.keys(operation('GET /api/copy-master/:copyMasterFuturesAccountId/slaves')?.responses ?? {})).toEqual(
       expect.arrayContaining(['401', '403', '404']),
@@ -187,5 +187,26 @@ describe('the reference endpoints', () => {
     expect(init.status).toBe(200);
     expect(init.text).toContain('"swaggerUrl": "/api/openapi.json"');
     expect(init.text).toContain('"validatorUrl": null');
+  });
+
+  it('declares its JSON Schema dialect, a licence and a description of every tag (issue 26)', () => {
+    expect(api.document.jsonSchemaDialect).toBe('https://spec.openapis.org/oas/3.1/dialect/base');
+    expect((api.document.info as { license?: { name?: string } }).license?.name).toMatch(/\S/);
+    const tags = api.document.tags as { name: string; description?: string }[];
+    expect(tags.length).toBeGreaterThan(5);
+    for (const t of tags) expect(t.description).toMatch(/\S{3}/);
+  });
+
+  it('offers 415 on every route that takes a body, and only there (issue 26 finding 6)', () => {
+    for (const [path, ops] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        expect([`${method} ${path}`, '415' in op.responses]).toEqual([`${method} ${path}`, op.requestBody !== undefined]);
+      }
+    }
+    const described = (api.document.components as { responses: Record<string, { description: string }> }).responses;
+    expect(described.UnsupportedMediaType.description).toMatch(/Content-Type: application\/json/);
+    expect(described.BadRequest.description).toMatch(/a market buy takes quoteAmount/);
+    expect(described.BadRequest.description).toMatch(/BTC_USDT/);
+    expect(described.NotFound.description).toMatch(/PAIR_NOT_FOUND/);
   });
 });

@@ -1,5 +1,5 @@
 --[[
-  Copy-trading money rules (DESIGN 4, docs/copy-trading.md), shared by the lua/copy scripts. Money in
+  Copy-trading money rules (docs/copy-trading.md), shared by the lua/copy scripts. Money in
   minor units; rates in parts per million of 1 (percent x 10^4). The subscription's ledger hash:
     netIn       what the slave put in, net of what came back (start, margin changes, finish)
     feeTs       ms up to which the management fee has been accrued

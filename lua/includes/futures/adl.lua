@@ -1,5 +1,5 @@
 --[[
-  Auto-deleveraging (DESIGN 4, docs/futures.md "ADL"): what neither the book nor the insurance fund
+  Auto-deleveraging (docs/futures.md "ADL"): what neither the book nor the insurance fund
   took of a liquidated position is closed against opposite positions at its bankruptcy price, highest
   ranked first, with no fee. Rank score = unrealized pnl % x effective leverage at the mark
   (pnl / margin x notional / (margin + pnl)); a loser scores pnl % / effective leverage (below every

@@ -1,5 +1,5 @@
 --[[
-  One futures order (SPEC 4.3), exactly as if it came alone: idempotency, account and leverage
+  One futures order (the futures trade routes, docs/futures.md#endpoints), exactly as if it came alone: idempotency, account and leverage
   checks, TP/SL side check, post-only, margin check at the worst price the order can fill at,
   reservation, matching, resting the rest of a limit order, its writes (fCommit without the event
   entry). lua/futures/createFuturesOrders runs it once per order of a batch (group commit).
@@ -33,7 +33,7 @@
 --- @include "includes/rcall"
 --- @include "includes/packedEvent"
 
--- The caller answers {id, clientOrderId} (SPEC 4.3), so that is all the reply carries, flat (a
+-- The caller answers {id, clientOrderId} (the futures trade routes, docs/futures.md#endpoints), so that is all the reply carries, flat (a
 -- nested table per order costs its conversion to RESP and to the exactly-once record's JSON).
 local function fOrderReply(P, tag, id)
   local t = fReadRecord(orderKey(P, id)) or {}

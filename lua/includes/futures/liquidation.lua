@@ -1,5 +1,5 @@
 --[[
-  Liquidation of one position at a mark price (DESIGN 4, docs/futures.md "Liquidation"):
+  Liquidation of one position at a mark price (docs/futures.md "Liquidation"):
   1. what it has working comes off the book;
   2. an immediate-or-cancel close at its bankruptcy price (bp) takes the book, never beyond bp; the
      payouts of its fills (margin + pnl, no taker fee) go to the insurance fund;

@@ -110,7 +110,7 @@ local function fLiqFactor(mmr)
   return 1000000 / g, (1000000 - mmr) / g, (1000000 + mmr) / g
 end
 
--- Liquidation price in ticks (DESIGN 4): where margin + pnl = maintenance (notional x mmr).
+-- Liquidation price in ticks (docs/futures.md): where margin + pnl = maintenance (notional x mmr).
 -- long: (cost x ns - margin) / (openQty x ns x (1 - mmr)), rounded up (triggers no later than due);
 -- short: (cost x ns + margin) / (openQty x ns x (1 + mmr)), rounded down. From the CURRENT margin.
 local function fLiqPrice(ctx, o)

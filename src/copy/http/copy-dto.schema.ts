@@ -4,7 +4,7 @@ import { dtoSchema, integer, isoTimestamp, pagedSchema } from '../../platform/ht
 import type { CopySettingsDto } from '../copy-slave.service';
 import type { CopyFollowingHistoryDto, CopyMasterAccountDto, CopySlaveAccountDto, SlaveAnalyticsDto } from '../copy-views';
 
-/** Response bodies of the copy-trading routes (SPEC 2.2–2.9, DESIGN 4), for the API reference. */
+/** Response bodies of the copy-trading routes (docs/api-contract.md#resources), for the API reference. */
 
 const dailyPnl = () =>
   Joi.object()
@@ -22,7 +22,7 @@ const currencyAnalytics = () =>
     )
     .description('Per pair: {"<pair>": {trades, pnl, volume}}');
 
-/** SPEC 2.2, plus currencyAnalytics (2.2's note names it). */
+/** OpenAPI `CopyMasterAccount`, plus currencyAnalytics (docs/copy-trading.md). */
 export const copyMasterDtoSchema = dtoSchema(
   'CopyMasterAccount',
   Joi.object<CopyMasterAccountDto, true>({
@@ -66,7 +66,7 @@ export const copyMasterDtoSchema = dtoSchema(
   }),
 );
 
-/** SPEC 2.4 */
+/** OpenAPI `CopySlaveAccount` */
 export const copySlaveDtoSchema = dtoSchema(
   'CopySlaveAccount',
   Joi.object<CopySlaveAccountDto, true>({
@@ -81,7 +81,7 @@ export const copySlaveDtoSchema = dtoSchema(
   }),
 );
 
-/** SPEC 2.6 */
+/** OpenAPI `CopyFollowingHistory` */
 export const copyFollowingDtoSchema = dtoSchema(
   'CopyFollowingHistory',
   Joi.object<CopyFollowingHistoryDto, true>({
@@ -103,7 +103,7 @@ export const copyFollowingDtoSchema = dtoSchema(
   }),
 );
 
-/** SPEC 2.7 */
+/** OpenAPI `CopySettings` */
 export const copySettingsDtoSchema = dtoSchema(
   'CopySettings',
   Joi.object<CopySettingsDto, true>({
@@ -116,7 +116,7 @@ export const copySettingsDtoSchema = dtoSchema(
   }),
 );
 
-/** SPEC 2.8 */
+/** OpenAPI `SlaveAnalytics` */
 export const slaveAnalyticsDtoSchema = dtoSchema(
   'SlaveAnalytics',
   Joi.object<SlaveAnalyticsDto, true>({
@@ -146,11 +146,11 @@ export const slaveAnalyticsDtoSchema = dtoSchema(
 
 export const pagedMastersDtoSchema = pagedSchema('CopyMasterAccounts', copyMasterDtoSchema);
 export const pagedFollowingDtoSchema = pagedSchema('CopyFollowingHistory', copyFollowingDtoSchema);
-/** SPEC 2.9: PositionDto and OrderDto are the futures record of 2.10, TradeDto the user deal of 2.15. */
+/** PositionDto, OrderDto and TradeDto (docs/api-contract.md#resources): PositionDto and OrderDto are the futures record of `FuturesOrder`, TradeDto the user deal of `FuturesUserDeal`. */
 export const pagedPositionsDtoSchema = pagedSchema('FuturesOrders', futuresOrderDtoSchema);
 export const pagedTradesDtoSchema = pagedSchema('FuturesUserDeals', futuresUserDealDtoSchema);
 
-/** A master fill a subscription did not mirror, with the reason (an extension of SPEC 4.2). */
+/** A master fill a subscription did not mirror, with the reason (an extension, docs/copy-trading.md). */
 export const copySkipDtoSchema = dtoSchema(
   'CopySkip',
   Joi.object({

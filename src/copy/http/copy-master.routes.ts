@@ -15,7 +15,7 @@ import {
 
 const doc = routeDocs('Copy trading: masters');
 
-/** SPEC 4.1. Public (SPEC 5.1): public-masters, analytics, positions, positions-history, trades. */
+/** The copy master routes (docs/copy-trading.md). Public (docs/api-contract.md#tokens-and-public-routes): public-masters, analytics, positions, positions-history, trades. */
 export function copyMasterRoutes(
   copy: { masters: CopyMasterService; history: CopyHistoryService },
   auth: RequestHandler,

@@ -19,7 +19,7 @@ type SlaveParams = { copySlaveId: number; copyMasterId?: number };
 
 const doc = routeDocs('Copy trading: followers');
 
-/** SPEC 4.2; every endpoint needs the token, and another user's slave is a 404. */
+/** The copy slave routes (docs/copy-trading.md); every endpoint needs the token, and another user's slave is a 404. */
 export function copySlaveRoutes(
   copy: { slaves: CopySlaveService; history: CopyHistoryService },
   auth: RequestHandler,
@@ -106,18 +106,18 @@ export function copySlaveRoutes(
       res.json(await copy.history.positionsHistory(await accounts(req, res), valid<HistoryQuery>(res, 'query')));
     });
   }
-  const settingsDoc = doc({ summary: 'Settings of one subscription (SPEC 2.7)', response: copySettingsDtoSchema, errors: [404] });
+  const settingsDoc = doc({ summary: 'Settings of one subscription (OpenAPI `CopySettings`)', response: copySettingsDtoSchema, errors: [404] });
   r.get(`${pair}/settings`, settingsDoc, auth, validate({ params: slaveMasterParams }), async (req, res) => {
     const p = valid<Required<SlaveParams>>(res, 'params');
     res.json(await copy.slaves.settings(user(req), p.copySlaveId, p.copyMasterId));
   });
-  const analyticsDoc = doc({ summary: 'Analytics of one subscription (SPEC 2.8)', response: slaveAnalyticsDtoSchema, errors: [404] });
+  const analyticsDoc = doc({ summary: 'Analytics of one subscription (OpenAPI `SlaveAnalytics`)', response: slaveAnalyticsDtoSchema, errors: [404] });
   r.get(`${pair}/analytics`, analyticsDoc, auth, validate({ params: slaveMasterParams }), async (req, res) => {
     const p = valid<Required<SlaveParams>>(res, 'params');
     res.json(await copy.slaves.analytics(user(req), p.copySlaveId, p.copyMasterId));
   });
   const skipsDoc = doc({
-    summary: 'Master fills the subscription did not mirror, with the reason of each (extension of SPEC 4.2)',
+    summary: 'Master fills the subscription did not mirror, with the reason of each (an extension, docs/copy-trading.md)',
     description: 'The active subscription of the follower account to the master, else its latest one.',
     response: Joi.array().items(copySkipDtoSchema),
     errors: [404],

@@ -5,7 +5,7 @@ import type { CopySlaveService } from '../copy-slave.service';
 import { copyMasterRoutes } from './copy-master.routes';
 import { copySlaveRoutes } from './copy-slave.routes';
 
-/** Every copy-trading endpoint: masters (SPEC 4.1) and followers (SPEC 4.2). */
+/** Every copy-trading endpoint: masters (the copy master routes, docs/copy-trading.md) and followers (the copy slave routes, docs/copy-trading.md). */
 export function copyRoutes(
   copy: { masters: CopyMasterService; slaves: CopySlaveService; history: CopyHistoryService },
   auth: RequestHandler,

@@ -9,7 +9,7 @@ const url = Joi.string().uri({ scheme: ['http', 'https'] }).max(512).allow('', n
 const leverage = Joi.number().integer().min(1).max(1000);
 const currencyCode = Joi.string().pattern(CURRENCY_CODE);
 
-/** SPEC 2.3; strategyDescription and the social links are optional. */
+/** The copy master request (OpenAPI); strategyDescription and the social links are optional. */
 export const createMasterSchema = Joi.object({
   name: Joi.string().trim().min(1).max(64).required(),
   strategyName: Joi.string().trim().min(1).max(64).required(),
@@ -25,14 +25,14 @@ export const createMasterSchema = Joi.object({
   socialDUrl: url,
 });
 
-/** SPEC 2.5 */
+/** The copy slave request (OpenAPI) */
 export const createSlaveSchema = Joi.object({
   name: Joi.string().trim().min(1).max(64).required(),
   leverage: leverage.required(),
   currencyCode: currencyCode.required(),
 });
 
-/** Follower risk controls (DESIGN 4), optional; null clears one on update. */
+/** Follower risk controls (docs/copy-trading.md), optional; null clears one on update. */
 const riskControls = {
   stopLossPercent: Joi.number().greater(0).max(100).allow(null),
   takeProfitPercent: Joi.number().greater(0).max(100_000).allow(null),
@@ -64,10 +64,10 @@ const filters = {
   sortPreset: Joi.string().valid(...SORT_PRESETS).default('roi'),
 };
 
-/** GET /api/copy-master: SPEC 4.1 names no drawdown range and no paging here. */
+/** GET /api/copy-master: the copy master routes (docs/copy-trading.md) names no drawdown range and no paging here. */
 export const ownMastersQuery = Joi.object({ onlyClosed: Joi.boolean().default(false), ...filters });
 
-/** The leaderboard: 10 a page by default, at most 100 (DESIGN 4). */
+/** The leaderboard: 10 a page by default, at most 100 (docs/copy-trading.md). */
 export const publicMastersQuery = Joi.object({
   ...pageSchema(10, 100),
   ...filters,

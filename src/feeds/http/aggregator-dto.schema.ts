@@ -5,7 +5,7 @@ import type { AggregatorABook, AggregatorAPair, AggregatorATicker, AggregatorATr
 import type { AggregatorBAsset, AggregatorBBook, AggregatorBSummary, AggregatorBTicker, AggregatorBTrade } from '../aggregator-b.feed';
 import type { ContractBook, ContractRecord, ContractRecordA, ContractRecordB } from '../futures-contracts.feed';
 
-/** Response bodies of the aggregator feeds (SPEC 2.16–2.18, docs/aggregator-feeds.md), for the API reference. */
+/** Response bodies of the aggregator feeds (docs/aggregator-feeds.md), for the API reference. */
 
 /** CoinGecko carries decimals as strings. */
 const decimalString = () => Joi.string().pattern(/^-?\d+(\.\d+)?$/);
@@ -154,7 +154,7 @@ export const aggregatorBTradesDtoSchema = Joi.array().items(
   ),
 );
 
-/** SPEC 2.16, field for field. */
+/** OpenAPI `ContractRecordA`/`B`, field for field. */
 const contractKeys: Joi.StrictSchemaMap<ContractRecord> = {
   ticker_id: Joi.string(),
   base_currency: Joi.string(),
@@ -169,7 +169,7 @@ const contractKeys: Joi.StrictSchemaMap<ContractRecord> = {
   product_type: Joi.string(),
   open_interest: Joi.number(),
   index_price: Joi.number(),
-  mark_price: Joi.number().description('Extension: the mark price (median of index-based prices and the last trade, DESIGN 4)'),
+  mark_price: Joi.number().description('Extension: the mark price (median of index-based prices and the last trade, docs/futures.md)'),
   index_currency: Joi.number().description("The quote currency's Unified Cryptoasset ID, 0 where it has none"),
   start_timestamp: Joi.number().allow(null),
   end_timestamp: Joi.number().allow(null),
@@ -210,7 +210,7 @@ export const contractsBDtoSchema = byPair(
   ),
 );
 
-/** SPEC 2.17 */
+/** OpenAPI `ContractBook` */
 export const contractBookDtoSchema = dtoSchema(
   'ContractBook',
   Joi.object<ContractBook, true>({

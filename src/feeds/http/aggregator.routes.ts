@@ -28,7 +28,7 @@ const B = AGGREGATOR_B_ROOT;
 const docA = routeDocs('Aggregator A feeds (CoinGecko standard)');
 const docB = routeDocs('Aggregator B feeds (CoinMarketCap standard)');
 
-/** SPEC 4.6: the public market-data feeds of aggregators A and B, spot and futures (docs/aggregator-feeds.md). */
+/** The public market-data feeds of aggregators A and B, spot and futures (docs/aggregator-feeds.md). */
 export function aggregatorRoutes(feeds: { a: AggregatorAFeed; b: AggregatorBFeed; futures: FuturesContractsFeed }): Router {
   const r = Router();
   const { a, b, futures } = feeds;
@@ -106,18 +106,18 @@ export function aggregatorRoutes(feeds: { a: AggregatorAFeed; b: AggregatorBFeed
     res.json(page.body);
   });
 
-  // SPEC 2.16 for both, each with what its own standard adds (A: CoinGecko, B: CoinMarketCap)
-  const contractsADoc = docA({ summary: 'Futures contracts (SPEC 2.16 and the standard\'s fields)', response: contractsADtoSchema });
+  // OpenAPI `ContractRecordA`/`B` for both, each with what its own standard adds (A: CoinGecko, B: CoinMarketCap)
+  const contractsADoc = docA({ summary: 'Futures contracts (OpenAPI `ContractRecordA`/`B` and the standard\'s fields)', response: contractsADtoSchema });
   r.get('/api/external-providers/aggregator-a/contracts', contractsADoc, async (_req, res) => {
     res.json(await futures.contractsA());
   });
-  const contractsBDoc = docB({ summary: 'Futures contracts (SPEC 2.16 and the standard\'s fields)', response: contractsBDtoSchema });
+  const contractsBDoc = docB({ summary: 'Futures contracts (OpenAPI `ContractRecordA`/`B` and the standard\'s fields)', response: contractsBDtoSchema });
   r.get('/api/external-providers/aggregator-b/contracts', contractsBDoc, async (_req, res) => {
     res.json(await futures.contractsB());
   });
   for (const [provider, doc] of [['aggregator-a', docA], ['aggregator-b', docB]] as const) {
     const base = `/api/external-providers/${provider}`;
-    const bookDoc = doc({ summary: 'Futures order book of one pair (SPEC 2.17)', response: contractBookDtoSchema, errors: [404] });
+    const bookDoc = doc({ summary: 'Futures order book of one pair (OpenAPI `ContractBook`)', response: contractBookDtoSchema, errors: [404] });
     r.get(`${base}/orderbook`, bookDoc, validate({ query: contractBookQuery }), async (_req, res) => {
       const q = valid<{ ticker_id?: string; market_pair?: string; symbol?: string; depth: number }>(res, 'query');
       res.json(await futures.orderbook((q.ticker_id ?? q.market_pair ?? q.symbol) as string, q.depth));

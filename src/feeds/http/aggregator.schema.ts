@@ -5,7 +5,7 @@ const pairCode = () => Joi.string().max(80);
 const depth = () => Joi.number().integer().min(0).max(10000).default(0);
 
 /**
- * SPEC types start_time and end_time as date-times; CoinGecko sends Unix timestamps. Both are
+ * The contract types start_time and end_time as date-times; CoinGecko sends Unix timestamps. Both are
  * accepted and become ms: an ISO 8601 date-time, or an integer (below 10^11 read as seconds, else ms).
  */
 const instant = () =>
@@ -43,7 +43,7 @@ export const aggregatorBBookQuery = Joi.object({
   level: Joi.number().integer().valid(1, 2, 3).default(2),
 });
 
-/** SPEC does not name the pair parameter of the futures books: any one of these three. */
+/** The contract names no pair parameter of the futures books: any one of these three. */
 export const contractBookQuery = Joi.object({
   ticker_id: pairCode(),
   market_pair: pairCode(),

@@ -26,7 +26,7 @@ export const insuranceFundDtoSchema = dtoSchema(
   }),
 );
 
-/** Operators read the insurance funds (DESIGN 4, docs/futures.md); mounted behind the admin check. */
+/** Operators read the insurance funds (docs/futures.md); mounted behind the admin check. */
 export function adminInsuranceFundRoutes(fund: InsuranceFundReader): Router {
   const r = Router();
   const fundDoc = doc({

@@ -10,7 +10,7 @@ import type { CreateAccountRequest, FuturesAccountService, TransferRequest } fro
 
 const doc = routeDocs('Wallet and futures accounts');
 
-/** DESIGN 5: futures accounts and transfers between them and the wallet. */
+/** Futures accounts (docs/api-contract.md#operator-routes): and transfers between them and the wallet. */
 export function futuresAccountRoutes(
   accounts: FuturesAccountService,
   wallets: Pick<WalletService, 'balances'>,

@@ -7,7 +7,7 @@ import type { FuturesAccountDto } from '../futures-account.service';
 import type { FuturesBookDto, FuturesDealDto, FuturesPairInfoDto, FuturesUserDealDto } from '../futures-market.service';
 import type { FuturesOrderDto } from '../futures-order-dto';
 
-/** Response bodies of the futures routes (SPEC 2.10–2.15, DESIGN 5), for the API reference. */
+/** Response bodies of the futures routes (docs/api-contract.md#resources), for the API reference. */
 export const futuresAccountDtoSchema = dtoSchema(
   'FuturesAccount',
   Joi.object<FuturesAccountDto, true>({
@@ -37,7 +37,7 @@ export const createdFuturesOrderDtoSchema = dtoSchema(
 
 const price = () => Joi.number().description('0 when unset');
 
-/** SPEC 2.10 */
+/** OpenAPI `FuturesOrder` */
 export const futuresOrderDtoSchema = dtoSchema(
   'FuturesOrder',
   Joi.object<FuturesOrderDto, true>({
@@ -61,7 +61,7 @@ export const futuresOrderDtoSchema = dtoSchema(
     amountInPosition: Joi.number(),
     futuresOrderStatus: integer()
       .valid(...FUTURES_STATUSES)
-      .description('Created 10, PositionClosed 20, Cancelled 30, Error 40, InPosition 50 (SPEC 3.1)'),
+      .description('Created 10, PositionClosed 20, Cancelled 30, Error 40, InPosition 50 (docs/api-contract.md#resources)'),
     fundingFee: Joi.number(),
     initialMargin: Joi.number(),
     currentMargin: Joi.number(),
@@ -69,8 +69,8 @@ export const futuresOrderDtoSchema = dtoSchema(
     unRealizedPnlPercentage: Joi.number(),
     totalPnlPercentage: Joi.number(),
     roe: Joi.number(),
-    adlQuantile: integer().min(0).max(4).description('Extension of SPEC 2.10: 0-4, where the position stands in its side\'s auto-deleveraging queue (4 = the top fifth, deleveraged first); 0 when not in position'),
-    markPrice: Joi.number().allow(null).description('Extension of SPEC 2.10: the mark price the unrealized pnl is valued at (null before the market has one)'),
+    adlQuantile: integer().min(0).max(4).description('Extension of OpenAPI `FuturesOrder`: 0-4, where the position stands in its side\'s auto-deleveraging queue (4 = the top fifth, deleveraged first); 0 when not in position'),
+    markPrice: Joi.number().allow(null).description('Extension of OpenAPI `FuturesOrder`: the mark price the unrealized pnl is valued at (null before the market has one)'),
   }),
 );
 
@@ -83,12 +83,12 @@ export const futuresBookDtoSchema = dtoSchema(
   }),
 );
 
-/** SPEC 2.13, with the Cyrillic first letter of `сurrencyPairCode` as SPEC spells it. */
+/** OpenAPI `FuturesPairInfo`, with the Cyrillic first letter of `сurrencyPairCode` as the contract spells it (docs/api-contract.md#resources). */
 export const futuresPairInfoDtoSchema = dtoSchema(
   'FuturesPairInfo',
   Joi.object<FuturesPairInfoDto, true>({
     id: integer(),
-    сurrencyPairCode: Joi.string().description('The first letter is Cyrillic U+0441, as SPEC 2.13 spells it'),
+    сurrencyPairCode: Joi.string().description('The first letter is Cyrillic U+0441, as OpenAPI `FuturesPairInfo` spells it'),
     isActive: Joi.boolean(),
     basePricePrecision: integer().description("Digits of the price"),
     quantityPrecision: integer().description('Digits of the amount'),
@@ -119,10 +119,10 @@ const dealKeys = {
   orderSide: orderSide(),
 };
 
-/** SPEC 2.14 */
+/** OpenAPI `FuturesDeal` */
 export const futuresDealDtoSchema = dtoSchema('FuturesDeal', Joi.object<FuturesDealDto, true>(dealKeys));
 
-/** SPEC 2.15 */
+/** OpenAPI `FuturesUserDeal` */
 export const futuresUserDealDtoSchema = dtoSchema(
   'FuturesUserDeal',
   Joi.object<FuturesUserDealDto, true>({

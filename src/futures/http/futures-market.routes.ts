@@ -9,15 +9,15 @@ import type { DealsQuery, FuturesMarketService } from '../futures-market.service
 
 const doc = routeDocs('Futures market data');
 
-/** SPEC 4.4 deals and 4.5 pairs. Market-wide deals and pairs are public, a user's deals need a token. */
+/** The deals routes and futures pairs (docs/futures.md#endpoints). Market-wide deals and pairs are public, a user's deals need a token. */
 export function futuresMarketRoutes(market: FuturesMarketService, auth: RequestHandler): Router {
   const r = Router();
-  const pairsDoc = doc({ summary: 'Every futures pair (SPEC 2.13)', response: Joi.array().items(futuresPairInfoDtoSchema) });
+  const pairsDoc = doc({ summary: 'Every futures pair (OpenAPI `FuturesPairInfo`)', response: Joi.array().items(futuresPairInfoDtoSchema) });
   r.get('/api/futures/exchange-data/pairs', pairsDoc, async (_req, res) => {
     res.json(await market.pairs());
   });
   const dealsDoc = doc({
-    summary: 'Market-wide futures deals, newest first (SPEC 2.14)',
+    summary: 'Market-wide futures deals, newest first (OpenAPI `FuturesDeal`)',
     description: 'Every futures pair when CurrencyPair is omitted; as far back as the trade history keeps.',
     response: futuresDealsDtoSchema,
   });
@@ -25,7 +25,7 @@ export function futuresMarketRoutes(market: FuturesMarketService, auth: RequestH
     res.json(await market.deals(valid<DealsQuery>(res, 'query')));
   });
   const userDealsDoc = doc({
-    summary: "The caller's futures deals, newest first (SPEC 2.15)",
+    summary: "The caller's futures deals, newest first (OpenAPI `FuturesUserDeal`)",
     description: 'One deal per side the caller was on: a trade between two of their orders gives two.',
     response: futuresUserDealsDtoSchema,
   });

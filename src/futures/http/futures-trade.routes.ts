@@ -14,7 +14,7 @@ import type { CloseRequest, CreateFuturesRequest, FuturesListQuery, FuturesOrder
 const doc = routeDocs('Futures trading');
 const records = Joi.array().items(futuresOrderDtoSchema);
 
-/** SPEC 4.3. The update and close endpoints answer the record as it stands afterwards (SPEC leaves the body open). */
+/** The futures trade routes (docs/futures.md#endpoints). The update and close endpoints answer the record as it stands afterwards. */
 export function futuresTradeRoutes(
   futures: { orders: FuturesOrderService; market: FuturesMarketService },
   auth: RequestHandler,
@@ -25,7 +25,7 @@ export function futuresTradeRoutes(
   const createDoc = doc({
     summary: 'Create a futures order; once filled it is its own isolated position',
     description:
-      'price is ignored for a market order; takeProfit and stopLoss omitted, null or 0 mean none. Margin = price × amount × contractValue / leverage, plus fees. Repeating a clientOrderId answers the original order; nothing is placed and no margin reserved twice (SPEC 4.3). Not enough margin, post-only that would take or below the pair minimum is a 422. Extension: timeInForce GTC (default) or IOC, a limit order that fills what it can at once and cancels the rest (never rests, its reservation released); postOnly with IOC is a 400.',
+      'price is ignored for a market order; takeProfit and stopLoss omitted, null or 0 mean none. Margin = price × amount × contractValue / leverage, plus fees. Repeating a clientOrderId answers the original order; nothing is placed and no margin reserved twice (the futures trade routes, docs/futures.md#endpoints). Not enough margin, post-only that would take or below the pair minimum is a 422. Extension: timeInForce GTC (default) or IOC, a limit order that fills what it can at once and cancels the rest (never rests, its reservation released); postOnly with IOC is a 400.',
     response: createdFuturesOrderDtoSchema,
     errors: [404, 422],
   });
@@ -57,7 +57,7 @@ export function futuresTradeRoutes(
   r.put(`${base}/close`, closeDoc, auth, limit, validate({ body: closeSchema }), async (req, res) => {
     res.json(await futures.orders.close(principal(req).userId, valid<CloseRequest>(res, 'body')));
   });
-  const historyDoc = doc({ summary: "The caller's futures orders, newest first (SPEC 2.10 records)", response: records });
+  const historyDoc = doc({ summary: "The caller's futures orders, newest first (OpenAPI `FuturesOrder` records)", response: records });
   r.get(`${base}/orders-history`, historyDoc, auth, validate({ query: ordersHistoryQuery }), async (req, res) => {
     res.json(await futures.orders.ordersHistory(principal(req).userId, valid<FuturesListQuery>(res, 'query')));
   });
@@ -69,7 +69,7 @@ export function futuresTradeRoutes(
   r.get(`${base}/positions`, positionsDoc, auth, validate({ query: positionsQuery }), async (req, res) => {
     res.json(await futures.orders.positions(principal(req).userId, valid<FuturesListQuery>(res, 'query')));
   });
-  const bookDoc = doc({ summary: 'Order book of a futures pair (SPEC 2.11)', response: futuresBookDtoSchema, errors: [404] });
+  const bookDoc = doc({ summary: 'Order book of a futures pair (OpenAPI `OrderBook`)', response: futuresBookDtoSchema, errors: [404] });
   r.get(`${base}/orderbook/:currencyPairCode`, bookDoc, validate({ query: futuresBookQuery }), async (req, res) => {
     const { depth } = valid<{ depth: number }>(res, 'query');
     res.json(await futures.market.orderBook(String(req.params.currencyPairCode), depth));

@@ -5,7 +5,7 @@ import { STP_MODES } from '../../domain/order';
 import { positive } from '../../platform/http/common.schema';
 
 const id = Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER);
-/** TP, SL and the price of a market order: omitted, null or 0 means none (DESIGN 4). */
+/** TP, SL and the price of a market order: omitted, null or 0 means none (docs/futures.md). */
 const optionalPrice = Joi.number().min(0).allow(null);
 
 export const createFuturesOrderSchema = Joi.object({
@@ -20,7 +20,8 @@ export const createFuturesOrderSchema = Joi.object({
   clientOrderId: Joi.string().min(1).max(64).allow(null),
   // post-only never takes and IOC never rests: together they could do nothing
   postOnly: Joi.boolean().when('timeInForce', { is: 'IOC', then: Joi.valid(false) }),
-  selfTradePrevention: Joi.string().valid(...STP_MODES),
+  selfTradePrevention: Joi.string().valid(...STP_MODES)
+    .description("Applies against resting orders of the same futures account; the user's other accounts trade with it (docs/futures.md)"),
   timeInForce: Joi.string().valid('GTC', 'IOC').default('GTC'),
 }).example({
   isMarket: false, isLong: true, price: 30000, amount: 0.01, currencyPairCode: 'BTC_USDT', futuresAccountId: 1,
@@ -38,7 +39,7 @@ export const closeSchema = Joi.object({
   amount: positive().allow(null),
 });
 
-/** Futures lists: Page 1 and PageSize 100 by default (SPEC 8's history lists), PageSize at most 500. */
+/** Futures lists: Page 1 and PageSize 100 by default (docs/api-contract.md#paging-and-query-names), PageSize at most 500. */
 const paging = {
   Page: Joi.number().integer().min(1).max(1_000_000).default(1),
   PageSize: Joi.number().integer().min(1).max(500).default(100),

@@ -17,11 +17,11 @@ interface CandlesParams {
   Kind?: MarketKind;
 }
 
-/** Public exchange data (SPEC 4.5). */
+/** Public exchange data (the exchange-data routes, docs/market-data.md#candles). */
 export function exchangeDataRoutes(candles: CandleService): Router {
   const r = Router();
   const candlesDoc = doc({
-    summary: 'Candles of a pair, oldest first (SPEC 4.5)',
+    summary: 'Candles of a pair, oldest first (the exchange-data routes, docs/market-data.md#candles)',
     description: `The futures market of CurrencyPair when there is one, else its spot market (Kind says which); every futures pair when CurrencyPair is omitted. Without DateFrom the latest ${DEFAULT_CANDLES} periods, at most ${MAX_CANDLES} a request; periods without trades are left out.`,
     response: Joi.array().items(candleDtoSchema),
   });

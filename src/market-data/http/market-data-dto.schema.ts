@@ -32,7 +32,7 @@ export const spotTradeDtoSchema = dtoSchema(
   }),
 );
 
-/** SPEC 2.12 */
+/** OpenAPI `Candle` */
 export const candleDtoSchema = dtoSchema(
   'Candle',
   Joi.object<CandleDto, true>({

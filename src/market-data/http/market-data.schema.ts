@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { CANDLE_PERIODS } from '../../domain/candle';
 
-/** SPEC 4.5 candles; every parameter optional (defaults in docs/market-data.md). */
+/** Candles of the exchange-data routes (docs/market-data.md#candles); every parameter optional (defaults in docs/market-data.md). */
 export const candlesQuery = Joi.object({
   DateFrom: Joi.date().iso(),
   DateTo: Joi.date().iso(),

@@ -8,7 +8,7 @@ import { orderBookDtoSchema, spotTradeDtoSchema } from './market-data-dto.schema
 
 const doc = routeDocs('Spot market data');
 
-/** Public spot market data: the book and the most recent trades (DESIGN 4). */
+/** Public spot market data: the book and the most recent trades (docs/spot.md#reading). */
 export function spotMarketDataRoutes(marketData: MarketDataService): Router {
   const r = Router();
   const bookDoc = doc({ summary: 'Order book of a spot pair, aggregated by price', response: orderBookDtoSchema, errors: [404] });

@@ -8,7 +8,7 @@ import { currencyDtoSchema, pairDtoSchema } from './markets-dto.schema';
 
 const doc = routeDocs('Admin');
 
-/** Operators create currencies and pairs (DESIGN 5); the caller mounts it behind the admin check. */
+/** Operators create currencies and pairs (docs/api-contract.md#operator-routes); the caller mounts it behind the admin check. */
 export function adminMarketsRoutes(markets: MarketService): Router {
   const r = Router();
   r.post(
@@ -24,7 +24,7 @@ export function adminMarketsRoutes(markets: MarketService): Router {
     doc({
       summary: 'Create a spot or futures pair',
       description:
-        'The pair code is BASE_QUOTE; both currencies must exist (400 UNKNOWN_CURRENCY). The pair rules of DESIGN 4 (margin at the maximum leverage above maintenance, maker fee at most the taker fee, digits the currencies can hold) are a 422.',
+        'The pair code is BASE_QUOTE; both currencies must exist (400 UNKNOWN_CURRENCY). The pair rules of docs/api-contract.md (margin at the maximum leverage above maintenance, maker fee at most the taker fee, digits the currencies can hold) are a 422.',
       response: pairDtoSchema,
       errors: [409, 422],
     }),

@@ -3,7 +3,7 @@ import type { Currency, Pair } from '../../domain/market';
 import { dtoSchema, integer } from '../../platform/http/response.schema';
 import type { SpotPairDto } from '../market.service';
 
-/** Response bodies of the markets routes, for the API reference (DESIGN 5). */
+/** Response bodies of the markets routes, for the API reference (docs/api-contract.md#operator-routes). */
 export const currencyDtoSchema = dtoSchema(
   'Currency',
   Joi.object<Currency, true>({ code: Joi.string(), name: Joi.string(), decimals: integer().min(0) }),

@@ -6,7 +6,7 @@ import { currencyDtoSchema, spotPairDtoSchema } from './markets-dto.schema';
 
 const doc = routeDocs('Markets');
 
-/** Public reference data: currencies and spot pairs (DESIGN 5). */
+/** Public reference data: currencies and spot pairs (docs/api-contract.md#operator-routes). */
 export function marketsRoutes(markets: MarketService): Router {
   const r = Router();
   r.get('/api/currencies', doc({ summary: 'Every currency', response: Joi.array().items(currencyDtoSchema) }), async (_req, res) => {

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import type { AppConfig } from './env';
 
-/** The file under DATA_DIR that holds the development HS256 secret (DESIGN 4, "No built-in secret"). */
+/** The file under DATA_DIR that holds the development HS256 secret (docs/api-contract.md#tokens-and-public-routes). */
 export const DEV_SECRET_FILE = 'jwt-secret';
 
 /** 32 random bytes, kept as 64 hex characters; shorter content is a damaged file, not a secret. */

@@ -17,10 +17,12 @@ export interface AppConfig {
   /** Unset with no JWT_PUBLIC_KEY outside production: `npm start` then uses the development secret (dev-secret.ts). */
   jwtSecret?: string;
   jwtPublicKey?: string;
+  /** Oldest `iat` and longest `exp − iat` a token may have (JWT_MAX_AGE_SECONDS, docs/architecture.md). */
+  jwtMaxAgeSeconds: number;
   roles: Role[];
   marketsFile: string;
   fundingIntervalSeconds: number;
-  /** An index source older than this is ignored while a fresher one exists (DESIGN 4). */
+  /** An index source older than this is ignored while a fresher one exists (docs/futures.md). */
   indexStaleSeconds: number;
   /** How often the premium index is sampled for funding (docs/futures.md). */
   premiumSampleSeconds: number;
@@ -36,6 +38,10 @@ export interface AppConfig {
   tradeHistoryDays: number;
   /** Where `npm start` keeps the data of a redis-server it starts itself, and the development secret. */
   dataDir: string;
+  /** Origins a browser may call the API from (CORS_ORIGINS): none by default, `*` for any. */
+  corsOrigins: string[];
+  /** Where the live page finds the websockets (PUBLIC_WS_URL): a ws(s) URL, or a path on the page's own host (behind a proxy). */
+  publicWsUrl?: string;
 }
 
 const schema = Joi.object({
@@ -54,6 +60,7 @@ const schema = Joi.object({
   ENGINE_SHARDS: Joi.number().integer().min(1).max(64).default(1),
   JWT_SECRET: Joi.string().min(16),
   JWT_PUBLIC_KEY: Joi.string().pattern(/BEGIN PUBLIC KEY/),
+  JWT_MAX_AGE_SECONDS: Joi.number().integer().min(60).default(86400),
   ROLES: Joi.string()
     .pattern(/^(api|ws|worker)(,(api|ws|worker))*$/)
     .default('api,ws,worker'),
@@ -69,6 +76,13 @@ const schema = Joi.object({
   COPY_FANOUT_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
   TRADE_HISTORY_DAYS: Joi.number().positive().max(3650).default(7),
   DATA_DIR: Joi.string().default(resolve(process.cwd(), 'data')),
+  CORS_ORIGINS: Joi.string()
+    .pattern(/^(\*|https?:\/\/[^\s,/]+(,\s*https?:\/\/[^\s,/]+)*)$/)
+    .messages({ 'string.pattern.base': '"CORS_ORIGINS" must be * or a comma list of origins such as https://app.example.com' })
+    .allow(''),
+  PUBLIC_WS_URL: Joi.alternatives(Joi.string().uri({ scheme: ['ws', 'wss'] }), Joi.string().pattern(/^\/[^\s]*$/))
+    .messages({ 'alternatives.match': '"PUBLIC_WS_URL" must be a ws:// or wss:// URL, or a path such as /ws' })
+    .allow(''),
 }).unknown(true);
 
 /** Reads and validates the environment; throws one readable message naming every bad variable. */
@@ -90,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     engineShards: value.ENGINE_SHARDS,
     jwtSecret: value.JWT_SECRET,
     jwtPublicKey: value.JWT_PUBLIC_KEY,
+    jwtMaxAgeSeconds: value.JWT_MAX_AGE_SECONDS,
     roles: [...new Set(value.ROLES.split(','))] as Role[],
     marketsFile: value.MARKETS_FILE,
     fundingIntervalSeconds: value.FUNDING_INTERVAL_SECONDS,
@@ -103,5 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     copyFanoutChunk: value.COPY_FANOUT_CHUNK,
     copyFanoutConcurrency: value.COPY_FANOUT_CONCURRENCY,
     dataDir: value.DATA_DIR,
+    corsOrigins: value.CORS_ORIGINS ? (value.CORS_ORIGINS as string).split(',').map((o) => o.trim()) : [],
+    publicWsUrl: value.PUBLIC_WS_URL || undefined,
   };
 }

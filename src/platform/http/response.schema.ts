@@ -17,7 +17,7 @@ export const isoTimestamp = () => Joi.string().isoDate();
 
 export const integer = () => Joi.number().integer();
 
-/** SPEC 2.1's wrapper around a list of `item`. */
+/** The paged-list wrapper (`Paged…` in the OpenAPI document) around a list of `item`. */
 export function pagedSchema<T>(name: string, item: Joi.ObjectSchema<T>): Joi.ObjectSchema<PagedResult<T>> {
   return dtoSchema(
     `Paged${name}`,
@@ -31,7 +31,7 @@ export function pagedSchema<T>(name: string, item: Joi.ObjectSchema<T>): Joi.Obj
   );
 }
 
-/** DESIGN 4's error body, the same for every status. */
+/** The error body of docs/api-contract.md#errors, the same for every status. */
 export const errorBodySchema = dtoSchema(
   'ErrorBody',
   Joi.object({

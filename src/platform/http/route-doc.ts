@@ -8,7 +8,7 @@ import type Joi from 'joi';
  * and builds the document from these, so a route cannot exist without being seen.
  */
 
-/** Statuses a handler itself answers with DESIGN 4's error body (the middleware's are added for it). */
+/** Statuses a handler itself answers with the error body of docs/api-contract.md#errors (the middleware's are added for it). */
 export type ErrorStatus = 400 | 403 | 404 | 409 | 422;
 
 export interface RouteDoc {
@@ -16,7 +16,7 @@ export interface RouteDoc {
   tag: string;
   /** One line: what the route does. */
   summary: string;
-  /** More, when one line is not enough: rules, defaults, what SPEC or DESIGN says. */
+  /** More, when one line is not enough: rules, defaults, what docs/ says. */
   description?: string;
   /** The 200 body. Documentation only: never run against a response. */
   response: Joi.Schema;

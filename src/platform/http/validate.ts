@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type Joi from 'joi';
 import { badRequest } from '../../domain/errors';
+import { requireJsonBody } from './json-body';
 import { withRequestSchemas, type RequestSchemas } from './route-doc';
 
 export interface Validated {
@@ -10,7 +11,7 @@ export interface Validated {
 }
 
 /**
- * Query names match case-insensitively (SPEC mixes `Page` and `page`): each incoming name is mapped
+ * Query names match case-insensitively (clients mix `Page` and `page`, docs/api-contract.md#paging-and-query-names): each incoming name is mapped
  * onto the schema's spelling before validation. Unknown names are refused like unknown body fields.
  */
 const namesOf = new WeakMap<Joi.ObjectSchema, Map<string, string>>();
@@ -54,7 +55,10 @@ export function validate(schemas: RequestSchemas) {
         true,
       ) as Record<string, unknown>;
     }
-    if (schemas.body) valid.body = check(schemas.body, req.body, 'body', false);
+    if (schemas.body) {
+      requireJsonBody(req);
+      valid.body = check(schemas.body, req.body, 'body', false);
+    }
     res.locals.valid = valid;
     next();
   }, schemas);

@@ -13,7 +13,7 @@ export interface ConnectionOptions {
   blocking?: boolean;
   name?: string;
   /**
-   * Makes this the engine connection, which fails fast (DESIGN 4, "Exactly once"): a command is
+   * Makes this the engine connection, which fails fast (docs/api-contract.md#exactly-once): a command is
    * refused at once while Redis is unreachable, bounded by this many milliseconds once sent, and
    * never sent again after a reconnect. See engineOptions.
    */

@@ -4,7 +4,7 @@ import { dtoSchema, integer, isoTimestamp, pagedSchema } from '../../platform/ht
 import type { SpotOrderDto } from '../spot-order-dto';
 import type { SpotUserTradeDto } from '../spot-user-trades';
 
-/** Response bodies of the spot order routes (DESIGN 4), for the API reference. */
+/** Response bodies of the spot order routes (docs/spot.md), for the API reference. */
 export const spotOrderDtoSchema = dtoSchema(
   'SpotOrder',
   Joi.object<SpotOrderDto, true>({

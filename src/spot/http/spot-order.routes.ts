@@ -10,7 +10,7 @@ import type { PlaceSpotRequest, SpotOrderQuery, SpotOrderService } from '../spot
 
 const doc = routeDocs('Spot orders');
 
-/** Spot orders (DESIGN 4, SPEC 4.7): one order per request, no batch endpoints. */
+/** Spot orders (docs/spot.md, docs/api-contract.md#order-book-rules): one order per request, no batch endpoints. */
 export function spotOrderRoutes(
   spot: { orders: SpotOrderService; userTrades: SpotUserTrades },
   auth: RequestHandler,
@@ -20,7 +20,7 @@ export function spotOrderRoutes(
   const placeDoc = doc({
     summary: 'Place a spot order; answers it as it stands after matching',
     description:
-      'A limit buy reserves price × amount of quote, a sell the amount of base, a market buy its quoteAmount; a market order fills until that is used up and the rest is killed (SPEC 4.7). Prices and amounts are rounded down to the pair\'s digits. A post-only order that would take, too little balance or an amount below the pair minimum is a 422 and leaves nothing behind. Repeating a clientOrderId answers the original order and places nothing.',
+      'A limit buy reserves price × amount of quote, a sell the amount of base, a market buy its quoteAmount; a market order fills until that is used up and the rest is killed (order-book rule 4, docs/api-contract.md#order-book-rules). Prices and amounts are rounded down to the pair\'s digits. A post-only order that would take, too little balance or an amount below the pair minimum is a 422 and leaves nothing behind. Repeating a clientOrderId answers the original order and places nothing.',
     response: spotOrderDtoSchema,
     errors: [422],
   });

@@ -10,7 +10,7 @@ const byOrderKind = (forMarketBuy: Joi.Schema, otherwise: Joi.Schema) =>
     otherwise,
   });
 
-/** DESIGN 4: limit needs price and amount; a market buy spends quoteAmount; a market sell sells amount. */
+/** docs/spot.md#orders: limit needs price and amount; a market buy spends quoteAmount; a market sell sells amount. */
 export const placeSpotOrderSchema = Joi.object({
   currencyPairCode: Joi.string().max(80).required(),
   side: Joi.string().valid('buy', 'sell').required(),
@@ -20,12 +20,19 @@ export const placeSpotOrderSchema = Joi.object({
     then: positive().required(),
     otherwise: Joi.valid(null, 0).optional(),
   }),
-  amount: byOrderKind(Joi.valid(null).optional(), positive().required()),
-  quoteAmount: byOrderKind(positive().required(), Joi.valid(null).optional()),
+  amount: byOrderKind(
+    Joi.valid(null).optional().messages({ 'any.only': 'a market buy takes quoteAmount (the quote currency to spend), not amount' }),
+    positive().required(),
+  ),
+  quoteAmount: byOrderKind(
+    positive().required().messages({ 'any.required': 'a market buy takes quoteAmount: the quote currency to spend' }),
+    Joi.valid(null).optional().messages({ 'any.only': 'quoteAmount is for market buys only; this order takes amount' }),
+  ),
   postOnly: Joi.boolean().default(false),
   selfTradePrevention: Joi.string()
     .valid(...STP_MODES)
-    .default('NONE'),
+    .default('NONE')
+    .description("Applies against the caller's own resting orders: on spot the account is the user's wallet (docs/spot.md)"),
   clientOrderId: Joi.string().min(1).max(64).allow(null),
 }).example({ currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price: 30000, amount: 0.01 });
 

@@ -14,7 +14,7 @@ export const API_INFO: ApiInfo = {
   title: 'Exchange API',
   version,
   description: [
-    'Spot and futures exchange: orders, market data, copy trading and the aggregator feeds (SPEC.md, DESIGN.md).',
+    'Spot and futures exchange: orders, market data, copy trading and the aggregator feeds.',
     '',
     '- **Authentication**: `Authorization: Bearer <JWT>`; `sub` is the user id, `role: "admin"` an administrator. Locally `npm run token -- --user alice` prints one; paste it under *Authorize*.',
     '- **Errors**: every 4xx and 5xx has the body `{"error":{"code","message","details":[{"path","message"}]}}` (see *ErrorBody*).',
@@ -24,6 +24,24 @@ export const API_INFO: ApiInfo = {
     '',
     'This document is generated from the joi schemas the routes validate with (docs/api-reference.md).',
   ].join('\n'),
+  // package.json: "UNLICENSED", a private project; no public licence text to point to
+  license: { name: 'Proprietary (UNLICENSED): no licence is granted' },
+  tags: {
+    System: 'Liveness, readiness and Prometheus metrics of each process',
+    'API reference': 'This document and the Swagger UI page that renders it',
+    Admin: 'Operators (a token with role "admin"): currencies, pairs, deposits, index prices, insurance funds, shards',
+    Markets: 'Currencies and spot pairs with their digits and minimums: public',
+    'Spot market data': 'Order books and recent trades of spot pairs: public',
+    'Futures market data': 'Futures pairs, candles of every pair and market-wide deals: public; a user\'s own deals need a token',
+    'Wallet and futures accounts': "The caller's wallet balances, futures accounts and transfers between them",
+    'Spot orders': 'Placing, reading and cancelling spot orders, and the caller\'s fills: one order per request',
+    'Futures trading': 'Futures orders and positions: create, update TP/SL, close, history, and the futures order book',
+    'Copy trading: masters': 'Master strategies: the public leaderboard and profiles, and the owner\'s own masters and followers',
+    'Copy trading: followers': 'Slave accounts and their subscriptions to masters: start, settings, analytics, skipped fills, finish',
+    'Aggregator A feeds (CoinGecko standard)': 'Public spot and futures feeds in the shape of CoinGecko\'s exchange API standard',
+    'Aggregator B feeds (CoinMarketCap standard)': 'Public spot and futures feeds in the shape of CoinMarketCap\'s exchange API specification',
+    'Live page': 'What the live market page at / needs to find the websocket',
+  },
 };
 
 /**

@@ -16,7 +16,9 @@ import { authenticatedOnce, idempotency } from './middleware/idempotency';
 import { requestMetrics } from './middleware/metrics';
 import { orderRateLimit } from './middleware/rate-limit';
 import { refuseReservedKeys } from './middleware/reserved-keys';
+import { securityHeaders } from './security-headers';
 import { systemRoutes } from './system.routes';
+import { adminShardsRoutes } from './admin-shards.routes';
 import { queueDashboard } from './queue-dashboard';
 import { staticSite } from './static-site';
 
@@ -26,12 +28,13 @@ export function createApp(ctx: AppContext): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestMetrics);
+  app.use(securityHeaders(ctx.config.corsOrigins));
   // gzip/deflate/br past 1 KB, as Accept-Encoding allows (docs/aggregator-feeds.md); the fastest
   // levels: a leaderboard page (~77 KB) gzips in 1.1 ms at level 1 against 3.4 ms at 6, for 16 % more bytes
   app.use(compression({ threshold: 1024, level: zlibConstants.Z_BEST_SPEED, brotli: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 1 } } }));
   app.use(express.json({ limit: '64kb' }));
   app.use(refuseReservedKeys);
-  const auth = authenticatedOnce(authenticate(ctx.config), idempotency(ctx.redis, ctx.keys));
+  const auth = authenticatedOnce(authenticate(ctx.config), idempotency(ctx.redis, ctx.keys, ctx.scripts));
   const limit = orderRateLimit(ctx.redis, ctx.keys, ctx.config.rateLimitPoints, ctx.config.rateLimitBurst);
   app.use(systemRoutes(ctx));
   app.use(apiDocs(app)); // the API reference: /api/openapi.json and /api/docs (docs/api-reference.md)
@@ -39,7 +42,7 @@ export function createApp(ctx: AppContext): Express {
   // every operator endpoint, whichever feature serves it, sits behind one admin check
   app.use('/api/admin', auth, requireAdmin);
   for (const routes of featureRouters(ctx, auth, limit)) app.use(routes);
-  app.use(staticSite(ctx.config.wsPort)); // the live market page at / (docs/live-page.md)
+  app.use(staticSite(ctx.config.wsPort, ctx.config.publicWsUrl)); // the live market page at / (docs/live-page.md)
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.log));
   return app;
@@ -52,6 +55,7 @@ function featureRouters(ctx: AppContext, auth: RequestHandler, limit: RequestHan
     adminDepositRoutes(ctx.wallets),
     adminIndexPriceRoutes(ctx.futures.market),
     adminInsuranceFundRoutes(new InsuranceFundReader(ctx.redis, ctx.keys, ctx.markets.store)),
+    adminShardsRoutes({ ...ctx, markets: ctx.markets.store }),
     marketsRoutes(ctx.markets.service),
     spotMarketDataRoutes(ctx.marketData.service),
     exchangeDataRoutes(ctx.marketData.candles),

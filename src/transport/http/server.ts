@@ -7,7 +7,7 @@ export interface RunningRole {
   close(): Promise<void>;
 }
 
-/** Serves the REST app: timeouts for slow clients, and a close that lets requests in flight finish. */
+/** Serves the REST app: timeouts for slow clients, and a close that lets requests in flight finish (for up to a second). */
 export async function startApiRole(ctx: AppContext, port = ctx.config.port): Promise<RunningRole> {
   const app = createApp(ctx);
   const server: Server = await new Promise((resolve, reject) => {
@@ -23,6 +23,8 @@ export async function startApiRole(ctx: AppContext, port = ctx.config.port): Pro
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        // a keep-alive client (a browser tab) that never goes idle would hold close() open
+        setTimeout(() => server.closeAllConnections(), 1000).unref();
       }),
   };
 }

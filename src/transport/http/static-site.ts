@@ -13,7 +13,7 @@ const doc = routeDocs('Live page');
 const pageConfig = dtoSchema(
   'LivePageConfig',
   Joi.object({
-    wsUrl: Joi.string().uri().allow(null).description('PUBLIC_WS_URL when set'),
+    wsUrl: Joi.string().allow(null).description('PUBLIC_WS_URL when set: a ws(s) URL, or a path on the host the page was loaded from'),
     wsPort: Joi.number().integer().description("The websocket role's port on this host"),
     wsPath: Joi.string(),
   }),
@@ -23,11 +23,11 @@ const pageConfig = dtoSchema(
  * The live market page at `/`, its `/config.json` and `/vendor/lightweight-charts/`. The page needs
  * config.json because the market-data websocket listens on another port than this api role: it
  * connects to `wsPort` on the host it was loaded from, or to PUBLIC_WS_URL when that is set (a
- * proxy in front that serves the websocket elsewhere).
+ * proxy in front that serves the websocket elsewhere: a path such as `/ws` is on the page's own host).
  */
-export function staticSite(wsPort: number, env: NodeJS.ProcessEnv = process.env): Router {
+export function staticSite(wsPort: number, publicWsUrl?: string): Router {
   const r = Router();
-  const config = { wsUrl: env.PUBLIC_WS_URL || null, wsPort, wsPath: '/ws' };
+  const config = { wsUrl: publicWsUrl ?? null, wsPort, wsPath: '/ws' };
   const configDoc = doc({ summary: 'Where the live page finds the market-data websocket', response: pageConfig, noStorage: true });
   r.get('/config.json', configDoc, (_req, res) => {
     res.json(config);

@@ -26,7 +26,7 @@ export class MarketFeed {
   private held: MarketEntry[] | null = [];
   private lastPrice?: number;
   private lastTs?: number;
-  /** Futures only: the mark and index prices as the mark tick last announced them (DESIGN 4). */
+  /** Futures only: the mark and index prices as the mark tick last announced them (docs/futures.md). */
   private markPrice?: number;
   private indexPrice?: number;
   private readonly topics;

@@ -3,7 +3,7 @@ import { CANDLE_PERIODS } from '../../domain/candle';
 import type { MarketKind } from '../../platform/redis/keys';
 import type { Channel } from './topics';
 
-/** A client's request (DESIGN 6). */
+/** A client's request (docs/market-data.md#websocket-gateway-ws-role). */
 export interface ClientRequest {
   op: 'subscribe' | 'unsubscribe';
   channel: Channel;
@@ -39,7 +39,7 @@ export function parseFrame<T>(text: string, frameSchema: Joi.Schema): { request:
   return { request: value as T };
 }
 
-/** A market-data request (DESIGN 6). */
+/** A market-data request (docs/market-data.md#requests). */
 export const parseRequest = (text: string) => parseFrame<ClientRequest>(text, schema);
 
 export const errorMessage = (message: string) => JSON.stringify({ op: 'error', message });

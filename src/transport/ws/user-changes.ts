@@ -2,7 +2,7 @@ import { fromMinor } from '../../domain/decimal';
 import type { MarketKind, Pair } from '../../domain/market';
 import type { MarketEntry, MarketEvent } from '../../platform/market-event';
 
-/** Why a balance changed (DESIGN 6; a fill's fee moves with its trade, so there is no separate fee). */
+/** Why a balance changed (docs/market-data.md#private-user-stream-wsuser; a fill's fee moves with its trade, so there is no separate fee). */
 export type BalanceReason = 'order' | 'trade' | 'deposit' | 'transfer' | 'funding' | 'liquidation' | 'copy';
 
 /** A fill as the private stream sends it: everything is in the trade event, nothing is read. */

@@ -72,10 +72,10 @@ class UserSession implements UserConnection {
 }
 
 /**
- * The private user stream (DESIGN 6) at /ws/user on the gateway's uWS app: the first frame
+ * The private user stream (docs/market-data.md#private-user-stream-wsuser) at /ws/user on the gateway's uWS app: the first frame
  * authenticates by the REST API's JWT rules, a later auth frame with a fresh token of the same
  * user extends the connection's life, and a missing, bad or expiring token closes it with 4401.
- * It reads nothing from the client but auth and subscriptions: no orders (SPEC 4.7 rules 6, 7).
+ * It reads nothing from the client but auth and subscriptions: no orders (order-book rules 6 and 7, docs/api-contract.md).
  */
 export function registerUserStream(
   app: uWS.TemplatedApp,

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { parseFrame } from './protocol';
 
-/** The private stream's channels (DESIGN 6). */
+/** The private stream's channels (docs/market-data.md#private-user-stream-wsuser). */
 export const USER_CHANNELS = ['orders', 'fills', 'balances', 'positions'] as const;
 export type UserChannel = (typeof USER_CHANNELS)[number];
 

@@ -2,6 +2,7 @@ import uWS from 'uWebSockets.js';
 import type { AppContext } from '../context';
 import { createRedis } from '../../platform/redis/connection';
 import type { MarketKind } from '../../platform/redis/keys';
+import { shardOfPair } from '../../domain/market';
 import { candleDto, type StoredCandle } from '../../market-data/candle-dto';
 import { fieldValue, parseEntry } from '../../platform/market-event';
 import { PairAnnouncements, parseAnnouncement } from '../../markets';
@@ -45,7 +46,7 @@ type Socket = uWS.WebSocket<Client>;
 type CandleUpdate = StoredCandle & { period: string; t: string };
 
 /**
- * The market-data websocket (DESIGN 6) on uWebSockets.js: subscriptions become uWS topics, and each
+ * The market-data websocket (docs/market-data.md#websocket-gateway-ws-role) on uWebSockets.js: subscriptions become uWS topics, and each
  * market's feed publishes into them from the streams this gateway tails itself. It reads market data
  * only: it carries no orders, and a client that leaves changes nothing but its own subscriptions.
  */
@@ -54,17 +55,20 @@ export class WsGateway {
   private readonly feeds = new Map<string, MarketFeed>();
   private readonly byEventStream = new Map<string, MarketFeed>();
   private readonly byCandleStream = new Map<string, MarketFeed>();
-  private readonly engineTail: StreamTail;
-  private readonly candleTail: StreamTail;
-  /** Pair creations: followed by the engine tail with the event streams (one slot), so a new market joins its next read. */
+  /**
+   * One pair of tails per engine shard: its markets' event streams (the engine's slot) and their
+   * candle update streams (the shard's candle slot), so no read names keys of two slots.
+   */
+  private readonly tails: { engine: StreamTail; candles: StreamTail }[];
+  /** Pair creations: followed by shard 0's engine tail with its event streams (one slot), so a new market joins its next read. */
   private readonly marketsKey: string;
   /** Markets being set up: a refresh, an announcement and a subscribe may ask for one at once. */
   private readonly adding = new Map<string, Promise<MarketFeed | undefined>>();
   private readonly sockets = new Set<Socket>();
-  /** The private user stream (/ws/user): fed from the same tail as the market feeds, plus the user events. */
+  /** The private user stream (/ws/user): fed from the same tails as the market feeds, plus each shard's user events. */
   private readonly userFeed: UserFeed;
   private readonly userStream: ReturnType<typeof registerUserStream>;
-  private readonly userEventsKey: string;
+  private readonly userEventsKeys: Set<string>;
   private listenSocket?: uWS.us_listen_socket;
   private refreshTimer?: NodeJS.Timeout;
   private outbox: [string, string][] = [];
@@ -94,14 +98,13 @@ export class WsGateway {
     const conn = (name: string) =>
       createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name, log: ctx.log });
     this.marketsKey = ctx.keys.marketsStream();
-    this.userEventsKey = ctx.keys.userEvents();
     this.userFeed = new UserFeed(new UserStateReader(ctx), ctx.log);
-    this.engineTail = new StreamTail(conn('ws-events'), (key, id, fields) => this.onEngineEntry(key, id, fields), ctx.log);
-    this.candleTail = new StreamTail(
-      conn('ws-candles'),
-      (key, _id, fields) => this.onCandles(key, fields),
-      ctx.log,
-    );
+    // each shard's user event stream is read by that shard's engine tail (its slot)
+    this.userEventsKeys = new Set(ctx.shards.all().map((k) => k.userEvents()));
+    this.tails = ctx.shards.all().map(({ shard }) => ({
+      engine: new StreamTail(conn(`ws-events-${shard}`), (key, id, fields) => this.onEngineEntry(key, id, fields), ctx.log),
+      candles: new StreamTail(conn(`ws-candles-${shard}`), (key, _id, fields) => this.onCandles(key, fields), ctx.log),
+    }));
     this.app.ws<Client>('/ws', {
       maxPayloadLength: 4096,
       idleTimeout: opts.idleTimeoutSec,
@@ -127,7 +130,7 @@ export class WsGateway {
   /** One entry of an engine stream: a pair announcement, a user event, or a market's (both feeds read it). */
   private onEngineEntry(key: string, id: string, fields: string[]): void | Promise<void> {
     if (key === this.marketsKey) return this.onAnnounced(fields);
-    if (key === this.userEventsKey) return this.userFeed.onUserEntry(parseEntry(id, fields));
+    if (this.userEventsKeys.has(key)) return this.userFeed.onUserEntry(parseEntry(id, fields));
     const feed = this.byEventStream.get(key);
     if (!feed) return;
     const entry = parseEntry(id, fields);
@@ -148,19 +151,24 @@ export class WsGateway {
   /** Snapshots every market, starts tailing, then listens; resolves with the port. */
   async start(): Promise<number> {
     // where the announcements stand before the pairs are listed: a pair created in between is in both
-    this.engineTail.follow(this.marketsKey, await PairAnnouncements.position(this.ctx.redis, this.marketsKey));
+    this.tails[0].engine.follow(this.marketsKey, await PairAnnouncements.position(this.ctx.redis, this.marketsKey));
     // a private stream client gets a snapshot when it subscribes: user events from before are in it
-    this.engineTail.follow(this.userEventsKey, await lastEntryId(this.ctx.redis, this.userEventsKey));
+    for (const k of this.ctx.shards.all()) {
+      this.tails[k.shard].engine.follow(k.userEvents(), await lastEntryId(this.ctx.redis, k.userEvents()));
+    }
     await this.refreshMarkets();
-    this.engineTail.start();
-    this.candleTail.start();
+    for (const t of this.tails) {
+      t.engine.start();
+      t.candles.start();
+    }
     this.refreshTimer = setInterval(() => {
       this.refreshMarkets().catch((err) => this.ctx.log.error({ err }, 'ws: market refresh failed'));
     }, this.opts.refreshPairsMs);
     this.refreshTimer.unref();
     return new Promise((resolve, reject) => {
-      this.app.listen(this.opts.port, (ls) => {
-        if (!ls) return reject(new Error(`websocket gateway cannot listen on port ${this.opts.port}`));
+      // exclusive: Linux's SO_REUSEPORT would otherwise let a second process share a port in use
+      this.app.listen(this.opts.port, 1 as uWS.ListenOptions /* LIBUS_LISTEN_EXCLUSIVE_PORT */, (ls) => {
+        if (!ls) return reject(Object.assign(new Error(`websocket gateway cannot listen on port ${this.opts.port}`), { code: 'EADDRINUSE' }));
         this.listenSocket = ls;
         resolve(uWS.us_socket_local_port(ls));
       });
@@ -173,7 +181,7 @@ export class WsGateway {
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     for (const ws of [...this.sockets]) ws.close();
     this.userStream.closeAll();
-    await Promise.all([this.engineTail.stop(), this.candleTail.stop()]);
+    await Promise.all(this.tails.flatMap((t) => [t.engine.stop(), t.candles.stop()]));
   }
 
   get connections(): number {
@@ -209,15 +217,20 @@ export class WsGateway {
   private async addMarket(kind: MarketKind, code: string): Promise<MarketFeed | undefined> {
     const pair = await this.ctx.markets.store.getPair(kind, code);
     if (!pair) return undefined;
-    const k = this.ctx.keys;
+    const tails = this.tails[shardOfPair(pair)];
+    if (!tails) {
+      this.ctx.log.warn({ kind, pair: code, shard: shardOfPair(pair) }, 'ws: market on an engine shard beyond ENGINE_SHARDS');
+      return undefined;
+    }
+    const k = this.ctx.shards.keysOf(pair);
     const feed = new MarketFeed(kind, pair, this.ctx.marketData.books, this.publisher, this.ctx.log);
     const eventsKey = k.events(kind, pair.code);
     this.byEventStream.set(eventsKey, feed);
-    this.engineTail.follow(eventsKey, await feed.resync());
+    tails.engine.follow(eventsKey, await feed.resync());
     feed.seedLastPrice(await this.ctx.redis.get(k.lastPrice(kind, pair.code)));
     const candlesKey = k.candleEvents(kind, pair.code);
     this.byCandleStream.set(candlesKey, feed);
-    this.candleTail.follow(candlesKey, await lastEntryId(this.ctx.redis, candlesKey));
+    tails.candles.follow(candlesKey, await lastEntryId(this.ctx.redis, candlesKey));
     this.feeds.set(`${kind}/${pair.code}`, feed);
     return feed;
   }

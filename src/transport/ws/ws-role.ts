@@ -10,6 +10,10 @@ export async function startWsRole(
   overrides: Partial<GatewayOptions> = {},
 ): Promise<{ port: number; close(): Promise<void> }> {
   const gateway = new WsGateway(ctx, { ...GATEWAY_DEFAULTS, port: ctx.config.wsPort, ...overrides });
-  const port = await gateway.start();
+  // a gateway that cannot listen has begun tailing already: stop it, so nothing is left running
+  const port = await gateway.start().catch(async (err: unknown) => {
+    await gateway.stop().catch(() => undefined);
+    throw err;
+  });
   return { port, close: () => gateway.stop() };
 }

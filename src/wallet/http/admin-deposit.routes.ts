@@ -7,7 +7,7 @@ import { balanceDtoSchema } from './wallet-dto.schema';
 
 const doc = routeDocs('Admin');
 
-/** Operators fund the system (DESIGN 4); the caller mounts it behind the admin check. */
+/** Operators fund the system (docs/api-contract.md#operator-routes); the caller mounts it behind the admin check. */
 export function adminDepositRoutes(wallets: WalletService): Router {
   const r = Router();
   const depositDoc = doc({

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { dtoSchema } from '../../platform/http/response.schema';
 import type { BalanceDto } from '../wallet.service';
 
-/** One currency of a wallet (DESIGN 5), for the API reference. */
+/** One currency of a wallet (docs/api-contract.md#operator-routes), for the API reference. */
 export const balanceDtoSchema = dtoSchema(
   'Balance',
   Joi.object<BalanceDto, true>({

@@ -7,7 +7,7 @@ import { balanceDtoSchema } from './wallet-dto.schema';
 
 const doc = routeDocs('Wallet and futures accounts');
 
-/** The caller's wallet balances (DESIGN 5). */
+/** The caller's wallet balances (docs/api-contract.md#operator-routes). */
 export function walletRoutes(wallets: WalletService, auth: RequestHandler): Router {
   const r = Router();
   const balancesDoc = doc({ summary: "The caller's wallet: one entry per currency held", response: Joi.array().items(balanceDtoSchema) });

@@ -3,7 +3,7 @@ import { parseEntry } from '../../../src/platform/market-event';
 import { copyBed, type CopyBed } from './helpers';
 
 /**
- * Mirroring per master fill (DESIGN 4): partial fills of a resting master order, IOC limit follower
+ * Mirroring per master fill (docs/copy-trading.md): partial fills of a resting master order, IOC limit follower
  * orders, partial closes as fractions, TP/SL changes copied, replays that do nothing twice.
  */
 let b: CopyBed;
@@ -21,7 +21,7 @@ afterEach(async () => b.ctx.cleanup());
 
 const TRADE = '/api/futures/trade';
 const LOT = new BigNumber('0.0001');
-/** DESIGN 4: amount × margin / masterEquity, rounded down to the lot. */
+/** docs/copy-trading.md: amount × margin / masterEquity, rounded down to the lot. */
 const scaled = (amount: number | BigNumber, margin: number, equity: number) =>
   new BigNumber(amount).times(margin).div(equity).div(LOT).integerValue(BigNumber.ROUND_FLOOR).times(LOT).toNumber();
 const toLot = (v: BigNumber) => v.div(LOT).integerValue(BigNumber.ROUND_FLOOR).times(LOT).toNumber();

@@ -14,7 +14,7 @@ afterEach(async () => b.ctx.cleanup());
 const TRADE = '/api/futures/trade';
 const LOT = new BigNumber('0.0001');
 
-/** DESIGN 4: masterAmount × margin / masterEquity, rounded down to the lot. */
+/** docs/copy-trading.md: masterAmount × margin / masterEquity, rounded down to the lot. */
 const scaled = (masterAmount: number, margin: number, masterEquity: number) =>
   new BigNumber(masterAmount).times(margin).div(masterEquity).div(LOT).integerValue(BigNumber.ROUND_FLOOR).times(LOT).toNumber();
 

@@ -3,7 +3,7 @@ import { FaultProxy, type Fault } from '../../support/fault-proxy';
 import { copyBed, type CopyBed } from '../copy/helpers';
 
 /**
- * DESIGN 4, exactly once, for copy trading: startMasterCopy and finishMasterCopy (closeOrders true
+ * Exactly once (docs/api-contract.md#exactly-once), for copy trading: startMasterCopy and finishMasterCopy (closeOrders true
  * and false) go through a proxy that loses a reply, cuts a command in half or holds a reply past
  * the command timeout, at each engine step they take. Afterwards there is one subscription, the
  * margin moved in once and back once, the management fee and the profit share were charged once

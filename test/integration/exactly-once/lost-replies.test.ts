@@ -5,7 +5,7 @@ import { FaultProxy, type Fault } from '../../support/fault-proxy';
 import { bearer, createApp, testContext } from '../../support/harness';
 
 /**
- * DESIGN 4, exactly once: the engine connection goes through a proxy that loses a reply, cuts a
+ * Exactly once (docs/api-contract.md#exactly-once): the engine connection goes through a proxy that loses a reply, cuts a
  * command in half or holds a reply past the command timeout. Every operation is applied once or
  * not at all, the service answers what happened, and the money adds up afterwards.
  */

@@ -52,7 +52,7 @@ describe('futures accounts and transfers', () => {
     expect(ok.status).toBe(200);
   });
 
-  it('rejects bad accounts and transfers with DESIGN error bodies and changes nothing', async () => {
+  it('rejects bad accounts and transfers with the documented error bodies and changes nothing', async () => {
     const acct = await b.fundedAccount('ann', 100);
     const other = await b.fundedAccount('bob', 100);
     const cases: [Record<string, unknown>, number, string][] = [

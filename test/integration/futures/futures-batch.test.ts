@@ -6,6 +6,7 @@ import { FuturesScriptKeys } from '../../../src/futures/futures-script-keys';
 import { rng } from '../../support/random-trading';
 import { testContext } from '../../support/harness';
 import { parseEvents } from '../../../src/platform/market-event';
+import { allKeys } from '../../../src/platform/redis/scan-keys';
 
 /**
  * createFuturesOrders with several orders in one call (group commit, docs/futures.md) against the
@@ -93,7 +94,7 @@ async function oneByOne(ctx: Ctx, orders: CreateFuturesInput[]): Promise<ScriptR
  */
 async function stateOf(ctx: Ctx): Promise<Record<string, unknown>> {
   const prefix = ctx.keys.engine.slice(0, ctx.keys.engine.indexOf(':'));
-  const names = (await ctx.redis.keys(`${prefix}*`)).sort();
+  const names = (await allKeys(ctx.redis, `${prefix}*`)).sort();
   const out: Record<string, unknown> = {};
   for (const name of names) {
     const type = await ctx.redis.type(name);
@@ -252,7 +253,7 @@ describe('createFuturesOrders exactly once: the reply as its record\'s text', ()
         { ...order(accounts, 'u0', { priceTicks: String(MID - 70) }), accountId: accounts.u1 },
       ];
       const { keys, args } = a.futures.engine.createArgs(orders);
-      const op = { key: a.keys.operation(`batch-text-${Date.now()}`), ttlSeconds: 60 };
+      const op = { key: a.keys.operation(`batch-text-${Date.now()}`), ttlSeconds: 60, keyed: false };
       const first = await a.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, op);
       const repeat = await a.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, op);
       expect(first).toEqual(repeat);

@@ -3,7 +3,7 @@ import { futuresParams } from '../../../src/domain/futures';
 import { futuresBed } from './helpers';
 import { futuresOrderOf } from '../../../src/futures/futures-order-record';
 
-/** The extensions of SPEC 4.3 copy trading mirrors with: timeInForce IOC and the partial close (docs/futures.md). */
+/** The extensions of the futures trade routes (docs/futures.md#endpoints) copy trading mirrors with: timeInForce IOC and the partial close (docs/futures.md). */
 type Bed = Awaited<ReturnType<typeof futuresBed>>;
 let b: Bed;
 let alice: number;

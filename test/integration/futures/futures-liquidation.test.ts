@@ -22,7 +22,7 @@ const liquidate = (markTicks: number) => b.ctx.futures.engine.liquidate(PAIR, St
 const position = async (user: string, id: number) => (await b.get(user, '/api/futures/trade/positions')).body
   .find((p: { id: number }) => p.id === id);
 
-/** The reference formula (shared/reference/futures-risk.md 4) in exact integers, from the current margin. */
+/** The reference formula (the isolated-margin formulas of docs/futures.md) in exact integers, from the current margin. */
 function expectedLiqTicks(isLong: boolean, costTicksLots: bigint, lots: bigint, marginMinor: bigint): bigint {
   if (isLong) {
     const num = (costTicksLots * NS - marginMinor) * 1_000_000n;
@@ -80,7 +80,7 @@ describe('liquidation never fills beyond the bankruptcy price (finding 3)', () =
     const bob = await b.fundedAccount('bob', 1000);
     const long = await b.order('alice', alice, true, 100, 1);
     const short = await b.order('bob', bob, false, null, 1);
-    await b.ctx.redis.hincrby(b.ctx.keys.insuranceFund(), 'USDT', 5_00000000); // 5 USDT seeded by an operator
+    await b.seedInsurance(5_00000000); // 5 USDT seeded by an operator
     expect(await liquidate(880)).toEqual([String(long)]); // mark 88: 2 per contract below bankruptcy
     expect((await b.record('alice', long)).futuresOrderStatus).toBe(20);
     expect((await position('bob', short)).amountInPosition).toBe(1);

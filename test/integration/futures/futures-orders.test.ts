@@ -141,7 +141,7 @@ describe('create-order and the order/position lifecycle', () => {
     expect(n1.body.clientOrderId).toBeNull();
   });
 
-  it('rounds price and amount down to the pair digits and lot (SPEC 4.7 rule 9)', async () => {
+  it('rounds price and amount down to the pair digits and lot (order-book rule 9, docs/api-contract.md#order-book-rules)', async () => {
     const id = await b.order('alice', alice, true, 100.19, 1.23456);
     expect(await b.record('alice', id)).toMatchObject({ price: 100.1, amount: 1.2345 });
   });
@@ -197,7 +197,7 @@ describe('take profit and stop loss updates', () => {
 });
 
 describe('create-order rejections', () => {
-  it('answers bad input with DESIGN error bodies and changes nothing', async () => {
+  it('answers bad input with the documented error bodies and changes nothing', async () => {
     await b.order('carol', carol, false, 100, 1);
     const eth = await request(b.app).post('/api/futures/accounts').set('Authorization', bearer('alice'))
       .send({ name: 'hi-lev', currencyCode: 'USDT', leverage: 60 });
@@ -296,12 +296,12 @@ describe('orders-history and positions', () => {
     expect((await request(b.app).get(`${TRADE}/positions`)).status).toBe(401);
   });
 
-  it('reports every SPEC 2.10 field, with unrealized pnl, roe and percentages at the mark price', async () => {
+  it('reports every OpenAPI `FuturesOrder` field, with unrealized pnl, roe and percentages at the mark price', async () => {
     const long = await b.order('alice', alice, true, 100, 2, { takeProfit: 150, stopLoss: 80 });
     await b.order('bob', bob, false, null, 2);
     expect((await b.setIndex('BTC_USDT', 110)).status).toBe(200);
     const [rec] = (await b.get('alice', `${TRADE}/positions?IsActive=true`)).body;
-    // SPEC 2.10's fields and two extensions, adlQuantile and markPrice (docs/futures.md)
+    // OpenAPI `FuturesOrder`'s fields and two extensions, adlQuantile and markPrice (docs/futures.md)
     expect(Object.keys(rec).sort()).toEqual([
       'adlQuantile', 'amount', 'amountInPosition', 'clientOrderId', 'createTimestamp', 'currencyPairCode', 'currentMargin', 'fee',
       'feeAsset', 'filled', 'fundingFee', 'futuresOrderStatus', 'id', 'initialMargin', 'isLong', 'isMarket', 'leverage',
@@ -324,7 +324,7 @@ describe('orders-history and positions', () => {
 });
 
 describe('futures market data', () => {
-  it('lists the futures pairs with every SPEC 2.13 field, the Cyrillic key included', async () => {
+  it('lists the futures pairs with every OpenAPI `FuturesPairInfo` field, the Cyrillic key included', async () => {
     const r = await request(b.app).get('/api/futures/exchange-data/pairs');
     expect(r.status).toBe(200);
     const btc = r.body.find((p: Record<string, unknown>) => p['\u0441urrencyPairCode'] === 'BTC_USDT');

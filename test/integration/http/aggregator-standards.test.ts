@@ -15,7 +15,7 @@ import {
 } from '../../support/aggregator-standards';
 
 /**
- * The feeds checked field by field against the two standards (../shared/reference/aggregators.md)
+ * The feeds checked field by field against the two standards (CoinGecko's and CoinMarketCap's exchange API documents)
  * with their JSON types and units, on a futures market whose contract is 0.1 of its base, so a
  * figure in base units and one in contracts cannot be mistaken for each other. Compression too.
  */
@@ -182,7 +182,7 @@ describe('futures contracts and books, field by field', () => {
     expect(sol.next_funding_rate_timestamp).toBeGreaterThan(Date.now());
   });
 
-  it.each(['aggregator-a', 'aggregator-b'])('%s order book: SPEC 2.17 with a ms timestamp, quantities in contracts', async (provider) => {
+  it.each(['aggregator-a', 'aggregator-b'])('%s order book: OpenAPI `ContractBook` with a ms timestamp, quantities in contracts', async (provider) => {
     const before = Date.now();
     const r = await get(`/api/external-providers/${provider}/orderbook?ticker_id=SOL_USDT`);
     expectConforms([r.body], CONTRACT_BOOK);

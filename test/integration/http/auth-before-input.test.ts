@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import { TEST_SECRET, bearer, createApp, testContext } from '../../support/harness';
 
 /**
- * Authentication comes before anything else (DESIGN 4): a signed token whose `sub` is not a usable
+ * Authentication comes before anything else (docs/api-contract.md#tokens-and-public-routes): a signed token whose `sub` is not a usable
  * user id is a 401 on every authenticated route, whatever the body; and a body carrying
  * `__proto__` or `constructor` is refused rather than passed on with the key dropped.
  */
@@ -17,7 +17,7 @@ const order = { currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price:
 const transferIn = () => ({ fromFuturesAccountId: null, toFuturesAccountId: account, currencyCode: 'USDT', amount: 10 });
 
 /** A correctly signed token with the given claims (and no `sub` unless they hold one). */
-const signed = (claims: Record<string, unknown>) => `Bearer ${jwt.sign(claims, TEST_SECRET, { algorithm: 'HS256' })}`;
+const signed = (claims: Record<string, unknown>) => `Bearer ${jwt.sign(claims, TEST_SECRET, { algorithm: 'HS256', expiresIn: '1h' })}`;
 
 async function state() {
   const get = (path: string) => request(app).get(path).set('Authorization', bearer('alice'));

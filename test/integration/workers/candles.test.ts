@@ -165,7 +165,7 @@ describe('candles', () => {
     expect(stored).toMatchObject({ q: String(3n * one), v: String(3n * BigInt(big.q)), n: '3' });
   });
 
-  it('refuses a period SPEC does not list, an unknown pair, and DateFrom after DateTo', async () => {
+  it('refuses a period the contract does not list, an unknown pair, and DateFrom after DateTo', async () => {
     const bad = await candles({ CandleTimePeriod: 61 });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');

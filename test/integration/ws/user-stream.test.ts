@@ -106,17 +106,35 @@ describe('private stream authentication', () => {
     await extended.waitFor((m) => m.op === 'auth' && m.ok === true);
     extended.send({ op: 'auth', token: soon(60) });
     await until(() => extended.messages.filter((m) => m.op === 'auth' && m.ok).length === 2);
-    // a token good for 60 days: past what one timer holds, the connection stays
-    const longLived = await connect();
-    longLived.send({ op: 'auth', token: soon(60 * 86_400) });
-    await longLived.waitFor((m) => m.op === 'auth' && m.ok === true);
+    // the REST API's token rules hold here too: one that lives longer than JWT_MAX_AGE_SECONDS is refused
+    const tooLong = await connect();
+    tooLong.send({ op: 'auth', token: soon(2 * 86_400) });
     await closedWith4401(expiring);
+    await closedWith4401(tooLong);
     await new Promise((r) => setTimeout(r, 1500));
     expect(extended.closed).toBe(false);
-    expect(longLived.closed).toBe(false);
     // a token of someone else cannot take the connection over
     extended.send({ op: 'auth', token: tokenFor(fresh('other')) });
     await closedWith4401(extended);
+  });
+});
+
+describe('private stream token lifetimes', () => {
+  it('a token good for 60 days (where the deployment allows it) keeps the connection: past what one timer holds', async () => {
+    const longCtx = await testContext({ JWT_MAX_AGE_SECONDS: String(90 * 86_400) });
+    const longGw = await startWsRole(longCtx, { port: 0 });
+    try {
+      const iat = Math.floor(Date.now() / 1000);
+      const c = await connect(longGw.port);
+      c.send({ op: 'auth', token: jwt.sign({ sub: fresh('long'), iat, exp: iat + 60 * 86_400 }, TEST_SECRET) });
+      await c.waitFor((m) => m.op === 'auth' && m.ok === true);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(c.closed).toBe(false);
+      c.close();
+    } finally {
+      await longGw.close();
+      await longCtx.cleanup();
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { startWsRole } from '../../../src/transport/ws/ws-role';
 import { testContext } from '../../support/harness';
 import { WsClient } from '../../support/ws-client';
 
-/** The futures ticker carries the mark and index prices the mark tick announces (DESIGN 4). */
+/** The futures ticker carries the mark and index prices the mark tick announces (docs/futures.md). */
 it('a futures ticker shows the mark and the index after an index push', async () => {
   const ctx = await testContext();
   const gw = await startWsRole(ctx, { port: 0 });

@@ -20,7 +20,7 @@ function body(code: string, message: string, details: { path: string; message: s
   return { error: { code, message, details } };
 }
 
-/** The one place errors become responses (DESIGN 4). 5xx bodies say nothing of the internals. */
+/** The one place errors become responses (docs/api-contract.md#errors). 5xx bodies say nothing of the internals. */
 export function errorHandler(log: Logger) {
   // an outage fails every request: one line a second says so without flooding the log
   let lastWarned = 0;
@@ -34,7 +34,7 @@ export function errorHandler(log: Logger) {
     }
     const fromHttp = (err as { type?: unknown; status?: unknown }).type || (err as { status?: unknown }).status;
     if (!fromHttp && isRedisUnavailable(err)) {
-      // DESIGN 4: 503 while Redis is unreachable, at once rather than after the outage
+      // docs/operations.md#redis-outages: 503 while Redis is unreachable, at once rather than after the outage
       since++;
       if (Date.now() - lastWarned >= 1000) {
         log.warn({ err, requests: since }, 'engine unavailable: answering 503');
@@ -45,10 +45,12 @@ export function errorHandler(log: Logger) {
       res.status(503).json(body('ENGINE_UNAVAILABLE', UNAVAILABLE_MESSAGE));
       return;
     }
-    const e = err as { name?: string; type?: string; status?: number; message?: string; code?: string };
+    const e = err as { name?: string; type?: string; status?: number; message?: string; code?: string; reason?: string };
     if (e.name === 'UnauthorizedError') {
+      // the reason (platform/http/principal.ts) says what to fix; without one, the generic words
       res.setHeader('WWW-Authenticate', 'Bearer');
-      res.status(401).json(body('UNAUTHORIZED', 'Missing or invalid bearer token'));
+      const why = e.reason ? [{ path: 'Authorization', message: e.reason }] : [];
+      res.status(401).json(body('UNAUTHORIZED', e.reason ? (e.message ?? '') : 'Missing or invalid bearer token', why));
       return;
     }
     if (e.type === 'entity.too.large') {

@@ -2,9 +2,13 @@ import type { NextFunction, Request, Response } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RedisClient } from '../../../platform/redis/connection';
 import type { Keys } from '../../../platform/redis/keys';
+import { notApplied } from '../../../platform/redis/operation';
 import { AppError } from '../../../domain/errors';
 import { principal } from '../../../platform/http/principal';
 import { withAccess } from '../../../platform/http/route-doc';
+
+/** Consumes after a NOSCRIPT this many times more before answering 503. */
+const NOSCRIPT_RETRIES = 2;
 
 /** Where a caller stands after one request: what the X-RateLimit-* headers and Retry-After say. */
 export interface RateLimitState {
@@ -18,9 +22,15 @@ export interface RateLimitState {
 }
 
 /**
- * Per-user limit on order placement and cancel (DESIGN 4, 6): `perSecond` steady, with up to
- * `burst` in one second drawn from a slower-refilling burst bucket (its points renewed every
- * 10 s). State lives in Redis under a hash tag per user, shared by all API instances.
+ * Per-user limit on order placement and cancel (docs/spot.md#rate-limit): `perSecond` steady,
+ * with up to `burst` in one second drawn from a slower-refilling burst bucket (its points renewed
+ * every 10 s). State lives in Redis, shared by all API instances, under a hash tag per user
+ * (Keys.rateLimitSubject).
+ *
+ * The limiter runs its Lua by EVALSHA. A master restarted from its AOF answers LOADING to the
+ * first EVAL on a new connection and NOSCRIPT afterwards, which ioredis passes on once its own
+ * fallback has been used: the script did not run, so it is sent again (ioredis then sends the
+ * script itself), and if the server still lacks it the request is a 503, never a 500.
  */
 export class OrderRateLimiter {
   private readonly steady: RateLimiterRedis;
@@ -45,16 +55,16 @@ export class OrderRateLimiter {
 
   /** Takes one request of `userId`: from the steady bucket, else from the burst bucket, else refused. */
   async consume(userId: string): Promise<RateLimitState> {
-    const key = this.keys.rateLimitUser(userId);
+    const subject = this.keys.rateLimitSubject(userId);
     // the burst bucket is read alongside, so an allowed request costs one round trip, as before the headers
     const [steady, burst] = await Promise.all([
-      this.steady.consume(key).catch((err: unknown) => {
+      retried(() => this.steady.consume(subject)).catch((err: unknown) => {
         if (err instanceof RateLimiterRes) return { refused: err };
         throw err;
       }),
-      this.burst.get(key),
+      retried(() => this.burst.get(subject)),
     ]);
-    if ('refused' in steady) return this.fromBurst(key, steady.refused);
+    if ('refused' in steady) return this.fromBurst(subject, steady.refused);
     return {
       allowed: true,
       remaining: steady.remainingPoints + this.burstLeft(burst),
@@ -63,9 +73,9 @@ export class OrderRateLimiter {
     };
   }
 
-  private async fromBurst(key: string, steady: RateLimiterRes): Promise<RateLimitState> {
+  private async fromBurst(subject: string, steady: RateLimiterRes): Promise<RateLimitState> {
     try {
-      const burst = await this.burst.consume(key);
+      const burst = await retried(() => this.burst.consume(subject));
       return {
         allowed: true,
         remaining: burst.remainingPoints,
@@ -87,6 +97,22 @@ export class OrderRateLimiter {
   private burstLeft(res: RateLimiterRes | null): number {
     return res ? Math.max(0, this.burstPoints - res.consumedPoints) : this.burstPoints;
   }
+}
+
+/** One limiter call, sent again after a NOSCRIPT (it did not run); a 503 when the server still lacks the script. */
+async function retried<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!isNoScript(err)) throw err;
+      if (attempt >= NOSCRIPT_RETRIES) throw notApplied();
+    }
+  }
+}
+
+function isNoScript(err: unknown): boolean {
+  return err instanceof Error && /^NOSCRIPT\b/.test(err.message);
 }
 
 /**

@@ -4,7 +4,7 @@ import { badRequest } from '../../../domain/errors';
 /**
  * Keys that reach an object's prototype when copied. JSON.parse keeps `__proto__` as a plain own
  * key, but joi's validation drops it silently, so a body carrying one would pass as if the field
- * were not there; unknown fields must be refused instead (DESIGN 4).
+ * were not there; unknown fields must be refused instead (docs/api-contract.md#errors).
  */
 const RESERVED = new Set(['__proto__', 'constructor']);
 

@@ -16,7 +16,14 @@ export interface ApiInfo {
   version: string;
   /** CommonMark, shown above the operations. */
   description: string;
+  /** The licence the API is offered under (OpenAPI's `info.license`). */
+  license: { name: string; url?: string; identifier?: string };
+  /** One line per tag (each route's `routeDocs(tag)`); a tag without one is a gap. */
+  tags: Record<string, string>;
 }
+
+/** The JSON Schema dialect of every schema in the document: 2020-12, OpenAPI 3.1's own (without it, tools such as Prism fall back to draft-07). */
+const JSON_SCHEMA_DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
 
 export interface ApiDocument {
   /** OpenAPI 3.1. */
@@ -25,28 +32,42 @@ export interface ApiDocument {
   gaps: string[];
 }
 
-/** DESIGN 4's statuses, each with the error body and a typical one as the example. */
+/** The statuses of docs/api-contract.md#errors, each with the error body and a typical one as the example. */
 const ERROR_RESPONSES: Record<number, { name: string; description: string; example: [string, string] }> = {
   400: {
     name: 'BadRequest',
-    description: 'Invalid input: the details name each field (unknown body fields are refused too)',
+    description:
+      'Invalid input: the details name each field and say what to do (unknown body fields are refused too; a market buy with `amount` reads "a market buy takes quoteAmount"). A field naming a pair nobody listed is `UNKNOWN_CURRENCY_PAIR`: a bad field, so 400, where a path naming one is a 404; the message says which and, for `BTC/USDT`, hints `BTC_USDT`.',
     example: ['VALIDATION_FAILED', 'Invalid body'],
   },
   401: {
     name: 'Unauthorized',
-    description: 'Missing or invalid bearer token (with `WWW-Authenticate: Bearer`)',
-    example: ['UNAUTHORIZED', 'Missing or invalid bearer token'],
+    description:
+      'Not authenticated (with `WWW-Authenticate: Bearer`). The message says what to fix and `details[0].message` names the reason: ' +
+      '`missing`, `not_bearer`, `malformed`, `bad_signature`, `expired`, `claims_missing` (tokens need `exp` and `iat`), `not_yet_valid`, ' +
+      '`too_old` (`iat` older than JWT_MAX_AGE_SECONDS), `lifetime_too_long` (`exp − iat` above it), `no_subject`',
+    example: ['UNAUTHORIZED', 'The token has expired (exp is past): get a new one'],
   },
   403: {
     name: 'Forbidden',
     description: 'Authenticated, but not allowed (not an administrator, not the owner)',
     example: ['ADMIN_ONLY', 'This endpoint needs an administrator token'],
   },
-  404: { name: 'NotFound', description: 'Unknown resource', example: ['ORDER_NOT_FOUND', 'Order not found'] },
+  404: {
+    name: 'NotFound',
+    description:
+      'Unknown resource. A path naming a pair nobody listed is `PAIR_NOT_FOUND` (a missing resource, where the same code in a body field is a 400); the message says where the pairs are listed and, for `BTC/USDT`, hints `BTC_USDT`.',
+    example: ['ORDER_NOT_FOUND', 'Order not found'],
+  },
   409: {
     name: 'Conflict',
     description: 'State conflict (not open any more, finished already, exists already)',
     example: ['ORDER_NOT_OPEN', 'Order is not open'],
+  },
+  415: {
+    name: 'UnsupportedMediaType',
+    description: 'A body that is not JSON: send it with `Content-Type: application/json`',
+    example: ['UNSUPPORTED_MEDIA_TYPE', 'The body must be JSON: send it with Content-Type: application/json (got application/x-www-form-urlencoded)'],
   },
   422: {
     name: 'Unprocessable',
@@ -68,14 +89,14 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
 
 const BEARER = 'bearerAuth';
 
-/** Methods whose repeat the idempotency middleware answers from the first answer (DESIGN 4). */
+/** Methods whose repeat the idempotency middleware answers from the first answer (docs/api-contract.md#exactly-once). */
 const CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const IDEMPOTENCY_KEY: JsonSchema = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
   description:
-    'A repeat within 24 h gets the first answer back (with `Idempotent-Replayed: true`) and changes nothing; a repeat while the first still runs is a 409 IDEMPOTENCY_KEY_IN_USE, the same key on another request a 422.',
+    'A repeat within 24 h gets the first answer back (with `Idempotent-Replayed: true`) and changes nothing; a repeat while the first still runs is a 409 IDEMPOTENCY_KEY_IN_USE, the same key on another request (method, path or body; key order and number spelling do not count) a 422. After a 503 whose outcome is unknown, retry with the same key: the retry finds out what the first attempt did and answers that, or does it if it was not done.',
   schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
 };
 
@@ -102,12 +123,14 @@ export function buildApiDocument(app: Express, info: ApiInfo): ApiDocument {
     const operation = describeOperation(joi, route, doc, openApiPath, gaps);
     paths[openApiPath] = { ...paths[openApiPath], [route.method.toLowerCase()]: operation };
   }
+  for (const tag of tags) if (!info.tags[tag]) gaps.push(`tag ${tag}: no description (API_INFO.tags)`);
   const errorBody = joi.convert(errorBodySchema);
   const document: JsonSchema = {
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version, description: info.description },
+    jsonSchemaDialect: JSON_SCHEMA_DIALECT,
+    info: { title: info.title, version: info.version, description: info.description, license: info.license },
     servers: [{ url: '/', description: 'This server' }],
-    tags: tags.map((name) => ({ name })),
+    tags: tags.map((name) => ({ name, description: info.tags[name] })),
     paths,
     components: {
       schemas: joi.schemas,
@@ -183,6 +206,7 @@ function describeOperation(
   };
   const statuses = new Set<number>(doc.errors ?? []);
   if (schemas.body || schemas.query || schemas.params || idempotent) statuses.add(400);
+  if (schemas.body) statuses.add(415);
   if (idempotent) {
     statuses.add(409);
     statuses.add(422);

@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiClient, ApiError, signToken } from './api-client';
+import { ApiClient, ApiError, renewingToken } from './api-client';
 import { DemoStats, type DemoLog } from './demo-stats';
 import { FairPrice } from './fair-price';
-import { FuturesMaker, FuturesTaker } from './futures-bots';
-import { botUserId, loadMarkets, type DemoMarket } from './markets';
+import { FuturesBot, FuturesMaker, FuturesTaker } from './futures-bots';
+import { botUserId, loadMarkets, roundPrice, type DemoMarket } from './markets';
 import { SpotMaker, SpotTaker, type Bot } from './spot-bots';
 
 export interface DemoOptions {
@@ -41,7 +41,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
   const makersPerMarket = opts.makersPerMarket ?? 2;
   const levels = opts.levels ?? 3;
   const notional = opts.notional ?? 2_000;
-  const admin = new ApiClient(opts.apiUrl, signToken(opts.jwtSecret, 'demo-admin', true));
+  const admin = new ApiClient(opts.apiUrl, renewingToken(opts.jwtSecret, 'demo-admin', true));
   await waitUntilReady(admin, log);
   const markets = await loadMarkets(admin);
   if (markets.length === 0) throw new Error('demo: the API lists no pairs');
@@ -50,7 +50,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
   const bots: Bot[] = [];
   for (const m of markets) {
     const fair = fairs.get(m.base)!;
-    const clientFor = (role: string) => new ApiClient(opts.apiUrl, signToken(opts.jwtSecret, botUserId(m, role)));
+    const clientFor = (role: string) => new ApiClient(opts.apiUrl, renewingToken(opts.jwtSecret, botUserId(m, role)));
     for (let i = 1; i <= makersPerMarket; i++) {
       const user = botUserId(m, `maker${i}`);
       const api = clientFor(`maker${i}`);
@@ -112,6 +112,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       for (const bot of ordered) await bot.flatten?.().catch((err) => stats.error(`${bot.name} flatten`, err));
       let left = 0;
       for (const bot of ordered) left += await bot.finish().catch((err) => (stats.error(`${bot.name} finish`, err), 0));
+      if (left > 0) left = await closeAgainstEachOther(bots.filter((b) => b instanceof FuturesBot), fairs, markets, stats);
       log(stats.summary());
       log(
         left === 0
@@ -121,6 +122,39 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       );
     },
   };
+}
+
+/**
+ * The futures positions the bots hold once nobody quotes any more: longs and shorts of one market
+ * sum to zero among the bots, so a long rests a limit close at the fair price and a short closes
+ * into it at market, until one side is flat. Resolves with the positions still open.
+ */
+async function closeAgainstEachOther(
+  bots: FuturesBot[],
+  fairs: Map<string, FairPrice>,
+  markets: DemoMarket[],
+  stats: DemoStats,
+): Promise<number> {
+  for (const m of markets.filter((x) => x.kind === 'futures')) {
+    const here = bots.filter((b) => b.pair === m.code);
+    const first = (isLong: boolean) => {
+      for (const bot of here) {
+        const p = bot.leftovers().find((o) => o.isLong === isLong);
+        if (p) return { bot, id: p.id };
+      }
+      return undefined;
+    };
+    const price = roundPrice(m, fairs.get(m.base)!.futures);
+    for (let round = 0; round < 50; round++) {
+      const long = first(true);
+      const short = first(false);
+      if (!long || !short) break;
+      await long.bot.closePosition(long.id, price).catch((err) => stats.error(`${long.bot.name} close`, err));
+      await short.bot.closePosition(short.id, null).catch((err) => stats.error(`${short.bot.name} close`, err));
+      await long.bot.closePosition(long.id, null).catch((err) => stats.error(`${long.bot.name} close`, err));
+    }
+  }
+  return bots.reduce((n, b) => n + b.leftovers().length, 0);
 }
 
 async function waitUntilReady(api: ApiClient, log: DemoLog): Promise<void> {

@@ -4,7 +4,7 @@ import type { FairPrice } from './fair-price';
 import { amountFor, roundPrice, type DemoMarket } from './markets';
 import { levelOffset, type Bot } from './spot-bots';
 
-/** SPEC 3.1 statuses the demo reads back from a close. */
+/** Futures order statuses (docs/api-contract.md#resources) the demo reads back from a close. */
 const STATUS_IN_POSITION = 50;
 /** Positions a maker carries before it closes the oldest at market. */
 const MAX_MAKER_POSITIONS = 12;
@@ -26,7 +26,7 @@ interface Tracked {
  * market or with a resting limit close order (a new close replaces the old). Every bot here keeps
  * the ids it placed and closes them; an id stays tracked while a close leaves it in position.
  */
-abstract class FuturesBot implements Bot {
+export abstract class FuturesBot implements Bot {
   protected readonly open = new Map<number, Tracked>();
 
   constructor(
@@ -51,6 +51,23 @@ abstract class FuturesBot implements Bot {
   async finish(): Promise<number> {
     for (const id of [...this.open.keys()]) await this.close(id, null);
     return this.open.size;
+  }
+
+  /**
+   * What finish() could not close: positions (a quote filled in part while nobody was left on the
+   * book to close against). After finish() every order still tracked has a position.
+   */
+  leftovers(): { id: number; isLong: boolean }[] {
+    return [...this.open].map(([id, o]) => ({ id, isLong: o.isLong }));
+  }
+
+  /** Closes one position at market, or with a limit close order at `limitPrice` that rests for a counterparty. */
+  closePosition(orderId: number, limitPrice: number | null): Promise<void> {
+    return this.close(orderId, limitPrice);
+  }
+
+  get pair(): string {
+    return this.market.code;
   }
 
   /** Also picks up what an earlier run left behind (it was stopped without its finish). */

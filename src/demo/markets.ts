@@ -1,4 +1,4 @@
-import type { SpotPairDto } from '../../src/markets';
+import type { SpotPairDto } from '../markets';
 import type { ApiClient } from './api-client';
 
 /** One market as the demo trades it, read from the public pair listings. */
@@ -16,7 +16,7 @@ export interface DemoMarket {
 }
 
 
-/** SPEC 2.13 spells the code field with a Cyrillic first letter (U+0441). */
+/** OpenAPI `FuturesPairInfo` spells the code field with a Cyrillic first letter (U+0441). */
 const FUTURES_CODE = '\u0441urrencyPairCode';
 type FuturesPairDto = Record<string, unknown> & {
   isActive: boolean;
