@@ -4,7 +4,8 @@ import { loadConfig, type AppConfig } from '../src/platform/config/env';
 import { isUsableUserId } from '../src/platform/http/principal';
 
 /**
- * `npm run token -- --user <id> [--admin] [--expires 12h]`: an HS256 token signed with JWT_SECRET,
+ * `npm run token -- --user <id> [--admin] [--expires 12h]`: an HS256 token with `iat` and `exp` (at most
+ * JWT_MAX_AGE_SECONDS apart), signed with JWT_SECRET,
  * or, when neither JWT_SECRET nor JWT_PUBLIC_KEY is set, with the development secret `npm start`
  * keeps under DATA_DIR (made here if `npm start` has not run yet).
  */
@@ -39,10 +40,16 @@ if (!config.jwtSecret) {
   process.exit(2);
 }
 const claims = process.argv.includes('--admin') ? { role: 'admin' } : {};
-console.log(
-  jwt.sign(claims, config.jwtSecret, {
-    algorithm: 'HS256',
-    subject: user,
-    expiresIn: (arg('expires') ?? '12h') as jwt.SignOptions['expiresIn'],
-  }),
-);
+// iat is set by jsonwebtoken; the API refuses a token whose exp − iat exceeds JWT_MAX_AGE_SECONDS
+const token = jwt.sign(claims, config.jwtSecret, {
+  algorithm: 'HS256',
+  subject: user,
+  // 12 h, or the most the API takes when JWT_MAX_AGE_SECONDS is shorter
+  expiresIn: (arg('expires') ?? Math.min(12 * 3600, config.jwtMaxAgeSeconds)) as jwt.SignOptions['expiresIn'],
+});
+const { iat, exp } = jwt.decode(token) as jwt.JwtPayload;
+if (exp === undefined || iat === undefined || exp - iat > config.jwtMaxAgeSeconds) {
+  console.error(`--expires must be at most JWT_MAX_AGE_SECONDS (${config.jwtMaxAgeSeconds} s): the API refuses longer-lived tokens`);
+  process.exit(2);
+}
+console.log(token);

@@ -16,6 +16,11 @@
     ARGV[2] user id             ARGV[5] timestamp, ms                        ARGV[8] the order's account id
     ARGV[3] isMarket 0 | 1      ARGV[6] stream MAXLEN                        ARGV[9] lots to close ('' all)
     ARGV[10] the close's clientOrderId ('' none): a repeat does nothing (copy trading's closes)
+    ARGV[11] share numerator ('' none)   ARGV[12] share denominator   ARGV[13] the pair's lot, lots
+      A share (copy trading's mirror of a master's partial close: lots the master closed / lots it
+      held before) closes that fraction of the open quantity as it stands now, down to the lot, in
+      place of ARGV[9]: two mirrors of one master close that run at once each take their fraction of
+      what the other left (issue 24 finding 7). A share worth less than a lot closes nothing.
     The caller reads the order's pair and account (fields that never change) to name these keys;
     an order that is not on that pair and account is not found.
   Keys built while running (includes/keys, from ARGV[1]): the close order's hash (its id comes from
@@ -34,10 +39,12 @@ local rcall = redis.call
 --- @include "includes/futures/close"
 --- @include "includes/futures/flush"
 --- @include "includes/book"
+--- @include "includes/mulDiv"
 
 local orderHash = KEYS[23]
 local P, user, isMarket, limit, ts, maxlen = ARGV[1], ARGV[2], ARGV[3] == '1', tonumber(ARGV[4]), ARGV[5], ARGV[6]
 local pair, acct, lots, clid = ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10]
+local shareNum, shareDen, lotStep = tonumber(ARGV[11] or ''), tonumber(ARGV[12] or ''), tonumber(ARGV[13] or '')
 
 local f, fixed, state = fReadRecord(orderHash)
 if not f or f.role ~= 'open' or f.user ~= user or f.pair ~= pair or f.acct ~= acct then
@@ -55,6 +62,11 @@ if pos.status == FST.CREATED then
   return { 'OK', rcall('HGETALL', orderHash) }
 end
 if pos.status ~= FST.IN_POSITION then return { 'ERR', 'ORDER_NOT_ACTIVE', pos.status } end
+if shareNum then
+  lots = mulDivFloor(pos.openQty, shareNum, shareDen)
+  lots = lots - lots % lotStep
+  if lots <= 0 then return { 'OK', rcall('HGETALL', orderHash) } end
+end
 
 if isMarket then
   limit = nil

@@ -1,7 +1,7 @@
 --[[
   Stores a futures market's index and mark price for one second (the mark worker computes them:
-  src/futures/futures-price.service.ts) and adds that second's basis sample (futures mid − index)
-  to the last 30. Keyed by the second: a second already stored gets no second sample, and an older
+  src/futures/prices/futures-price.service.ts) and adds that second's basis sample (futures impact
+  mid − index, 0 while the book cannot fill the impact notional) to the last 30. Keyed by the second: a second already stored gets no second sample, and an older
   second than the one stored changes nothing, so any number of workers may run it. A mark or index
   that changed is announced on the market stream (the websocket ticker shows both).
 

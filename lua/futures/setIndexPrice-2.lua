@@ -2,7 +2,7 @@
   Records one index source's price of a futures market (an operator's or an oracle's push, docs/futures.md)
   with its time, and announces it on the market stream so the risk worker re-reads the mark. The
   index itself is the median of the fresh sources; the mark worker computes it
-  (src/futures/futures-price.service.ts) and stores it with the mark (refreshFuturesMark).
+  (src/futures/prices/futures-price.service.ts) and stores it with the mark (refreshFuturesMark).
 
   Input:
     KEYS[1] the market's index sources (hash: source -> "ticks:ms")   KEYS[2] the futures market event stream

@@ -1,7 +1,7 @@
 --[[
   Price-time matching of an incoming order against the opposite side (order-book rules 1, 2, 4, docs/api-contract.md#order-book-rules),
   shared by every market kind. The kind supplies its settlement as callbacks:
-    settle.loadMaker(ctx, id)                 -> { id, user, remaining, stp, ... } from the order hash
+    settle.loadMaker(ctx, id)                 -> { id, user, acct (futures), remaining, stp, ... } from the order hash
     settle.maxQty(ctx, taker, ticks, qty)     -> lots the taker can still pay for at `ticks` (<= qty)
     settle.fill(ctx, taker, maker, ticks, qty, tradeId, ev) -> adds its fields to the trade event ev:
       tail, the trade history record's fields after mu, '|'-joined (spot tf|mf, futures
@@ -9,7 +9,7 @@
       event's fields after the record (includes/packedEvent). Text, not a field each: the event
       goes out packed, and a table of twenty fields cost its keys more than the concatenation
     settle.finishMaker(ctx, maker, status)    -> a maker leaving the book: 'filled' or 'expired'
-  taker: { id, user, side = 'buy'|'sell', limit = ticks or nil (market), remaining = lots, stp }.
+  taker: { id, user, acct (futures), side = 'buy'|'sell', limit = ticks or nil (market), remaining = lots, stp }.
   An order may carry `idText`, its id already printed, which the events then use, and `amountText`
   (with `amount`), which a fill of its whole amount uses.
   Trade ids: one INCR of ctx.keys.tradeIds each, or, when the caller hands its call's ids out in
@@ -17,6 +17,8 @@
 
   Self-trade prevention modes are bit flags, NONE 0, EXPIRE_TAKER 1, EXPIRE_MAKER 2, EXPIRE_BOTH 3,
   so the stricter intent of the two orders is their bitwise OR (TAKER against MAKER gives BOTH).
+  It applies between two orders of the same account (docs/futures.md, docs/spot.md): a futures
+  order's `acct`; a spot order carries none, its account is its user's wallet (`user`).
 
   Returns 'done' (taker filled), 'expired' (self-trade prevention ended the taker) or 'stopped'
   (the book ran out, the limit was reached, or the taker's budget cannot buy one more lot).
@@ -48,8 +50,9 @@ local function matchOrder(ctx, taker, settle, makerId, ticks, member, priceText)
     end
     local maker = settle.loadMaker(ctx, makerId)
     local mode = 0
-    -- a maker's stp of 0 may be absent (includes/futures/context fLoad)
-    if maker.user == taker.user then mode = bit.bor(taker.stp, maker.stp or 0) end
+    -- a maker's stp of 0 may be absent (includes/futures/context fLoad); one user's two futures
+    -- accounts trade with each other like any two accounts
+    if (maker.acct or maker.user) == (taker.acct or taker.user) then mode = bit.bor(taker.stp, maker.stp or 0) end
     local makerLeft = maker.remaining
     if mode ~= 0 then
       if bit.band(mode, STP_EXPIRE.MAKER) ~= 0 then

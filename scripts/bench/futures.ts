@@ -250,7 +250,7 @@ function batchMedians(metrics: string, name: string): { perCall: number; perOrde
 async function httpRun(ctx: AppContext, redisUrl: string): Promise<HttpRun> {
   const names = Array.from({ length: 20 }, (_, i) => `h${i}`);
   const accts = await fundedAccounts(ctx, names, 10_000_000);
-  const users = names.map((n, i) => ({ token: jwt.sign({ sub: n }, JWT_SECRET, { algorithm: 'HS256' }), account: accts[i] }));
+  const users = names.map((n, i) => ({ token: jwt.sign({ sub: n }, JWT_SECRET, { algorithm: 'HS256', expiresIn: '1h' }), account: accts[i] }));
   const env = { ...process.env, BENCH_REDIS_URL: redisUrl, BENCH_PREFIX: ctx.config.keyPrefix };
   const baseline = await withChildServer(__filename, 'baseline', env, (port) => load(port, users));
   let ordersPerCall = NaN;

@@ -123,7 +123,7 @@ async function oneRun(
     for (let u = 0; u < USERS; u++) {
       await ctx.wallets.deposit(`u${u}`, 'USDT', 10_000_000);
       await ctx.wallets.deposit(`u${u}`, 'BTC', 1_000);
-      tokens.push(jwt.sign({ sub: `u${u}` }, JWT_SECRET, { algorithm: 'HS256' }));
+      tokens.push(jwt.sign({ sub: `u${u}` }, JWT_SECRET, { algorithm: 'HS256', expiresIn: '1h' }));
     }
     const env = { ...process.env, BENCH_REDIS_URL: redisUrl, BENCH_PREFIX: prefix };
 

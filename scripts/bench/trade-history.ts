@@ -79,7 +79,7 @@ async function fill(redis: Redis, keys: Keys, kind: 'spot' | 'futures', firstId:
 }
 
 const token = (secret: string, sub: string, admin = false) =>
-  `Bearer ${jwt.sign(admin ? { sub, role: 'admin' } : { sub }, secret, { algorithm: 'HS256' })}`;
+  `Bearer ${jwt.sign(admin ? { sub, role: 'admin' } : { sub }, secret, { algorithm: 'HS256', expiresIn: '1h' })}`;
 
 async function timed(url: string, headers: Record<string, string> = {}): Promise<number> {
   const t = performance.now();

@@ -4,7 +4,6 @@ import { engineError } from '../domain/errors';
 import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import type { ScriptReply } from '../platform/redis/reply';
-import { newOperation } from '../platform/redis/operation';
 import type { MasterRecord, SubscriptionRecord } from './copy-store';
 
 /** The copy scripts' own rejections, with the status each answers (the rest are the engine's). */
@@ -50,7 +49,7 @@ export class CopyEngine {
   ) {}
 
   private async once(name: string, keys: string[], args: (string | number)[]): Promise<ScriptReply> {
-    return check(await this.scripts.runOnce<ScriptReply>(name, keys, args, newOperation(this.keys)));
+    return check(await this.scripts.runOnceFor<ScriptReply>(name, keys, args, this.keys));
   }
 
   async start(userId: string, masterId: string, slaveId: string, acct: string, subId: string, margin: string, now: number, risk: RiskArgs) {

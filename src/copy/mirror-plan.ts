@@ -140,7 +140,13 @@ function planFill(ev: Extract<MasterEvent, { kind: 'fill' }>, view: EventView, s
   };
 }
 
-/** Each linked position closes the master's fraction lots / (lots + openAfter) of what it holds, down to the lot. */
+/**
+ * Each linked position closes the master's fraction lots / (lots + openAfter) of what it holds, down
+ * to the lot. The engine takes the fraction of the position as it stands when the close runs (the
+ * `share` of the close): another job's close of the same position, running at once for the same
+ * master close's other fill, has then already been taken off (issue 24 finding 7). The amount worked
+ * out here, from the position as read, only decides whether a share reaches the pair minimum.
+ */
 function planPartialClose(ev: Extract<MasterEvent, { kind: 'close' }>, pair: Pair, userId: string, linked: Record<string, string>[]): FollowerAction {
   const { lotLots } = futuresParams(pair);
   const q = new BigNumber(ev.lots);
@@ -151,7 +157,8 @@ function planPartialClose(ev: Extract<MasterEvent, { kind: 'close' }>, pair: Pai
     const lots = toLot(new BigNumber(f.openQty).times(q).div(before), lotLots);
     // a share below the pair minimum waits: the master's later closes (its full close at last) take it
     if (!aboveMinimum(pair, lots)) continue;
-    closes.push({ orderId: Number(f.id), isMarket: true, amount: fromMinor(lots.toFixed(0), pair.digitsAmount), clientOrderId: copyCloseId(ev.tradeId, f.id) });
+    const share = { closed: q.toFixed(0), before: before.toFixed(0) };
+    closes.push({ orderId: Number(f.id), isMarket: true, share, clientOrderId: copyCloseId(ev.tradeId, f.id) });
   }
   return closes.length ? { kind: 'close', userId, closes } : { kind: 'none' };
 }

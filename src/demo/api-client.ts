@@ -12,9 +12,21 @@ export class ApiError extends Error {
   }
 }
 
-/** HS256 token for `userId`, as `npm run token` signs it. */
-export function signToken(secret: string, userId: string, admin = false): string {
-  return jwt.sign(admin ? { role: 'admin' } : {}, secret, { algorithm: 'HS256', subject: userId, expiresIn: '7d' });
+/** How long a demo token lives, and how often it is signed anew (the API refuses tokens issued over JWT_MAX_AGE_SECONDS ago). */
+const TOKEN_LIFETIME_SECONDS = 3600;
+const TOKEN_RENEW_MS = 600_000;
+
+/** HS256 tokens for `userId`, as `npm run token` signs them (with iat and exp), signed anew every ten minutes. */
+export function renewingToken(secret: string, userId: string, admin = false): () => string {
+  let token = '';
+  let signedAt = -Infinity;
+  return () => {
+    if (Date.now() - signedAt >= TOKEN_RENEW_MS) {
+      token = jwt.sign(admin ? { role: 'admin' } : {}, secret, { algorithm: 'HS256', subject: userId, expiresIn: TOKEN_LIFETIME_SECONDS });
+      signedAt = Date.now();
+    }
+    return token;
+  };
 }
 
 /**
@@ -24,7 +36,7 @@ export function signToken(secret: string, userId: string, admin = false): string
 export class ApiClient {
   constructor(
     private readonly baseUrl: string,
-    private readonly token?: string,
+    private readonly token?: () => string,
   ) {}
 
   get<T>(path: string, query?: Record<string, string | number | boolean>): Promise<T> {
@@ -52,7 +64,7 @@ export class ApiClient {
     const url = new URL(path, this.baseUrl);
     for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = {};
-    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (this.token) headers.authorization = `Bearer ${this.token()}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(url, {
       method,

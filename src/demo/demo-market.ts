@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiClient, ApiError, signToken } from './api-client';
+import { ApiClient, ApiError, renewingToken } from './api-client';
 import { DemoStats, type DemoLog } from './demo-stats';
 import { FairPrice } from './fair-price';
 import { FuturesBot, FuturesMaker, FuturesTaker } from './futures-bots';
@@ -41,7 +41,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
   const makersPerMarket = opts.makersPerMarket ?? 2;
   const levels = opts.levels ?? 3;
   const notional = opts.notional ?? 2_000;
-  const admin = new ApiClient(opts.apiUrl, signToken(opts.jwtSecret, 'demo-admin', true));
+  const admin = new ApiClient(opts.apiUrl, renewingToken(opts.jwtSecret, 'demo-admin', true));
   await waitUntilReady(admin, log);
   const markets = await loadMarkets(admin);
   if (markets.length === 0) throw new Error('demo: the API lists no pairs');
@@ -50,7 +50,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
   const bots: Bot[] = [];
   for (const m of markets) {
     const fair = fairs.get(m.base)!;
-    const clientFor = (role: string) => new ApiClient(opts.apiUrl, signToken(opts.jwtSecret, botUserId(m, role)));
+    const clientFor = (role: string) => new ApiClient(opts.apiUrl, renewingToken(opts.jwtSecret, botUserId(m, role)));
     for (let i = 1; i <= makersPerMarket; i++) {
       const user = botUserId(m, `maker${i}`);
       const api = clientFor(`maker${i}`);

@@ -12,6 +12,8 @@ export const FUNDING_CLAMP_PPM = 500;
 export const PREMIUM_LIMIT_PPB = 100_000_000;
 /** Samples of (mid − index) the mark's second part averages (one a second). */
 export const BASIS_SAMPLES = 30;
+/** How far the own spot market's impact mid may sit from the outside sources' median: ±0.5 %, ppm. */
+export const SPOT_INDEX_BAND_PPM = 5_000;
 
 export interface IndexSource {
   name: string;
@@ -32,6 +34,38 @@ export function medianTicks(values: bigint[]): bigint | null {
 /** The sources that count: those not older than `staleMs`; none when all are stale (the last index stands). */
 export function freshSources(sources: IndexSource[], now: number, staleMs: number): IndexSource[] {
   return sources.filter((s) => now - s.at <= staleMs);
+}
+
+/** v held within center ± center × ppm / 10⁶, the bounds rounded toward the center (center > 0). */
+export function clampToBand(v: bigint, center: bigint, ppm: number): bigint {
+  const reach = (center * BigInt(ppm)) / 1_000_000n;
+  if (v < center - reach) return center - reach;
+  if (v > center + reach) return center + reach;
+  return v;
+}
+
+/**
+ * Index from the fresh outside sources (operators, oracles) and the own spot market's impact mid
+ * (null when its book cannot fill the impact notional on both sides): the median of the outside
+ * prices and the spot impact mid held within SPOT_INDEX_BAND_PPM of their median. The spot market
+ * is a weak source: it never counts alone, so with no outside source fresh this is null and the
+ * last index stands.
+ */
+export function indexFromSources(outside: bigint[], spotImpactMid: bigint | null): bigint | null {
+  const median = medianTicks(outside);
+  if (median === null || spotImpactMid === null) return median;
+  return medianTicks([...outside, clampToBand(spotImpactMid, median, SPOT_INDEX_BAND_PPM)]);
+}
+
+/**
+ * Band of the mark's book-driven parts (the basis average and the last trade) around the index, ppm:
+ * half the room between initial and maintenance margin at max leverage, (1/maxLeverage − mmr) / 2
+ * (BTC_USDT, 100x and 0.5 %: 0.25 %). Whatever the futures book and its trades do, the mark then
+ * stays that close to the index, so they cannot liquidate a position opened at the index even at
+ * max leverage (docs/futures.md has the reasoning and a worked example).
+ */
+export function markBandPpm(maxLeverage: number, mmrPpm: number): number {
+  return Math.max(0, Math.floor((1_000_000 / maxLeverage - mmrPpm) / 2));
 }
 
 /** Cap of the funding rate per interval: 0.75 × the pair's maintenance margin rate (ppm, rounded down). */
@@ -80,9 +114,14 @@ export interface MarkInputs {
   basis: bigint[];
   /** Last futures trade, ticks, or null before any. */
   lastTrade: bigint | null;
+  /** Band of P2 and the last trade around the index, ppm (markBandPpm). */
+  bandPpm: number;
 }
 
-/** The mark's three parts: P1 (index carried by the funding rate), P2 (index + basis average), last trade. */
+/**
+ * The mark's three parts: P1 (index carried by the funding rate), P2 (index + basis average) and
+ * the last trade, the two that come from the futures book held within bandPpm of the index.
+ */
 export function markParts(m: MarkInputs): { p1: bigint; p2: bigint; last: bigint | null } {
   const scale = BigInt(m.intervalMs) * 1_000_000n;
   const num = scale + BigInt(m.lastRatePpm) * BigInt(Math.max(0, m.msToNextFunding));
@@ -92,7 +131,8 @@ export function markParts(m: MarkInputs): { p1: bigint; p2: bigint; last: bigint
   const n = BigInt(m.basis.length);
   // the average rounded half away from zero
   const avg = n === 0n ? 0n : sum >= 0n ? (sum * 2n + n) / (2n * n) : -((-sum * 2n + n) / (2n * n));
-  return { p1, p2: m.index + avg, last: m.lastTrade };
+  const held = (v: bigint) => clampToBand(v, m.index, m.bandPpm);
+  return { p1, p2: held(m.index + avg), last: m.lastTrade === null ? null : held(m.lastTrade) };
 }
 
 /** Mark = median(P1, P2, last trade); without a trade yet, the median of the other two. */

@@ -4,7 +4,7 @@ import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/redis/reply';
 import { STP_FLAGS, type Side, type StpMode } from '../domain/order';
-import { newOperation } from '../platform/redis/operation';
+import { inKeyedRequest, newOperation } from '../platform/redis/operation';
 import { FuturesScriptKeys } from './futures-script-keys';
 import { GroupCommit } from '../platform/group-commit';
 import { futuresOrderOf } from './futures-order-record';
@@ -81,6 +81,13 @@ function createOptions(o: CreateFuturesInput): string {
   return `${o.isMarket ? '1' : '0'}${flag}${STP_FLAGS[o.stp]}|${tp}|${sl}|${clid}`;
 }
 
+/**
+ * How much of a position a close takes: null all of it; `lots` that many; `share` the fraction
+ * closed / before of its open quantity as it stands when the script runs, down to the lot (copy
+ * trading's mirror of a master's partial close: concurrent mirrors compose, issue 24 finding 7).
+ */
+export type CloseSize = null | { lots: string } | { share: { closed: string; before: string; lotLots: number } };
+
 /** A non-negative integer as its shortest decimal text: what the Lua's own printing gives. */
 const CANONICAL_INT = /^(0|[1-9][0-9]*)$/;
 
@@ -94,11 +101,17 @@ export class FuturesEngine {
     private readonly streamMaxLen: number,
   ) {
     this.scriptKeys = new FuturesScriptKeys(keys);
-    this.commit = new GroupCommit((orders) => {
-      createBatchOrders.observe(orders.length);
-      const { keys: k, args } = this.createArgs(orders);
-      return this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', k, args, newOperation(this.keys));
-    }, MAX_CREATE_BATCH);
+    // a batch is one operation of its own, whoever's request happened to start it
+    this.commit = new GroupCommit((orders) => this.createBatch(orders, true), MAX_CREATE_BATCH);
+  }
+
+  /** `fresh`: under an operation of its own (a group commit's batch), else the call's (runOnceFor). */
+  private createBatch(orders: CreateFuturesInput[], fresh: boolean): Promise<ScriptReply[]> {
+    createBatchOrders.observe(orders.length);
+    const { keys, args } = this.createArgs(orders);
+    return fresh
+      ? this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, newOperation(this.keys))
+      : this.scripts.runOnceFor<ScriptReply[]>('createFuturesOrders', keys, args, this.keys);
   }
 
   /** KEYS and ARGV of createFuturesOrders for orders of one pair, in lua/futures/createFuturesOrders-22+4n.lua's order. */
@@ -118,9 +131,14 @@ export class FuturesEngine {
     return { keys, args };
   }
 
-  /** Places one order; orders arriving together on one market share a script call (group commit). */
+  /**
+   * Places one order; orders arriving together on one market share a script call (group commit).
+   * An order of a keyed request (Idempotency-Key) without a clientOrderId is placed alone, under the
+   * operation derived from the key, so a retry finds it; with a clientOrderId its registry entry is the record.
+   */
   async create(o: CreateFuturesInput): Promise<FuturesPlaceReply> {
-    return decodePlace(await this.commit.submit(o.pairCode, o));
+    const alone = !o.clientOrderId && inKeyedRequest();
+    return decodePlace(alone ? (await this.createBatch([o], false))[0] : await this.commit.submit(o.pairCode, o));
   }
 
   /**
@@ -130,9 +148,7 @@ export class FuturesEngine {
    */
   async createMany(orders: CreateFuturesInput[]): Promise<ScriptReply[]> {
     if (orders.length === 0) return [];
-    createBatchOrders.observe(orders.length);
-    const { keys, args } = this.createArgs(orders);
-    return this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, newOperation(this.keys));
+    return this.createBatch(orders, false);
   }
 
   /**
@@ -146,26 +162,28 @@ export class FuturesEngine {
 
   /**
    * `order`: the caller's order as read before (its pair and account name the script's keys);
-   * `amountLots`: how much of the position to close, null for all of it; `clientOrderId`: a repeat
-   * of it does nothing (answers the record as it stands).
+   * `size`: how much of the position to close (CloseSize), null for all of it; `clientOrderId`: a
+   * repeat of it does nothing (answers the record as it stands).
    */
   async close(
     userId: string,
     order: FuturesOrderRef,
     limitTicks: string | null,
     timestamp: number,
-    amountLots: string | null = null,
+    size: CloseSize = null,
     clientOrderId = '',
   ): Promise<Record<string, string>> {
+    const lots = size && 'lots' in size ? size.lots : '';
+    const share = size && 'share' in size ? [size.share.closed, size.share.before, size.share.lotLots] : ['', '', ''];
     const reply = unwrap(
-      await this.scripts.runOnce<ScriptReply>(
+      await this.scripts.runOnceFor<ScriptReply>(
         'closeFuturesPosition',
         this.scriptKeys.close(order.pair, userId, order.id, order.acct),
         [
           this.keys.engine, userId, limitTicks === null ? '1' : '0', limitTicks ?? '', timestamp, this.streamMaxLen,
-          order.pair, order.acct, amountLots ?? '', clientOrderId,
+          order.pair, order.acct, lots, clientOrderId, ...share,
         ],
-        newOperation(this.keys),
+        this.keys,
       ),
     );
     return futuresOrderOf(hashOf(reply[1]));
@@ -179,11 +197,11 @@ export class FuturesEngine {
     timestamp: number,
   ): Promise<Record<string, string>> {
     const reply = unwrap(
-      await this.scripts.runOnce<ScriptReply>(
+      await this.scripts.runOnceFor<ScriptReply>(
         'updateFuturesTrigger',
         this.scriptKeys.updateTrigger(order.pair, order.id),
         [this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair, this.streamMaxLen],
-        newOperation(this.keys),
+        this.keys,
       ),
     );
     return futuresOrderOf(hashOf(reply[1]));
@@ -197,11 +215,11 @@ export class FuturesEngine {
     // the account's leverage text is copied into its orders' records as it stands (lua/includes/futures/orderRecord)
     if (!Number.isSafeInteger(leverage) || leverage < 1) throw new Error(`createFuturesAccount takes a positive integer leverage: ${leverage}`);
     const reply = unwrap(
-      await this.scripts.runOnce<ScriptReply>(
+      await this.scripts.runOnceFor<ScriptReply>(
         'createFuturesAccount',
         [this.keys.futuresAccountIds(), this.keys.userFuturesAccounts(userId)],
         [this.keys.engine, userId, name, currency, leverage, timestamp, kind === 'copy' ? '1' : '0', kind === 'own' ? '0' : '1'],
-        newOperation(this.keys),
+        this.keys,
       ),
     );
     return hashOf(reply[1]);
@@ -212,11 +230,11 @@ export class FuturesEngine {
     const wallet = this.keys.walletAvailable(userId);
     const key = (acct: string | null) => (acct === null ? wallet : this.keys.futuresAccount(acct));
     unwrap(
-      await this.scripts.runOnce<ScriptReply>(
+      await this.scripts.runOnceFor<ScriptReply>(
         'transferMargin',
         [wallet, key(from), key(to)],
         [userId, currency, minor, from === null ? '0' : '1', to === null ? '0' : '1'],
-        newOperation(this.keys),
+        this.keys,
       ),
     );
   }

@@ -4,7 +4,7 @@ import { fitsEngine, MAX_SAFE, minorString, toMinorDown, decimal } from '../doma
 import { futuresParams, FuturesStatus } from '../domain/futures';
 import { AppError, engineError, notFound, rejected } from '../domain/errors';
 import type { Pair } from '../domain/market';
-import { decodePlace, type FuturesEngine, type CreateFuturesInput } from './futures-engine';
+import { decodePlace, type CloseSize, type FuturesEngine, type CreateFuturesInput } from './futures-engine';
 import type { StpMode } from '../domain/order';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
@@ -41,6 +41,12 @@ export interface CloseRequest {
   amount?: number | null;
   /** Not on the HTTP body: copy trading's closes, so a replayed mirror job closes nothing twice. */
   clientOrderId?: string;
+  /**
+   * Not on the HTTP body: copy trading's mirror of a master's partial close, in place of `amount`:
+   * the master's lots closed and lots held before (integer texts); the engine closes that fraction
+   * of the position's open quantity as it stands when the close runs.
+   */
+  share?: { closed: string; before: string };
 }
 
 /** One order of `createMany`: the order placed (or the earlier one its clientOrderId names), or why not. */
@@ -164,9 +170,11 @@ export class FuturesOrderService {
     const h = await this.ownedHash(userId, req.orderId);
     const pair = await this.futuresPair(h.pair);
     const limit = req.isMarket ? null : minorString(this.ticks(pair, req.limitPrice as number, 'limitPrice'));
-    const amount = req.amount ? minorString(this.lots(pair, req.amount)) : null;
+    const size: CloseSize = req.share
+      ? { share: { ...req.share, lotLots: futuresParams(pair).lotLots } }
+      : req.amount ? { lots: minorString(this.lots(pair, req.amount)) } : null;
     const order = { id: String(req.orderId), pair: h.pair, acct: h.acct };
-    return this.dto(await this.engine.close(userId, order, limit, Date.now(), amount, req.clientOrderId));
+    return this.dto(await this.engine.close(userId, order, limit, Date.now(), size, req.clientOrderId));
   }
 
   async updateTrigger(userId: string, orderId: number, which: 'tp' | 'sl', price: number | null | undefined) {

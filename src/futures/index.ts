@@ -11,6 +11,7 @@ import { FuturesPriceService } from './prices/futures-price.service';
 import { FuturesRiskService } from './futures-risk.service';
 import { FuturesPriceEngine } from './prices/futures-price-engine';
 import { FuturesPremiumSampler } from './prices/futures-premium-sampler';
+import { ImpactBook } from './prices/impact-book';
 import { BookReader, TradeHistory } from '../market-data';
 
 export { FuturesAccountReader, type AccountOrder, type AccountState } from './futures-account-reader';
@@ -53,8 +54,9 @@ export function createFutures(
   const engine = new FuturesEngine(keys, scripts, config.streamMaxLen);
   const priceEngine = new FuturesPriceEngine(keys, scripts, config.streamMaxLen);
   const books = new BookReader(keys, scripts);
-  const prices = new FuturesPriceService(redis, keys, markets, priceEngine, books, config);
-  const premium = new FuturesPremiumSampler(prices, priceEngine, books, config.premiumSampleSeconds);
+  const impact = new ImpactBook(books);
+  const prices = new FuturesPriceService(redis, keys, markets, priceEngine, impact, config);
+  const premium = new FuturesPremiumSampler(prices, priceEngine, impact, config.premiumSampleSeconds);
   return {
     engine,
     prices,

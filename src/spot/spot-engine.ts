@@ -9,7 +9,7 @@ import { hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/r
 import { STP_FLAGS, type OrderType, type Side, type StpMode } from '../domain/order';
 import { decodeSpotOrder, type SpotOrderRecord } from './spot-order-record';
 import { GroupCommit } from '../platform/group-commit';
-import { newOperation } from '../platform/redis/operation';
+import { inKeyedRequest, newOperation } from '../platform/redis/operation';
 
 
 /** A spot order in engine units: prices in ticks, amounts in lots, money in minor units (strings). */
@@ -48,11 +48,17 @@ export class SpotEngine {
     private readonly scripts: Scripts,
     private readonly streamMaxLen: number,
   ) {
-    this.commit = new GroupCommit((orders) => {
-      placeBatchOrders.observe(orders.length);
-      const [keys, args] = this.placeArgs(orders);
-      return this.scripts.runOnce<ScriptReply[]>('placeSpotOrders', keys, args, newOperation(this.keys));
-    }, MAX_PLACE_BATCH);
+    // a batch is one operation of its own, whoever's request happened to start it
+    this.commit = new GroupCommit((orders) => this.placeBatch(orders, true), MAX_PLACE_BATCH);
+  }
+
+  /** `fresh`: under an operation of its own (a group commit's batch), else the call's (runOnceFor). */
+  private placeBatch(orders: PlaceSpotInput[], fresh: boolean): Promise<ScriptReply[]> {
+    placeBatchOrders.observe(orders.length);
+    const [keys, args] = this.placeArgs(orders);
+    return fresh
+      ? this.scripts.runOnce<ScriptReply[]>('placeSpotOrders', keys, args, newOperation(this.keys))
+      : this.scripts.runOnceFor<ScriptReply[]>('placeSpotOrders', keys, args, this.keys);
   }
 
   /** Per-pair KEYS[1..12] of every spot script, computed once: pairs never change after creation. */
@@ -120,9 +126,15 @@ export class SpotEngine {
     return [keys, args];
   }
 
-  /** Places one order; orders arriving together on one market share a script call. */
+  /**
+   * Places one order; orders arriving together on one market share a script call. An order of a
+   * keyed request (Idempotency-Key) without a clientOrderId is placed alone, under the operation
+   * derived from the key, so a retry finds it; with a clientOrderId its registry entry is the record.
+   */
   async place(o: PlaceSpotInput): Promise<PlaceResult> {
-    return decodeSpotPlace(await this.commit.submit(o.pair.code, o), o);
+    const alone = !o.clientOrderId && inKeyedRequest();
+    const reply = alone ? (await this.placeBatch([o], false))[0] : await this.commit.submit(o.pair.code, o);
+    return decodeSpotPlace(reply, o);
   }
 
   /**
@@ -146,11 +158,11 @@ export class SpotEngine {
   /** `order`: the caller's order as read before (its pair, which never changes, names the keys). */
   async cancel(userId: string, order: { id: string; pair: string }, timestamp: number): Promise<SpotOrderRecord> {
     const reply = unwrap(
-      await this.scripts.runOnce<ScriptReply>(
+      await this.scripts.runOnceFor<ScriptReply>(
         'cancelSpotOrder',
         [...this.cancelKeys(order.pair, userId), this.keys.order(order.id)],
         [this.keys.engine, userId, order.id, timestamp, this.streamMaxLen, order.pair],
-        newOperation(this.keys),
+        this.keys,
       ),
     );
     return storedOrder(reply);
@@ -158,11 +170,11 @@ export class SpotEngine {
 
   async cancelAll(userId: string, pairCode: string, timestamp: number): Promise<string[]> {
     const reply = unwrap(
-      await this.scripts.runOnce<ScriptReply>(
+      await this.scripts.runOnceFor<ScriptReply>(
         'cancelSpotOrders',
         this.cancelKeys(pairCode, userId),
         [this.keys.engine, userId, pairCode, timestamp, this.streamMaxLen],
-        newOperation(this.keys),
+        this.keys,
       ),
     );
     return reply[1] as string[];

@@ -5,7 +5,6 @@ import { unwrap, type ScriptReply } from '../platform/redis/reply';
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
-import { newOperation } from '../platform/redis/operation';
 
 export interface BalanceDto {
   currencyCode: string;
@@ -32,11 +31,11 @@ export class WalletService {
     if (!fitsEngine(minor)) throw rejected('BALANCE_TOO_LARGE', 'Amount exceeds what the engine holds exactly');
     if (minor.lte(0)) throw rejected('AMOUNT_TOO_SMALL', `amount rounds to zero at ${currency.decimals} decimals`);
     unwrap(
-      await this.scripts.runOnce<ScriptReply>(
+      await this.scripts.runOnceFor<ScriptReply>(
         'deposit',
         [this.keys.walletAvailable(userId)],
         [currencyCode, minorString(minor)],
-        newOperation(this.keys),
+        this.keys,
       ),
     );
     return (await this.balances(userId)).find((b) => b.currencyCode === currencyCode) as BalanceDto;

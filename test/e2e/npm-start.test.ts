@@ -174,7 +174,7 @@ describe('npm start without JWT_SECRET or JWT_PUBLIC_KEY', () => {
     try {
       await waitFor(() => /api ready at/.test(p.output()), 30_000);
       const port = Number(/api ready at http:\/\/0\.0\.0\.0:(\d+)/.exec(p.output())?.[1]);
-      const other = jwt.sign({ sub: 'alice' }, randomBytes(32).toString('hex'), { algorithm: 'HS256' });
+      const other = jwt.sign({ sub: 'alice' }, randomBytes(32).toString('hex'), { algorithm: 'HS256', expiresIn: '1h' });
       const statuses = [];
       for (const t of [bearerToken, other]) {
         const res = await fetch(`http://127.0.0.1:${port}/api/wallet/balances`, {

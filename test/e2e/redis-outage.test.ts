@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { Keys } from '../../src/platform/redis/keys';
-import { bearerFor, creditedUsers, depositLoad } from '../../scripts/lib/outage/deposit-load';
+import { bearerFor, creditedUsers, depositKey, depositLoad } from '../../scripts/lib/outage/deposit-load';
 import { outageReport } from '../../scripts/lib/outage/outage-report';
 import { RedisUnderTest } from '../../scripts/lib/outage/redis-under-test';
 import { startService, type ServiceProcess } from '../../scripts/lib/outage/service-process';
@@ -75,6 +75,50 @@ describe('Redis crashes and comes back while deposits keep coming', () => {
     expect(report.failuresOutside).toBe(0);
     expect([readyWhileDown, await ready()]).toEqual([503, 200]);
     expect(service.alive()).toBe(true);
+  });
+
+  it('keyed deposits answered 503 while Redis stalled, retried with their keys afterwards, credit each user exactly once', async () => {
+    // a stall (SIGSTOP): the server keeps what was sent and runs it when it wakes, past its deadline
+    const api = `http://127.0.0.1:${service.apiPort}`;
+    const amount = 3;
+    const load = depositLoad({ apiUrl: api, secret, run: 'keyed', concurrency: 4, paceMs: 20, clientLimitMs: 10_000, amount, keyed: true });
+    await until('keyed deposits before the outage', () => load.samples.filter((s) => s.status === 200).length >= 10);
+    await redis.interrupt('stop');
+    await new Promise((r) => setTimeout(r, OUTAGE_MS));
+    await redis.resume('stop');
+    const up = Date.now();
+    await until('keyed deposits after the outage', () => load.samples.filter((s) => s.start >= up && s.status === 200).length >= 10);
+    const samples = await load.stop();
+    const unanswered = samples.filter((s) => s.status !== 200);
+    expect(unanswered.length).toBeGreaterThan(5); // the outage was seen
+
+    // every deposit not answered 200 is retried with its key until it is (409 while a lease lapses)
+    const admin = bearerFor(secret, 'outage-admin', true);
+    const retried: Record<string, number> = {};
+    for (const s of unanswered) {
+      for (let tries = 0; ; tries++) {
+        const res = await fetch(`${api}/api/admin/deposits`, {
+          method: 'POST',
+          headers: { Authorization: admin, 'Content-Type': 'application/json', 'Idempotency-Key': depositKey(s.user) },
+          body: JSON.stringify({ userId: s.user, currencyCode: 'USDT', amount }),
+        });
+        retried[res.status] = (retried[res.status] ?? 0) + 1;
+        if (res.status === 200) break;
+        expect([409, 503]).toContain(res.status);
+        if (tries > 40) throw new Error(`the deposit of ${s.user} never got through: ${res.status}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    const balances = await Promise.all(
+      samples.map(async (s) => {
+        const res = await fetch(`${api}/api/wallet/balances`, { headers: { Authorization: bearerFor(secret, s.user) } });
+        const rows = (await res.json()) as { currencyCode: string; available: number }[];
+        return rows.find((b) => b.currencyCode === 'USDT')?.available ?? 0;
+      }),
+    );
+    const wrong = samples.map((s, i) => [s.user, balances[i]] as const).filter(([, usdt]) => usdt !== amount);
+    expect(wrong).toEqual([]);
+    expect(retried[200]).toBe(unanswered.length);
   });
 
   it('the ws gateway and the worker role read the market streams again after the outage', async () => {

@@ -4,6 +4,7 @@ import type { testContext } from '../support/harness';
 import { futuresOrderOf } from '../../src/futures/futures-order-record';
 import type { FuturesTriggerIndex } from '../../src/platform/redis/keys';
 import { FuturesOrderIndex } from '../../src/futures/futures-order-index';
+import { DepositLedger, expectConserved, moneyHeld } from '../support/money';
 
 /**
  * The futures property test's steps and invariants (futures.property.test.ts), shared with the replays
@@ -51,20 +52,21 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
 
 export async function run(ctx: Ctx, steps: Step[], leverages: number[]): Promise<void> {
   const accounts: string[] = [];
+  const ledger = DepositLedger.of(ctx);
   for (const [i, u] of USERS.entries()) {
     await ctx.wallets.deposit(u, 'USDT', 500 + i * 137.12345678);
     const a = await ctx.futures.accounts.create(u, { name: 'p', currencyCode: 'USDT', leverage: leverages[i] });
     await ctx.futures.accounts.transfer(u, { fromFuturesAccountId: null, toFuturesAccountId: a.id, currencyCode: 'USDT', amount: 400 });
     accounts.push(String(a.id));
   }
-  const total = await usdtTotal(ctx, accounts);
+  await expectConserved(ctx, ledger, 'USDT');
   let now = Date.now();
   for (const step of steps) {
     await expectBusiness(apply(ctx, step, accounts, (now += 28_800_000)));
     // the sweep on the steps' clock: a funding step refreshes the mark at its time, and a refresh at an
     // earlier second changes nothing, so a sweep on the wall clock would read a stale mark
     await ctx.futures.risk.sweep(PAIR, now);
-    await checkInvariants(ctx, accounts, total, step);
+    await checkInvariants(ctx, accounts, ledger, step);
   }
 }
 
@@ -138,23 +140,7 @@ async function expectBusiness(p: Promise<unknown>): Promise<void> {
   }
 }
 
-async function usdtTotal(ctx: Ctx, accounts: string[]): Promise<bigint> {
-  let t = 0n;
-  for (const u of USERS) {
-    t += BigInt((await ctx.redis.hget(ctx.keys.walletAvailable(u), 'USDT')) ?? '0');
-    t += BigInt((await ctx.redis.hget(ctx.keys.walletReserved(u), 'USDT')) ?? '0');
-  }
-  for (const a of accounts) {
-    const [b, l] = await ctx.redis.hmget(ctx.keys.futuresAccount(a), 'balance', 'locked');
-    t += BigInt(b ?? '0') + BigInt(l ?? '0');
-  }
-  for (const key of [ctx.keys.feesCollected(), ctx.keys.insuranceFund(), ctx.keys.futuresPnlPool()]) {
-    t += BigInt((await ctx.redis.hget(key, 'USDT')) ?? '0');
-  }
-  return t;
-}
-
-async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step: Step): Promise<void> {
+async function checkInvariants(ctx: Ctx, accounts: string[], ledger: DepositLedger, step: Step): Promise<void> {
   const where = JSON.stringify(step);
   const k = ctx.keys;
   const bid = await ctx.redis.zrange(k.levels('futures', PAIR, 'bids'), '0', '0');
@@ -210,7 +196,8 @@ async function checkInvariants(ctx: Ctx, accounts: string[], total: bigint, step
   }
   // an account locks exactly the margins and reservations of its orders
   expect([where, locked]).toEqual([where, lockedByOrders]);
-  expect([where, await usdtTotal(ctx, accounts)]).toEqual([where, total]);
+  // deposits = wallets + accounts + fees + insurance + pnl pool (test/support/money.ts)
+  expect([where, await moneyHeld(ctx.redis, ctx.keys, 'USDT')]).toEqual([where, ledger.total('USDT')]);
 }
 
 /** BTC_USDT: one tick of one lot is 1000 minor units, maintenance 0.5 % (config/markets.json). */

@@ -7,7 +7,12 @@ export type Fault =
   /** Half the command's bytes reach Redis, then the connection is cut (Redis runs nothing). */
   | 'cut-mid-command'
   /** The reply is held back this long before it is passed on (past the command timeout). */
-  | { delayReplyMs: number };
+  | { delayReplyMs: number }
+  /**
+   * The command, and everything after it on its connection, is held this long before it reaches
+   * Redis: a server (or network) that stalls with the command in its buffer, then wakes.
+   */
+  | { holdCommandMs: number };
 
 /**
  * A TCP proxy between the service and Redis that injects one fault into the connection carrying
@@ -17,7 +22,13 @@ export type Fault =
 export class FaultProxy {
   private server?: Server;
   private armed?: { marker: Buffer; fault: Fault; hit: () => void };
+  /** Until when (performance.now()) new connections are refused: Redis unreachable. */
+  private downUntil = 0;
   readonly sockets = new Set<Socket>();
+  /** Links to Redis holding a stalled command: no outage cuts them, the command reaches Redis when the stall ends. */
+  private readonly stalled = new Set<Socket>();
+  /** What Redis answered on links whose client had gone (a stalled command's late reply): the tests read it. */
+  readonly orphanReplies: Buffer[] = [];
   url = '';
 
   constructor(private readonly target: URL) {}
@@ -29,9 +40,17 @@ export class FaultProxy {
     return this;
   }
 
-  /** Arms one fault; resolves when it has been applied. */
-  arm(marker: string, fault: Fault): Promise<void> {
-    return new Promise((hit) => {
+  /**
+   * Arms one fault; resolves when it has been applied. `thenDownMs`: right as it is applied, Redis
+   * becomes unreachable for that long (every connection cut, new ones refused), so the service
+   * cannot ask what happened either.
+   */
+  arm(marker: string, fault: Fault, thenDownMs = 0): Promise<void> {
+    return new Promise((resolve) => {
+      const hit = () => {
+        if (thenDownMs > 0) this.outage(thenDownMs);
+        resolve();
+      };
       this.armed = { marker: Buffer.from(marker), fault, hit };
     });
   }
@@ -41,26 +60,56 @@ export class FaultProxy {
     await new Promise((r) => this.server?.close(r));
   }
 
+  /** Cuts every connection and refuses new ones for `ms`: Redis unreachable. */
+  outage(ms: number): void {
+    this.downUntil = performance.now() + ms;
+    for (const s of this.sockets) if (!this.stalled.has(s)) s.destroy();
+  }
+
   private pipe(client: Socket): void {
+    if (performance.now() < this.downUntil) {
+      client.destroy();
+      return;
+    }
     const upstream = connect(Number(this.target.port), this.target.hostname);
     this.sockets.add(client).add(upstream);
+    let onReply: ((chunk: Buffer) => boolean) | undefined;
+    let held: Buffer[] | undefined;
     const cut = () => {
       client.destroy();
-      upstream.destroy();
+      // a stalled command is in the server's buffer already: it still arrives when the stall ends
+      if (!held) upstream.destroy();
     };
     client.on('close', cut).on('error', cut);
     upstream.on('close', cut).on('error', cut);
-    let onReply: ((chunk: Buffer) => boolean) | undefined;
     client.on('data', (chunk: Buffer) => {
+      if (held) {
+        held.push(chunk);
+        return;
+      }
       const a = this.armed;
       if (a && chunk.includes(a.marker)) {
         this.armed = undefined;
         if (a.fault === 'cut-mid-command') {
-          upstream.write(chunk.subarray(0, Math.floor(chunk.length / 2)), () => setTimeout(cut, 20));
-          a.hit();
+          upstream.write(chunk.subarray(0, Math.floor(chunk.length / 2)), () => {
+            setTimeout(cut, 20);
+            a.hit();
+          });
           return;
         }
         const fault = a.fault;
+        if (typeof fault === 'object' && 'holdCommandMs' in fault) {
+          const stalled = (held = [chunk]);
+          this.stalled.add(upstream);
+          a.hit();
+          setTimeout(() => {
+            held = undefined;
+            this.stalled.delete(upstream);
+            for (const c of stalled) if (upstream.writable) upstream.write(c);
+            if (client.destroyed) upstream.end();
+          }, fault.holdCommandMs);
+          return;
+        }
         onReply = (reply) => {
           onReply = undefined;
           a.hit();
@@ -76,7 +125,8 @@ export class FaultProxy {
     });
     upstream.on('data', (chunk: Buffer) => {
       if (onReply?.(chunk)) return;
-      client.write(chunk);
+      if (client.writable) client.write(chunk);
+      else this.orphanReplies.push(chunk);
     });
   }
 }

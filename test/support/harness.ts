@@ -39,7 +39,7 @@ export async function testContext(overrides: Record<string, string> = {}): Promi
 }
 
 export function tokenFor(userId: string, admin = false): string {
-  return jwt.sign({ sub: userId, ...(admin ? { role: 'admin' } : {}) }, TEST_SECRET, { algorithm: 'HS256' });
+  return jwt.sign({ sub: userId, ...(admin ? { role: 'admin' } : {}) }, TEST_SECRET, { algorithm: 'HS256', expiresIn: '1h' });
 }
 
 export const bearer = (userId: string, admin = false) => `Bearer ${tokenFor(userId, admin)}`;

@@ -21,10 +21,15 @@ export interface DepositLoadOptions {
   /** How long a client waits for an answer before it gives up (a request the service must never run later). */
   clientLimitMs: number;
   amount: number;
+  /** Sends each deposit with an Idempotency-Key of its own (`depositKey`), so a client can retry it. */
+  keyed?: boolean;
 }
 
+/** The Idempotency-Key a keyed deposit load sends for `user`'s deposit. */
+export const depositKey = (user: string) => `deposit-${user}`;
+
 export const bearerFor = (secret: string, userId: string, admin = false) =>
-  `Bearer ${jwt.sign(admin ? { sub: userId, role: 'admin' } : { sub: userId }, secret, { algorithm: 'HS256' })}`;
+  `Bearer ${jwt.sign(admin ? { sub: userId, role: 'admin' } : { sub: userId }, secret, { algorithm: 'HS256', expiresIn: '1h' })}`;
 
 /**
  * Admin deposits in `concurrency` loops until stopped, each to a new user, recording every
@@ -43,7 +48,11 @@ export function depositLoad(opts: DepositLoadOptions): { samples: DepositSample[
       try {
         const res = await fetch(`${opts.apiUrl}/api/admin/deposits`, {
           method: 'POST',
-          headers: { Authorization: admin, 'Content-Type': 'application/json' },
+          headers: {
+            Authorization: admin,
+            'Content-Type': 'application/json',
+            ...(opts.keyed ? { 'Idempotency-Key': depositKey(user) } : {}),
+          },
           body: JSON.stringify({ userId: user, currencyCode: 'USDT', amount: opts.amount }),
           signal: AbortSignal.timeout(opts.clientLimitMs),
         });

@@ -13,7 +13,7 @@ export function adminIndexPriceRoutes(market: FuturesMarketService): Router {
   const indexDoc = doc({
     summary: "Record one index source's price of a futures pair",
     description:
-      'Records the price of `source` (default admin) with its time. The index is the median of the fresh sources (pushed within INDEX_STALE_SECONDS, and the spot mid); the mark price follows from it (docs/futures.md). A price that rounds to zero at the pair\'s digits is a 422.',
+      'Records the price of `source` (default admin) with its time. The index is the median of the fresh sources (pushed within INDEX_STALE_SECONDS), with the same pair\'s spot impact mid held within 0.5 % of them; the mark price follows from it (docs/futures.md). A price that rounds to zero at the pair\'s digits is a 422.',
     response: indexPriceDtoSchema,
     errors: [404, 422],
   });

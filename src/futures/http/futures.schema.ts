@@ -20,7 +20,8 @@ export const createFuturesOrderSchema = Joi.object({
   clientOrderId: Joi.string().min(1).max(64).allow(null),
   // post-only never takes and IOC never rests: together they could do nothing
   postOnly: Joi.boolean().when('timeInForce', { is: 'IOC', then: Joi.valid(false) }),
-  selfTradePrevention: Joi.string().valid(...STP_MODES),
+  selfTradePrevention: Joi.string().valid(...STP_MODES)
+    .description("Applies against resting orders of the same futures account; the user's other accounts trade with it (docs/futures.md)"),
   timeInForce: Joi.string().valid('GTC', 'IOC').default('GTC'),
 }).example({
   isMarket: false, isLong: true, price: 30000, amount: 0.01, currencyPairCode: 'BTC_USDT', futuresAccountId: 1,

@@ -1,14 +1,9 @@
 import { fromMinor } from '../../domain/decimal';
-import { impactPrice, premiumPpb } from '../../domain/futures-prices';
+import { premiumPpb } from '../../domain/futures-prices';
 import type { Pair } from '../../domain/market';
-import type { BookReader } from '../../market-data';
 import type { FuturesPriceEngine } from './futures-price-engine';
 import type { FuturesPriceService } from './futures-price.service';
-
-/** Impact margin notional: 200 units of the quote currency per the initial margin rate at max leverage. */
-const IMPACT_MARGIN = 200;
-/** Levels read per side when walking the book for the impact notional. */
-const IMPACT_DEPTH = 1000;
+import { ImpactBook } from './impact-book';
 
 /**
  * The funding premium index (docs/futures.md#index-mark-and-funding-the-binance-usd-m-scheme): every PREMIUM_SAMPLE_SECONDS one sample
@@ -20,29 +15,16 @@ export class FuturesPremiumSampler {
   constructor(
     private readonly prices: FuturesPriceService,
     private readonly engine: FuturesPriceEngine,
-    private readonly books: BookReader,
+    private readonly impact: ImpactBook,
     private readonly sampleSeconds: number,
   ) {}
-
-  /** Impact notional of a pair, quote units. */
-  static impactNotional(pair: Pair): number {
-    return IMPACT_MARGIN * (pair.maxLeverage ?? 1);
-  }
 
   /** The premium now, ppb, or null without an index. */
   async premiumPpb(pair: Pair): Promise<number | null> {
     const index = await this.prices.indexTicks(pair);
     if (!index) return null;
-    const snap = await this.books.snapshot('futures', pair.code, IMPACT_DEPTH);
-    const units = (side: [string, string][]): [number, number][] =>
-      side.map(([p, q]) => [fromMinor(p, pair.digitsPrice), fromMinor(q, pair.digitsAmount)]);
-    const imn = FuturesPremiumSampler.impactNotional(pair);
-    const cv = pair.contractValue ?? 1;
-    return premiumPpb(
-      fromMinor(index, pair.digitsPrice),
-      impactPrice(units(snap.bids), imn, cv),
-      impactPrice(units(snap.asks), imn, cv),
-    );
+    const { bid, ask } = await this.impact.prices('futures', pair, ImpactBook.notional(pair));
+    return premiumPpb(fromMinor(index, pair.digitsPrice), bid, ask);
   }
 
   /** Records the sample of the slot `now` falls in (once per slot however many workers run); false without an index. */

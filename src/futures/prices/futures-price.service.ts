@@ -1,20 +1,20 @@
-import { fromMinor, toMinorDown } from '../../domain/decimal';
 import {
   BASIS_SAMPLES,
   FUNDING_INTEREST_PPM,
   freshSources,
   fundingCapPpm,
   fundingRatePpm,
+  indexFromSources,
+  markBandPpm,
   markTicks,
-  medianTicks,
   type IndexSource,
 } from '../../domain/futures-prices';
 import type { Pair } from '../../domain/market';
-import type { BookReader } from '../../market-data';
 import type { MarketStore } from '../../markets';
 import type { RedisClient } from '../../platform/redis/connection';
 import type { Keys } from '../../platform/redis/keys';
 import type { FuturesPriceEngine } from './futures-price-engine';
+import { ImpactBook } from './impact-book';
 
 export interface PriceSettings {
   fundingIntervalSeconds: number;
@@ -26,8 +26,9 @@ const ppm = (rate: number | undefined): number => Math.round((rate ?? 0) * 1e6);
 
 /**
  * Index, mark and funding rate of futures markets (docs/futures.md). Index = median of the
- * fresh sources (operator/oracle pushes, the same pair's spot mid); mark = median(index carried by
- * the last funding rate, index + 30 s basis average, last futures trade), computed and stored each
+ * fresh outside sources (operator/oracle pushes) and the same pair's spot impact mid held near them;
+ * mark = median(index carried by the last funding rate, index + 30 s basis average, last futures
+ * trade; the last two held within a band of the index), computed and stored each
  * second (refreshMark), read by everything that values a position (markTicks). Prices are the
  * futures pair's ticks as decimal strings, or null when unknown.
  */
@@ -37,7 +38,7 @@ export class FuturesPriceService {
     private readonly keys: Keys,
     private readonly markets: MarketStore,
     private readonly engine: FuturesPriceEngine,
-    private readonly books: BookReader,
+    private readonly impact: ImpactBook,
     private readonly settings: PriceSettings,
   ) {}
 
@@ -55,25 +56,25 @@ export class FuturesPriceService {
     });
   }
 
-  /** Mid of the same pair's spot book in the futures pair's ticks, when it has both sides. */
-  async spotMidTicks(pair: Pair): Promise<bigint | null> {
-    const spot = await this.markets.getPair('spot', pair.code);
-    if (!spot) return null;
-    const snap = await this.books.snapshot('spot', pair.code, 1);
-    if (!snap.bids.length || !snap.asks.length) return null;
-    const mid = fromMinor(snap.bids[0][0], spot.digitsPrice) / 2 + fromMinor(snap.asks[0][0], spot.digitsPrice) / 2;
-    return BigInt(toMinorDown(mid, pair.digitsPrice).toFixed(0));
-  }
-
-  /** Index now: median of the fresh pushed sources and the spot mid; the last stored index when none is fresh. */
+  /**
+   * Index now (docs/futures.md "Index price"): the median of the fresh outside sources, with the
+   * same pair's spot market as a weak source (its impact mid, held within 0.5 % of their median);
+   * the last stored index when no outside source is fresh, whatever the spot book shows.
+   */
   async computeIndex(pair: Pair, now = Date.now()): Promise<bigint | null> {
-    const [sources, mid] = await Promise.all([this.indexSources(pair), this.spotMidTicks(pair)]);
-    const fresh = freshSources(sources, now, this.settings.indexStaleSeconds * 1000).map((s) => s.ticks);
-    if (mid !== null) fresh.push(mid);
-    const median = medianTicks(fresh);
-    if (median !== null) return median;
+    const sources = await this.indexSources(pair);
+    const outside = freshSources(sources, now, this.settings.indexStaleSeconds * 1000).map((s) => s.ticks);
+    const index = indexFromSources(outside, outside.length ? await this.spotImpactMid(pair) : null);
+    if (index !== null) return index;
     const last = await this.redis.get(this.keys.indexPrice(pair.code));
     return last ? BigInt(last) : null;
+  }
+
+  /** The same pair's spot impact mid in the futures pair's ticks; null without a spot market or its depth. */
+  private async spotImpactMid(pair: Pair): Promise<bigint | null> {
+    const spot = await this.markets.getPair('spot', pair.code);
+    if (!spot) return null;
+    return this.impact.midTicks('spot', spot, ImpactBook.notional(pair), pair.digitsPrice);
   }
 
   /** The stored index (as of the last mark refresh); computed now when none is stored yet; null without sources. */
@@ -82,22 +83,16 @@ export class FuturesPriceService {
     return stored ?? (await this.computeIndex(pair))?.toString() ?? null;
   }
 
-  /** The futures book's mid, ticks, when it has both sides. */
-  private async futuresMid(pair: Pair): Promise<bigint | null> {
-    const snap = await this.books.snapshot('futures', pair.code, 1);
-    if (!snap.bids.length || !snap.asks.length) return null;
-    return (BigInt(snap.bids[0][0]) + BigInt(snap.asks[0][0])) / 2n;
-  }
-
   /**
-   * Computes index and mark now and stores them for this second, with this second's basis sample
-   * (futures mid − index; none while the book lacks a side). Without any index the mark is the last
-   * futures trade. Returns the mark, or null when no price exists at all.
+   * Computes index and mark now and stores them for this second, with this second's basis sample:
+   * futures impact mid − index, or 0 while the futures book cannot fill the impact notional on both
+   * sides (thin quotes are no evidence of a premium). Without any index the mark is the last futures
+   * trade. Returns the mark, or null when no price exists at all.
    */
   async refreshMark(pair: Pair, now = Date.now()): Promise<string | null> {
     const [index, mid, last, stored, rate] = await Promise.all([
       this.computeIndex(pair, now),
-      this.futuresMid(pair),
+      this.impact.midTicks('futures', pair, ImpactBook.notional(pair), pair.digitsPrice),
       this.redis.get(this.keys.lastPrice('futures', pair.code)),
       this.redis.hmget(this.keys.markPrice(pair.code), 'sec'),
       this.lastFundingRatePpm(pair),
@@ -108,10 +103,10 @@ export class FuturesPriceService {
       await this.engine.storeMark(pair.code, second, null, null, last, now);
       return last;
     }
-    const sample = mid !== null ? mid - index : null;
+    const sample = mid !== null ? mid - index : 0n;
     const kept = (await this.redis.lrange(this.keys.basisSamples(pair.code), 0, BASIS_SAMPLES - 1)).map((s) => BigInt(s));
     // this second's sample joins the average unless this second was sampled already
-    const basis = sample !== null && Number(stored[0] ?? -1) < second ? [sample, ...kept].slice(0, BASIS_SAMPLES) : kept;
+    const basis = Number(stored[0] ?? -1) < second ? [sample, ...kept].slice(0, BASIS_SAMPLES) : kept;
     const { finish } = this.fundingRound(now);
     const mark = markTicks({
       index,
@@ -120,8 +115,9 @@ export class FuturesPriceService {
       intervalMs: this.settings.fundingIntervalSeconds * 1000,
       basis,
       lastTrade: last ? BigInt(last) : null,
+      bandPpm: markBandPpm(pair.maxLeverage ?? 1, ppm(pair.maintenanceMarginRate)),
     }).toString();
-    const ok = await this.engine.storeMark(pair.code, second, index.toString(), sample?.toString() ?? null, mark, now);
+    const ok = await this.engine.storeMark(pair.code, second, index.toString(), sample.toString(), mark, now);
     if (!ok) return (await this.redis.hget(this.keys.markPrice(pair.code), 'p')) ?? mark;
     return mark;
   }

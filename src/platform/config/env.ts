@@ -17,6 +17,8 @@ export interface AppConfig {
   /** Unset with no JWT_PUBLIC_KEY outside production: `npm start` then uses the development secret (dev-secret.ts). */
   jwtSecret?: string;
   jwtPublicKey?: string;
+  /** Oldest `iat` and longest `exp − iat` a token may have (JWT_MAX_AGE_SECONDS, docs/architecture.md). */
+  jwtMaxAgeSeconds: number;
   roles: Role[];
   marketsFile: string;
   fundingIntervalSeconds: number;
@@ -58,6 +60,7 @@ const schema = Joi.object({
   ENGINE_SHARDS: Joi.number().integer().min(1).max(64).default(1),
   JWT_SECRET: Joi.string().min(16),
   JWT_PUBLIC_KEY: Joi.string().pattern(/BEGIN PUBLIC KEY/),
+  JWT_MAX_AGE_SECONDS: Joi.number().integer().min(60).default(86400),
   ROLES: Joi.string()
     .pattern(/^(api|ws|worker)(,(api|ws|worker))*$/)
     .default('api,ws,worker'),
@@ -101,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     engineShards: value.ENGINE_SHARDS,
     jwtSecret: value.JWT_SECRET,
     jwtPublicKey: value.JWT_PUBLIC_KEY,
+    jwtMaxAgeSeconds: value.JWT_MAX_AGE_SECONDS,
     roles: [...new Set(value.ROLES.split(','))] as Role[],
     marketsFile: value.MARKETS_FILE,
     fundingIntervalSeconds: value.FUNDING_INTERVAL_SECONDS,

@@ -191,7 +191,7 @@ export class Keys {
   indexPrice(pair: string): string {
     return `${this.engine}index:futures:${pair}`;
   }
-  /** Index sources of a futures market: hash source -> "ticks:ms" (the spot mid is computed, not stored). */
+  /** Index sources of a futures market: hash source -> "ticks:ms" (the spot impact mid is computed, not stored). */
   indexSources(pair: string): string {
     return `${this.engine}isrc:futures:${pair}`;
   }
@@ -308,9 +308,16 @@ export class Keys {
     return `${this.marketData(kind, pair)}candles:events`;
   }
 
-  /** The first answer to a client's Idempotency-Key (hashed), under a hash tag per user. */
+  /**
+   * A client's Idempotency-Key (hashed), under a hash tag per user: the request's fingerprint and
+   * its first answer (lua/platform/claimIdempotencyKey-2.lua).
+   */
   idempotency(userId: string, keyHash: string): string {
     return `${this.prefix}:{idem:${userId}}:${keyHash}`;
+  }
+  /** Held while one attempt of a keyed request runs; lapses by itself. */
+  idempotencyLease(userId: string, keyHash: string): string {
+    return `${this.idempotency(userId, keyHash)}:lease`;
   }
 
   /** BullMQ's own prefix; each queue name carries its hash tag, as BullMQ advises for cluster. */

@@ -3,7 +3,11 @@ import { Cluster, Command } from 'ioredis';
 import { Histogram } from 'prom-client';
 import type { RedisClient } from './connection';
 import { buildLuaLibrary, type LuaLibrary, type LuaScript } from './lua-loader';
-import { lostReply, notApplied, type Operation } from './operation';
+import { randomUUID } from 'node:crypto';
+import calculateSlot from 'cluster-key-slot';
+import type { Keys } from './keys';
+import { lostReply, notApplied, operationFor, type Operation } from './operation';
+import { RedisClock } from './redis-clock';
 import { isRedisUnavailable, wasNeverSent } from './unavailable';
 
 export const luaLatency = new Histogram({
@@ -22,22 +26,38 @@ export const luaLatency = new Histogram({
  */
 export class Scripts {
   readonly byName: Map<string, LuaScript>;
+  /** The clock exactly-once deadlines are set on: the server's own, each master of a cluster its own (redis-clock.ts). */
+  readonly clock: RedisClock;
 
   constructor(
     readonly redis: RedisClient,
     readonly library: LuaLibrary = buildLuaLibrary(),
     /**
-     * How long after it is sent an exactly-once command may still run: the engine connection's
-     * command timeout, after which the service treats the reply as lost and answers its client.
+     * How long after it is sent an exactly-once command may still run, on the server's clock: the
+     * engine connection's command timeout, after which the service treats the reply as lost.
      */
     readonly operationDeadlineMs = 1000,
   ) {
     this.byName = new Map(library.scripts.map((s) => [s.name, s]));
+    // a lone server answers TIME itself; in a cluster, a function routed by the key asks the master of its slot
+    const cluster = redis instanceof Cluster ? redis : undefined;
+    this.clock = new RedisClock(
+      (key) => (cluster ? this.run<[string, string]>('readClock', [key], []) : (redis as Exclude<RedisClient, Cluster>).time()),
+      (key) => (cluster ? (cluster.slots[calculateSlot(key)]?.[0] ?? '') : ''),
+    );
   }
 
-  /** Loads the library on every master (REPLACE: loading the same version twice is harmless). */
+  /**
+   * Loads the library on every master (REPLACE: loading the same version twice is harmless) and
+   * reads each one's clock, so that pipelines (`queueOnce`) have it from the start.
+   */
   async preload(): Promise<void> {
-    await Promise.all(this.masters().map((n) => n.call('FUNCTION', 'LOAD', 'REPLACE', this.library.code)));
+    await Promise.all(
+      this.masters().map(async (n) => {
+        await n.call('FUNCTION', 'LOAD', 'REPLACE', this.library.code);
+        await this.clock.learnFrom(this.redis instanceof Cluster ? `${n.options.host}:${n.options.port}` : '', () => n.time());
+      }),
+    );
   }
 
   async loaded(): Promise<boolean> {
@@ -65,20 +85,61 @@ export class Scripts {
   }
 
   /**
-   * Runs a state-changing script exactly once (docs/api-contract.md#exactly-once): its exactly-once form records the reply
-   * under `op.key` in the same atomic step. When the reply is lost (the connection dropped or timed
-   * out after the command was sent), the outcome is asked of the server by that key, which also
-   * fences the operation so a late copy of the command cannot run: the caller gets the reply the
-   * script gave, or a 503 saying nothing was done, never a second run.
+   * Runs a state-changing script exactly once (docs/architecture.md, Exactly once): its
+   * exactly-once form records the reply under `op.key` in the same atomic step, and refuses to run
+   * past a deadline set on the server's own clock. When the reply is lost (the connection dropped
+   * or timed out after the command was sent), the outcome is asked of the server by that key, which
+   * also fences this attempt so a late copy of its command cannot run: the caller gets the reply
+   * the script gave, or a 503 saying nothing was done, never a second run. A keyed operation whose
+   * earlier attempt was fenced is reopened to this attempt, which then runs (or finds it ran).
    */
   async runOnce<T>(name: string, keys: string[], args: (string | number)[], op: Operation): Promise<T> {
+    let attempt = randomUUID();
     try {
-      return await this.run<T>(name, [...keys, op.key], [...args, op.ttlSeconds, Date.now() + this.operationDeadlineMs], true);
+      const first = await this.sendOnce<T>(name, keys, args, op, attempt);
+      if (!isFenced(first)) return first;
+      // only a keyed operation meets an earlier attempt's fence (a fresh one is fenced only after its own reply is lost)
+      if (!op.keyed) throw notApplied();
+      attempt = randomUUID();
+      const [state, reply] = await this.run<[string, T?]>('reopenOperation', [op.key], [op.ttlSeconds, attempt]);
+      if (state === 'RAN') return reply as T;
+      const again = await this.sendOnce<T>(name, keys, args, op, attempt);
+      // another retry of the same request named itself meanwhile: it runs, this one answers nothing done
+      if (isFenced(again)) throw notApplied();
+      return again;
     } catch (err) {
       if (!isRedisUnavailable(err)) throw err;
       // refused before sending: nothing ran, so nothing to ask or fence
       if (wasNeverSent(err)) throw notApplied();
-      return lostReply<T>(() => this.run<[string, T?]>('fenceOperation', [op.key], [op.ttlSeconds]));
+      return lostReply<T>(() => this.run<[string, T?]>('fenceOperation', [op.key], [op.ttlSeconds, attempt]));
+    }
+  }
+
+  /**
+   * `runOnce` under this call's operation on `shard` (the Keys of the script's engine shard, where
+   * the record goes): derived from the request's Idempotency-Key and the script's keys in a keyed
+   * request, fresh otherwise (src/platform/redis/operation.ts).
+   */
+  runOnceFor<T>(name: string, keys: string[], args: (string | number)[], shard: Keys): Promise<T> {
+    return this.runOnce<T>(name, keys, args, operationFor(shard, name, keys));
+  }
+
+  /** One attempt of an exactly-once call, with its deadline on the clock of the server that runs it. */
+  private async sendOnce<T>(name: string, keys: string[], args: (string | number)[], op: Operation, attempt: string): Promise<T> {
+    // known after the first call: then the command goes out in this tick (group commit relies on it)
+    const now = this.clock.now(op.key) ?? (await this.learnClock(op.key));
+    const reply = await this.run<T>(name, [...keys, op.key], [...args, op.ttlSeconds, now + this.operationDeadlineMs, attempt], true);
+    if (isRefused(reply, 'OPERATION_ABORTED')) throw notApplied();
+    return reply;
+  }
+
+  private async learnClock(routingKey: string): Promise<number> {
+    try {
+      return await this.clock.learn(routingKey);
+    } catch (err) {
+      // the clock could not be read: the command itself was never sent
+      if (isRedisUnavailable(err)) throw notApplied();
+      throw err;
     }
   }
 
@@ -92,9 +153,12 @@ export class Scripts {
    */
   queueOnce(pipeline: ChainableCommander, name: string, keys: string[], args: (string | number)[], op: Operation): void {
     const fn = this.functionOf(name, keys, true);
-    const deadline = Date.now() + this.operationDeadlineMs;
+    const now = this.clock.now(op.key);
+    if (now === undefined) throw new Error('the Redis clock has not been read yet: call preload (or make one exactly-once call) first');
+    const deadline = now + this.operationDeadlineMs;
     // the command `pipeline.fcall` would queue, with the decoding on its reply
-    const command = new Command('fcall', [fn, keys.length + 1, ...keys, op.key, ...args, op.ttlSeconds, deadline], { replyEncoding: 'utf8' });
+    const fields = [fn, keys.length + 1, ...keys, op.key, ...args, op.ttlSeconds, deadline, randomUUID()];
+    const command = new Command('fcall', fields, { replyEncoding: 'utf8' });
     const transform = command.transformReply.bind(command);
     command.transformReply = (result) => onceReply(name, transform(result)) as string;
     (pipeline as unknown as { sendCommand(c: Command): unknown }).sendCommand(command);
@@ -117,6 +181,16 @@ export class Scripts {
     return this.library.functionName(name, once);
   }
 }
+
+/**
+ * The exactly-once form's refusals (lua/includes/operationRecord.lua), neither of which ran anything:
+ * OPERATION_FENCED, a fence names another attempt; OPERATION_ABORTED, the deadline had passed.
+ */
+function isRefused(reply: unknown, code: 'OPERATION_FENCED' | 'OPERATION_ABORTED'): boolean {
+  return Array.isArray(reply) && reply[0] === 'ERR' && reply[1] === code;
+}
+
+const isFenced = (reply: unknown) => isRefused(reply, 'OPERATION_FENCED');
 
 /** The scripts whose exactly-once form answers a first run with its record's JSON text (Lua `answerAsRecord`). */
 const ANSWERS_AS_RECORD = new Set(['createFuturesOrders']);

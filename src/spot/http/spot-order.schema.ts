@@ -31,7 +31,8 @@ export const placeSpotOrderSchema = Joi.object({
   postOnly: Joi.boolean().default(false),
   selfTradePrevention: Joi.string()
     .valid(...STP_MODES)
-    .default('NONE'),
+    .default('NONE')
+    .description("Applies against the caller's own resting orders: on spot the account is the user's wallet (docs/spot.md)"),
   clientOrderId: Joi.string().min(1).max(64).allow(null),
 }).example({ currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price: 30000, amount: 0.01 });
 

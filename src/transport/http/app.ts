@@ -33,7 +33,7 @@ export function createApp(ctx: AppContext): Express {
   app.use(compression({ threshold: 1024, level: zlibConstants.Z_BEST_SPEED, brotli: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 1 } } }));
   app.use(express.json({ limit: '64kb' }));
   app.use(refuseReservedKeys);
-  const auth = authenticatedOnce(authenticate(ctx.config), idempotency(ctx.redis, ctx.keys));
+  const auth = authenticatedOnce(authenticate(ctx.config), idempotency(ctx.redis, ctx.keys, ctx.scripts));
   const limit = orderRateLimit(ctx.redis, ctx.config.keyPrefix, ctx.config.rateLimitPoints, ctx.config.rateLimitBurst);
   app.use(systemRoutes(ctx));
   app.use(apiDocs(app)); // the API reference: /api/openapi.json and /api/docs (docs/api-reference.md)

@@ -252,7 +252,7 @@ describe('createFuturesOrders exactly once: the reply as its record\'s text', ()
         { ...order(accounts, 'u0', { priceTicks: String(MID - 70) }), accountId: accounts.u1 },
       ];
       const { keys, args } = a.futures.engine.createArgs(orders);
-      const op = { key: a.keys.operation(`batch-text-${Date.now()}`), ttlSeconds: 60 };
+      const op = { key: a.keys.operation(`batch-text-${Date.now()}`), ttlSeconds: 60, keyed: false };
       const first = await a.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, op);
       const repeat = await a.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, op);
       expect(first).toEqual(repeat);

@@ -60,7 +60,7 @@ it('a fund with a little money takes over what it can pay for at the mark, the l
   await b.order('carol', carol, false, 80, 1);
   expect((await b.put('bob', '/api/futures/trade/close', { orderId: bobShort, isMarket: true })).status).toBe(200);
   // 0.5 USDT: the takeover would cost (90 - 80) = 10 a contract, so the fund takes 0.05 and keeps 0
-  await b.ctx.redis.hincrby(b.ctx.keys.insuranceFund(), 'USDT', 50_000_000);
+  await b.seedInsurance(50_000_000);
   const total = await b.usdtTotal();
   expect(await liquidate(800)).toEqual([String(long)]);
   expect(await fund()).toBe(0n);
@@ -75,7 +75,7 @@ describe("the fund's taken-over positions", () => {
     const bob = await b.fundedAccount('bob', 1000);
     const long = await b.order('alice', alice, true, 100, 1);
     const short = await b.order('bob', bob, false, null, 1);
-    await b.ctx.redis.hincrby(b.ctx.keys.insuranceFund(), 'USDT', 5_00000000);
+    await b.seedInsurance(5_00000000);
     expect(await liquidate(880)).toEqual([String(long)]);
     expect(await fund()).toBe(3n * USDT);
     expect(await fundRead()).toEqual([

@@ -80,7 +80,7 @@ describe('liquidation never fills beyond the bankruptcy price (finding 3)', () =
     const bob = await b.fundedAccount('bob', 1000);
     const long = await b.order('alice', alice, true, 100, 1);
     const short = await b.order('bob', bob, false, null, 1);
-    await b.ctx.redis.hincrby(b.ctx.keys.insuranceFund(), 'USDT', 5_00000000); // 5 USDT seeded by an operator
+    await b.seedInsurance(5_00000000); // 5 USDT seeded by an operator
     expect(await liquidate(880)).toEqual([String(long)]); // mark 88: 2 per contract below bankruptcy
     expect((await b.record('alice', long)).futuresOrderStatus).toBe(20);
     expect((await position('bob', short)).amountInPosition).toBe(1);

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { bearer } from '../../support/harness';
+import { ImpactBook } from '../../../src/futures/prices/impact-book';
 import { admin, futuresBed } from './helpers';
 
 /**
@@ -27,33 +28,33 @@ async function spotQuote(user: string, side: 'buy' | 'sell', price: number, amou
 }
 
 describe('index price', () => {
-  it('is the median of the fresh sources and the spot mid; stale sources are ignored; when all are stale the last index stands', async () => {
+  it('is the median of the fresh outside sources and the spot impact mid held within 0.5 % of them; when no outside source is fresh the last index stands', async () => {
     const p = await pair();
     expect((await push(100)).status).toBe(200); // source admin
     expect((await push(104, 'oracle-a')).status).toBe(200);
     expect((await push(102, 'oracle-b')).status).toBe(200);
     const now = Date.now();
     expect(await b.ctx.futures.prices.computeIndex(p, now)).toBe(1020n); // median(100, 104, 102)
+    // spot quotes too thin to fill the impact notional (20,000 USDT) on either side count for nothing
     await spotQuote('s1', 'buy', 97, 1);
     await spotQuote('s2', 'sell', 99, 1);
-    // the spot mid 98 is a fourth source: median(98, 100, 102, 104) = (100 + 102) / 2
-    expect(await b.ctx.futures.prices.computeIndex(p, now)).toBe(1010n);
-    // a source older than INDEX_STALE_SECONDS (30) drops out while fresher ones exist
+    expect(await b.ctx.futures.prices.computeIndex(p, now)).toBe(1020n);
+    // with depth (300 a side fills 20,000 USDT at one level) the impact mid is 98, held at 102 - 0.5 % = 101.5:
+    // median(100, 101.5, 102, 104) = (101.5 + 102) / 2, rounded down
+    await spotQuote('s1', 'buy', 97, 300);
+    await spotQuote('s2', 'sell', 99, 300);
+    expect(await b.ctx.futures.prices.computeIndex(p, now)).toBe(1017n);
+    // a source older than INDEX_STALE_SECONDS (30) drops out: outside median(100, 102) = 101, spot held at 100.5
     await b.ctx.futures.prices.recordIndexSource(p, 'oracle-a', '2000', now - 31_000);
-    expect(await b.ctx.futures.prices.computeIndex(p, now)).toBe(1000n); // median(98, 100, 102)
+    expect(await b.ctx.futures.prices.computeIndex(p, now)).toBe(1005n); // median(100, 100.5, 102)
     // a later push of the same source is fresh again
     await b.ctx.futures.prices.recordIndexSource(p, 'oracle-a', '1050', now);
-    expect(await b.ctx.futures.prices.computeIndex(p, now)).toBe(1010n); // median(98, 100, 102, 105)
+    expect(await b.ctx.futures.prices.computeIndex(p, now)).toBe(1017n); // median(100, 101.5, 102, 105)
     // stored with the mark
     expect(await b.ctx.futures.prices.refreshMark(p, now)).not.toBeNull();
-    expect(await b.ctx.futures.prices.indexTicks(p)).toBe('1010');
-    // a minute on, only the spot mid is fresh
-    expect(await b.ctx.futures.prices.computeIndex(p, now + 60_000)).toBe(980n);
-    // without the spot market's bid nothing is fresh: the last index stands
-    const cancel = await request(b.app).delete(`/api/orders?currencyPairCode=${PAIR}`).set('Authorization', bearer('s1'));
-    expect(cancel.status).toBe(200);
-    expect((await request(b.app).get(`/api/orderbook/${PAIR}`)).body.bids).toEqual([]);
-    expect(await b.ctx.futures.prices.computeIndex(p, now + 60_000)).toBe(1010n);
+    expect(await b.ctx.futures.prices.indexTicks(p)).toBe('1017');
+    // a minute on no outside source is fresh: the spot market alone sets nothing, the last index stands
+    expect(await b.ctx.futures.prices.computeIndex(p, now + 60_000)).toBe(1017n);
   });
 
   it('refuses a bad source name', async () => {
@@ -63,7 +64,7 @@ describe('index price', () => {
 });
 
 describe('mark price', () => {
-  it('is the median of index x (1 + last rate x time left / interval), index + the 30 s basis average, and the last trade', async () => {
+  it('is the median of index x (1 + last rate x time left / interval), index + the 30 s impact-mid basis average, and the last trade', async () => {
     const p = await pair();
     const a = await b.fundedAccount('alice');
     const bob = await b.fundedAccount('bob');
@@ -75,8 +76,9 @@ describe('mark price', () => {
     // a round settles with no premium samples: the rate is the interest, 0.01 %
     await b.ctx.futures.prices.recordIndexSource(p, 'admin', '100000', start);
     expect((await b.ctx.futures.risk.settleFundingRound(PAIR, start))?.ratePpm).toBe(100);
-    await b.order('carol', carol, true, 10010, 0.01);
-    await b.order('carol', carol, false, 10030, 0.01); // futures mid 10020.0: basis +20.0
+    // 2.5 a side fills the impact notional (20,000 USDT) at one level: impact mid 10020.0, basis +20.0
+    await b.order('carol', carol, true, 10010, 2.5);
+    await b.order('carol', carol, false, 10030, 2.5);
     const now = start + T / 2; // half the interval to the next funding
     let mark: string | null = null;
     for (let s = 0; s < 30; s++) {
@@ -84,7 +86,7 @@ describe('mark price', () => {
       mark = await b.ctx.futures.prices.refreshMark(p, now + s * 1000);
     }
     // P1 = 10000 x (1 + 0.0001 x 1/2) = 10000.5 (minus 29 s of the half interval: still 10000.5 at one decimal)
-    // P2 = 10000 + 20 = 10020; last = 10050: the mark is 10020.0
+    // P2 = 10000 + 20 = 10020; last = 10050, held at 10000 + 0.25 % = 10025: the mark is 10020.0
     expect(mark).toBe('100200');
     expect(await b.ctx.futures.prices.markTicks(p)).toBe('100200');
     const samples = await b.ctx.redis.lrange(b.ctx.keys.basisSamples(PAIR), 0, -1);
@@ -92,6 +94,29 @@ describe('mark price', () => {
     // a second refresh in the same second adds no sample
     await b.ctx.futures.prices.refreshMark(p, now + 29_500);
     expect(await b.ctx.redis.llen(b.ctx.keys.basisSamples(PAIR))).toBe(30);
+  });
+});
+
+describe('impact prices', () => {
+  it('walk past the first 50 levels when the impact notional needs them, and are null where the side cannot fill it', async () => {
+    const p = await pair();
+    const dan = await b.fundedAccount('dan', 1_000_000);
+    // asks of 3 BTC at 101.0, 101.1, ... 107.9: about 310 USDT a level, 20,000 USDT fill only in the 64th
+    const levels: [number, number][] = Array.from({ length: 70 }, (_, i) => [(1010 + i) / 10, 3]);
+    for (const [price, amount] of levels) await b.order('dan', dan, false, price, amount);
+    let left = 20_000;
+    let qty = 0;
+    for (const [price, amount] of levels) {
+      const take = Math.min(amount, left / price);
+      qty += take;
+      left -= take * price;
+      if (left <= 1e-9) break;
+    }
+    const impact = new ImpactBook(b.ctx.marketData.books);
+    const got = await impact.prices('futures', p, ImpactBook.notional(p));
+    expect(got.bid).toBeNull(); // no bids at all
+    expect(got.ask).toBeCloseTo(20_000 / qty, 9);
+    expect(await impact.midTicks('futures', p, ImpactBook.notional(p), p.digitsPrice)).toBeNull();
   });
 });
 

@@ -102,7 +102,7 @@ describe('liquidation', () => {
     expect(insurance).toBe(1);
   });
 
-  it('takes the spot mid of the same pair as an index source (the mark follows it)', async () => {
+  it('takes no index from the spot market alone; an outside source sets it and the mark follows (issue 24 finding 1)', async () => {
     const long = await aliceLong();
     await b.order('carol', carol, true, 89, 1);
     const request = (await import('supertest')).default;
@@ -113,10 +113,15 @@ describe('liquidation', () => {
     }
     await request(b.app).post('/api/orders').set('Authorization', bearer('s1')).send({ currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price: 85.5, amount: 1 });
     await request(b.app).post('/api/orders').set('Authorization', bearer('s2')).send({ currencyPairCode: 'BTC_USDT', side: 'sell', type: 'limit', price: 85.62, amount: 1 });
-    // spot mid 85.56, at the futures pair's one decimal 85.5; the only index source, so the mark
-    // (median of index, index + no basis, last trade 100) is 85.5
-    expect(await b.ctx.futures.prices.markTicks((await b.ctx.markets.store.getPair('futures', 'BTC_USDT'))!)).toBe('855');
+    const pair = (await b.ctx.markets.store.getPair('futures', 'BTC_USDT'))!;
+    // spot mid 85.56, but no outside source: no index, and the mark is the last trade, 100
+    expect(await b.ctx.futures.prices.markTicks(pair)).toBe('1000');
+    expect(await b.ctx.futures.risk.sweepLiquidations('BTC_USDT')).toEqual([]);
+    // an operator's 85.6: the index; the futures book cannot fill the impact notional (basis 0) and
+    // the last trade is held within 0.25 % of it: mark 85.6, alice's liquidation price 90.5 is crossed
+    expect((await b.setIndex('BTC_USDT', 85.6)).status).toBe(200);
     expect(await b.ctx.futures.risk.sweepLiquidations('BTC_USDT')).toEqual([String(long)]);
+    expect(await b.ctx.futures.prices.markTicks(pair)).toBe('856');
   });
 });
 

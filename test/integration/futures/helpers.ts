@@ -1,9 +1,12 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import { bearer, createApp, testContext } from '../../support/harness';
+import { DepositLedger, expectConserved } from '../../support/money';
 
 export type Ctx = Awaited<ReturnType<typeof testContext>>;
 export const admin = bearer('ops', true);
+/** An administrator token signed now: a test that moves Date.now by days needs one issued on its clock. */
+const adminNow = () => bearer('ops', true);
 
 /** A test bed: a context of its own, the app, and helpers that assert the happy path. */
 export async function futuresBed(overrides: Record<string, string> = {}) {
@@ -14,7 +17,7 @@ export async function futuresBed(overrides: Record<string, string> = {}) {
 export function bedFor(ctx: Ctx, app: Express) {
 
   async function fundedAccount(user: string, amount = 100_000, leverage = 10): Promise<number> {
-    const d = await request(app).post('/api/admin/deposits').set('Authorization', admin)
+    const d = await request(app).post('/api/admin/deposits').set('Authorization', adminNow())
       .send({ userId: user, currencyCode: 'USDT', amount });
     expect(d.status).toBe(200);
     const a = await request(app).post('/api/futures/accounts').set('Authorization', bearer(user))
@@ -56,29 +59,21 @@ export function bedFor(ctx: Ctx, app: Express) {
   }
 
   const setIndex = (currencyPairCode: string, price: number) =>
-    request(app).post('/api/admin/index-price').set('Authorization', admin).send({ currencyPairCode, price });
+    request(app).post('/api/admin/index-price').set('Authorization', adminNow()).send({ currencyPairCode, price });
 
-  /** Every unit of the margin currency: wallets, accounts (free and locked), fees, insurance, pnl pool. */
-  async function usdtTotal(): Promise<bigint> {
-    const k = ctx.keys;
-    let total = 0n;
-    let cursor = '0';
-    do {
-      const [next, keys] = await ctx.redis.scan(cursor, 'MATCH', `${k.engine}*`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) {
-        if (key.endsWith(':avail') || key.endsWith(':rsv')) total += BigInt((await ctx.redis.hget(key, 'USDT')) ?? '0');
-        else if (key.startsWith(`${k.engine}facct:`)) {
-          const [b, l] = await ctx.redis.hmget(key, 'balance', 'locked');
-          total += BigInt(b ?? '0') + BigInt(l ?? '0');
-        }
-      }
-    } while (cursor !== '0');
-    for (const key of [k.feesCollected(), k.insuranceFund(), k.futuresPnlPool()]) {
-      total += BigInt((await ctx.redis.hget(key, 'USDT')) ?? '0');
-    }
-    return total;
+  const ledger = DepositLedger.of(ctx);
+
+  /**
+   * Every unit of the margin currency (wallets, accounts free and locked, fees, insurance, pnl pool),
+   * checked first against what came in: deposits − withdrawals must equal it (test/support/money.ts).
+   */
+  const usdtTotal = (): Promise<bigint> => expectConserved(ctx, ledger, 'USDT');
+
+  /** An operator's top-up of the insurance fund: money from outside, so the ledger counts it. */
+  async function seedInsurance(minor: number): Promise<void> {
+    await ctx.redis.hincrby(ctx.keys.insuranceFund(), 'USDT', minor);
+    ledger.credit('USDT', BigInt(minor));
   }
 
-  return { ctx, app, fundedAccount, create, order, get, put, record, account, setIndex, usdtTotal };
+  return { ctx, app, fundedAccount, create, order, get, put, record, account, setIndex, usdtTotal, seedInsurance };
 }

@@ -17,7 +17,7 @@ const order = { currencyPairCode: 'BTC_USDT', side: 'buy', type: 'limit', price:
 const transferIn = () => ({ fromFuturesAccountId: null, toFuturesAccountId: account, currencyCode: 'USDT', amount: 10 });
 
 /** A correctly signed token with the given claims (and no `sub` unless they hold one). */
-const signed = (claims: Record<string, unknown>) => `Bearer ${jwt.sign(claims, TEST_SECRET, { algorithm: 'HS256' })}`;
+const signed = (claims: Record<string, unknown>) => `Bearer ${jwt.sign(claims, TEST_SECRET, { algorithm: 'HS256', expiresIn: '1h' })}`;
 
 async function state() {
   const get = (path: string) => request(app).get(path).set('Authorization', bearer('alice'));

@@ -10,12 +10,12 @@ describe('RS256 tokens (JWT_PUBLIC_KEY)', () => {
     const ctx = await testContext({ JWT_PUBLIC_KEY: pem });
     try {
       const app = createApp(ctx);
-      const good = jwt.sign({ sub: 'alice' }, privateKey, { algorithm: 'RS256' });
+      const good = jwt.sign({ sub: 'alice' }, privateKey, { algorithm: 'RS256', expiresIn: '1h' });
       const ok = await request(app).get('/api/wallet/balances').set('Authorization', `Bearer ${good}`);
       expect(ok.status).toBe(200);
       for (const forged of [
-        jwt.sign({ sub: 'alice' }, TEST_SECRET, { algorithm: 'HS256' }),
-        jwt.sign({ sub: 'alice' }, pem, { algorithm: 'HS256' }),
+        jwt.sign({ sub: 'alice' }, TEST_SECRET, { algorithm: 'HS256', expiresIn: '1h' }),
+        jwt.sign({ sub: 'alice' }, pem, { algorithm: 'HS256', expiresIn: '1h' }),
       ]) {
         const r = await request(app).get('/api/wallet/balances').set('Authorization', `Bearer ${forged}`);
         expect(r.status).toBe(401);

@@ -45,10 +45,12 @@ export function errorHandler(log: Logger) {
       res.status(503).json(body('ENGINE_UNAVAILABLE', UNAVAILABLE_MESSAGE));
       return;
     }
-    const e = err as { name?: string; type?: string; status?: number; message?: string; code?: string };
+    const e = err as { name?: string; type?: string; status?: number; message?: string; code?: string; reason?: string };
     if (e.name === 'UnauthorizedError') {
+      // the reason (platform/http/principal.ts) says what to fix; without one, the generic words
       res.setHeader('WWW-Authenticate', 'Bearer');
-      res.status(401).json(body('UNAUTHORIZED', 'Missing or invalid bearer token'));
+      const why = e.reason ? [{ path: 'Authorization', message: e.reason }] : [];
+      res.status(401).json(body('UNAUTHORIZED', e.reason ? (e.message ?? '') : 'Missing or invalid bearer token', why));
       return;
     }
     if (e.type === 'entity.too.large') {

@@ -42,8 +42,11 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
   },
   401: {
     name: 'Unauthorized',
-    description: 'Missing or invalid bearer token (with `WWW-Authenticate: Bearer`)',
-    example: ['UNAUTHORIZED', 'Missing or invalid bearer token'],
+    description:
+      'Not authenticated (with `WWW-Authenticate: Bearer`). The message says what to fix and `details[0].message` names the reason: ' +
+      '`missing`, `not_bearer`, `malformed`, `bad_signature`, `expired`, `claims_missing` (tokens need `exp` and `iat`), `not_yet_valid`, ' +
+      '`too_old` (`iat` older than JWT_MAX_AGE_SECONDS), `lifetime_too_long` (`exp − iat` above it), `no_subject`',
+    example: ['UNAUTHORIZED', 'The token has expired (exp is past): get a new one'],
   },
   403: {
     name: 'Forbidden',
@@ -93,7 +96,7 @@ const IDEMPOTENCY_KEY: JsonSchema = {
   in: 'header',
   required: false,
   description:
-    'A repeat within 24 h gets the first answer back (with `Idempotent-Replayed: true`) and changes nothing; a repeat while the first still runs is a 409 IDEMPOTENCY_KEY_IN_USE, the same key on another request a 422.',
+    'A repeat within 24 h gets the first answer back (with `Idempotent-Replayed: true`) and changes nothing; a repeat while the first still runs is a 409 IDEMPOTENCY_KEY_IN_USE, the same key on another request (method, path or body; key order and number spelling do not count) a 422. After a 503 whose outcome is unknown, retry with the same key: the retry finds out what the first attempt did and answers that, or does it if it was not done.',
   schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
 };
 
