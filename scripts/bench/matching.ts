@@ -16,22 +16,19 @@
  * BENCH_LUA_DIR (another lua/ tree, flat or in feature folders, or a checkout holding one, e.g. an older
  * commit's, to compare engine versions A/B; its placeSpotOrders must take the KEYS this SpotEngine sends).
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type Redis from 'ioredis';
 import { OrderBook, Side as ObSide } from 'nodejs-order-book';
-import { loadConfig } from '../../src/platform/config/env';
-import { createLogger } from '../../src/platform/config/logger';
-import { createContext } from '../../src/transport/context';
 import type { Pair } from '../../src/domain/market';
 import { createRedis } from '../../src/platform/redis/connection';
 import { buildLuaLibrary } from '../../src/platform/redis/lua-loader';
 import { Scripts } from '../../src/platform/redis/scripts';
 import { MAX_PLACE_BATCH, SpotEngine, type PlaceSpotInput } from '../../src/spot/spot-engine';
-import { seedMarkets } from '../../src/markets/market-seeder';
+import { chunk, orderFlow, toInput as toFlowInput, type FlowOrder } from './lib/spot-flow';
+import { benchContext } from './lib/bench-context';
 import { startProgress, type Progress } from '../lib/progress';
-import { envInt, exitAfter } from './lib/deadline';
+import { envInt, exitAfter, runBench } from './lib/deadline';
 import { runPipelined, type PipelinedRun } from './lib/pipeline';
 import { clearBenchData, startBenchRedis, type BenchRedis } from './lib/redis-server';
 import {
@@ -66,54 +63,8 @@ const LEVELS = 1_000; // price levels per side
 const LOTS = 1_000; // 0.001 BTC: above both pair minimums at every price used
 const USERS = 10; // makers m0..m9, takers t0..t9: no self-trades, balances spread over hashes
 
-interface FlowOrder {
-  side: 'buy' | 'sell';
-  priceTicks: number;
-  maker: boolean;
-  n: number;
-}
-
-/** Resting orders alternate sides, spread over LEVELS prices each; takers alternate sides too. */
-function orderFlow(): { resting: FlowOrder[]; crossing: FlowOrder[] } {
-  const resting: FlowOrder[] = [];
-  for (let i = 0; i < RESTING; i++) {
-    const k = Math.floor(i / 2) % LEVELS;
-    const sell = i % 2 === 0;
-    resting.push({
-      side: sell ? 'sell' : 'buy',
-      priceTicks: sell ? MID + 1 + k : MID - 1 - k,
-      maker: true,
-      n: i,
-    });
-  }
-  const crossing: FlowOrder[] = [];
-  for (let i = 0; i < CROSSING; i++) {
-    const buy = i % 2 === 0;
-    // a limit past every resting level: the fill is at the maker's price, one maker per taker
-    crossing.push({
-      side: buy ? 'buy' : 'sell',
-      priceTicks: buy ? MID + LEVELS + 10 : MID - LEVELS - 10,
-      maker: false,
-      n: i,
-    });
-  }
-  return { resting, crossing };
-}
-
-function toInput(pair: Pair, o: FlowOrder, ts: number): PlaceSpotInput {
-  return {
-    userId: `${o.maker ? 'm' : 't'}${o.n % USERS}`,
-    pair,
-    side: o.side,
-    type: 'limit',
-    priceTicks: String(o.priceTicks),
-    amountLots: String(LOTS),
-    postOnly: false,
-    stp: 'NONE',
-    clientOrderId: null,
-    timestamp: ts,
-  };
-}
+const flowShape = { resting: RESTING, crossing: CROSSING, mid: MID, levels: LEVELS };
+const toInput = (pair: Pair, o: FlowOrder, ts: number) => toFlowInput(pair, o, ts, LOTS, USERS);
 
 interface PhaseResult {
   ordersPerSec: number;
@@ -220,12 +171,6 @@ function inMemory(flow: { resting: FlowOrder[]; crossing: FlowOrder[] }): {
   };
 }
 
-function chunk<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 /** One run of the whole flow on a fresh key prefix, `group` orders per script call. */
 async function oneRun(
   server: BenchRedis,
@@ -233,20 +178,8 @@ async function oneRun(
   group: number,
   progress: Progress,
 ): Promise<RunResult> {
-  const prefix = `bench${randomBytes(3).toString('hex')}`;
-  const config = loadConfig({
-    REDIS_URL: server.url,
-    JWT_SECRET: 'bench-secret-0123456789abcdef',
-    KEY_PREFIX: prefix,
-    LOG_LEVEL: 'silent',
-    MARKETS_FILE: resolve(__dirname, '../../config/markets.json'),
-    // as bench:futures: a pipeline on a busy box, or on a server under callgrind (an A/B of two
-    // engines' instructions, docs/performance.md), can take longer than the API's 1 s per command
-    REDIS_COMMAND_TIMEOUT_MS: '60000',
-  });
-  const ctx = await createContext(config, createLogger('silent'));
+  const { ctx, config, prefix } = await benchContext(server.url);
   try {
-    await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
     const pair = await ctx.markets.store.getPair('spot', PAIR);
     if (!pair) throw new Error(`pair ${PAIR} not seeded`);
     for (let u = 0; u < USERS; u++) {
@@ -332,7 +265,7 @@ async function main(): Promise<void> {
     `bench:matching — ${RUNS} runs of ${fmtNum(RESTING)} resting + ${fmtNum(CROSSING)} crossing orders on ${PAIR}, ` +
       `batches of ${BATCH}, ${IN_FLIGHT} in flight, Redis ${redisVersion} at ${server.url}${server.privateServer ? ' (private)' : ''}`,
   );
-  const flow = orderFlow();
+  const flow = orderFlow(flowShape);
   const modes = [...new Set([1, GROUP])];
   const runs = new Map<number, RunResult[]>(modes.map((g) => [g, []]));
   // every order goes through the no-op function and the engine, resting then crossing
@@ -462,10 +395,4 @@ async function main(): Promise<void> {
   console.log(`\nwrote ${file}`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

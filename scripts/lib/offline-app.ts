@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import Redis from 'ioredis';
 import { loadConfig } from '../../src/platform/config/env';
 import { createLogger } from '../../src/platform/config/logger';
+import { EngineShards } from '../../src/platform/redis/engine-shards';
 import type { AppContext } from '../../src/transport/context';
 import { createApp } from '../../src/transport/http/app';
 
@@ -18,7 +19,9 @@ export function offlineApp(env: NodeJS.ProcessEnv = process.env): { app: Express
   // a command fails at once instead of waiting for a connection (a test may call a route that reaches Redis)
   const redis = new Redis(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
   const standIn = (): object => new Proxy({}, { get: (_t, prop) => (prop === 'then' ? undefined : standIn()) });
-  const known: Partial<AppContext> = { config, log: createLogger('silent'), redis };
+  const shards = new EngineShards(config.keyPrefix, config.engineShards);
+  // key names are built when the app is (the rate limiter's prefix): the real builders, not stand-ins
+  const known: Partial<AppContext> = { config, log: createLogger('silent'), redis, shards, keys: shards.keys(0) };
   const ctx = new Proxy(known, {
     get: (target, prop: string) => (prop in target ? target[prop as keyof AppContext] : standIn()),
   }) as AppContext;

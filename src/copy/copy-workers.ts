@@ -5,7 +5,7 @@ import type { CopyMirrorService } from './copy-mirror.service';
 import type { CopySettlementService } from './copy-settlement.service';
 import type { FanoutChunk } from './copy-fanout';
 import { createRedis } from '../platform/redis/connection';
-import { bullBase, openQueue, queueName, type StreamJob } from '../platform/queues';
+import { bullBase, openQueue, queueName, workerPerShard, type StreamJob } from '../platform/queues';
 import { logErrorsThrottled } from '../platform/redis/connection-watch';
 
 /** The queue the dispatcher feeds with futures entries holding `done` events (src/transport/workers/stream-routes.ts). */
@@ -56,15 +56,20 @@ export function startCopyMirrorWorker(deps: CopyWorkerDeps, connection: Connecti
   const o = { ...COPY_WORKER_DEFAULTS, ...opts };
   const fanoutQueue = openQueue<FanoutChunk>(deps.keys, connection, COPY_FANOUT_QUEUE);
   logErrorsThrottled(fanoutQueue, deps.log, 'copy fanout queue');
-  const entries = new Worker<StreamJob>(
-    queueName(COPY_MIRROR_QUEUE),
-    async (job) => {
-      const chunks = await deps.copy.mirror.plan(job.data);
-      await fanoutQueue.addBulk(chunks.map((c) => ({ name: c.event.kind, data: c, opts: { jobId: c.id } })));
-      return chunks.length;
-    },
-    workerOpts(deps, connection, o),
-  );
+  // one worker per engine shard's copy-mirror queue (the dispatcher feeds each shard's own, queues.ts)
+  const entries = workerPerShard(deps.config.engineShards, (shard) => {
+    const worker = new Worker<StreamJob>(
+      queueName(COPY_MIRROR_QUEUE, shard),
+      async (job) => {
+        const chunks = await deps.copy.mirror.plan(job.data);
+        await fanoutQueue.addBulk(chunks.map((c) => ({ name: c.event.kind, data: c, opts: { jobId: c.id } })));
+        return chunks.length;
+      },
+      workerOpts(deps, connection, o),
+    );
+    watch(deps, worker, 'copy mirror');
+    return worker;
+  });
   const chunks = new Worker<FanoutChunk>(
     queueName(COPY_FANOUT_QUEUE),
     async (job) => {
@@ -74,7 +79,6 @@ export function startCopyMirrorWorker(deps: CopyWorkerDeps, connection: Connecti
     },
     workerOpts(deps, connection, o, o.fanoutConcurrency),
   );
-  watch(deps, entries, 'copy mirror');
   watch(deps, chunks, 'copy fan-out');
   return {
     async close() {

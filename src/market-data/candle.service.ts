@@ -4,7 +4,8 @@ import { badRequest } from '../domain/errors';
 import type { Pair } from '../domain/market';
 import { unknownPair, type MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
-import type { Keys, MarketKind } from '../platform/redis/keys';
+import type { EngineShards } from '../platform/redis/engine-shards';
+import type { MarketKind } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { candleDto, type CandleDto, type StoredCandle } from './candle-dto';
 import type { MarketEntry } from '../platform/market-event';
@@ -30,12 +31,13 @@ const UPDATE_STREAM_MAXLEN = 10000;
 export class CandleService {
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    /** A market's candles live with its engine shard's candle tag (Keys.candles). */
+    private readonly shards: EngineShards,
     private readonly scripts: Scripts,
     private readonly markets: MarketStore,
   ) {}
 
-  /** Folds one stream entry's trades in; false when it holds none or was applied before. */
+  /** Folds one stream entry's trades in; false when it holds none, was applied before, or names no market. */
   async apply(kind: MarketKind, pairCode: string, entry: MarketEntry): Promise<boolean> {
     const trades: string[] = [];
     for (const e of entry.events) {
@@ -43,7 +45,9 @@ export class CandleService {
       trades.push(e.id, e.p, e.q, new BigNumber(e.p).times(e.q).toFixed(0));
     }
     if (trades.length === 0) return false;
-    const k = this.keys;
+    const pair = await this.markets.getPair(kind, pairCode);
+    if (!pair) return false;
+    const k = this.shards.keysOf(pair);
     const applied = await this.scripts.run<number>(
       'applyCandleTrades',
       [k.candlesApplied(kind, pairCode), k.candles(kind, pairCode), k.candleEvents(kind, pairCode)],
@@ -83,7 +87,7 @@ export class CandleService {
     for (const { kind, pair } of await this.pairsFor(q.currencyPair, q.kind)) {
       if (opens.length === 0) break;
       const raw = await this.redis.hmget(
-        this.keys.candles(kind, pair.code),
+        this.shards.keysOf(pair).candles(kind, pair.code),
         ...opens.map((t) => `${period}:${t}`),
       );
       raw.forEach((json, i) => {
@@ -96,7 +100,7 @@ export class CandleService {
   /** The candle of `period` open now, if it has trades: what a websocket subscriber starts from. */
   async current(kind: MarketKind, pair: Pair, period: number): Promise<CandleDto | null> {
     const open = candleOpen(Date.now(), period);
-    const json = await this.redis.hget(this.keys.candles(kind, pair.code), `${period}:${open}`);
+    const json = await this.redis.hget(this.shards.keysOf(pair).candles(kind, pair.code), `${period}:${open}`);
     return json ? candleDto(pair, period, open, JSON.parse(json) as StoredCandle) : null;
   }
 

@@ -15,6 +15,7 @@ export { MarketTickerService, TICKER_WINDOW_MS, depthPerSide, type MarketTicker 
 export { TradeHistory, type HistoryTrade, type UserHistoryTrade, type IdRange } from './trade-history';
 export { TradeReader, MAX_TRADE_PAGE, tradeRecord, type TradeRecord, type TradePage, type TradePageQuery } from './trade-reader';
 export { startCandlesWorker, type ProcessorOptions } from './candles.worker';
+export { moveLegacyCandles } from './candle-store-move';
 export { spotMarketDataRoutes } from './http/spot-market-data.routes';
 export { exchangeDataRoutes } from './http/exchange-data.routes';
 export { bookLevelDtoSchema } from './http/market-data-dto.schema';
@@ -31,7 +32,7 @@ export interface MarketData {
 }
 
 export function createMarketData(
-  deps: Pick<PlatformDeps, 'redis' | 'keys' | 'scripts' | 'config' | 'log'> & { markets: MarketStore },
+  deps: Pick<PlatformDeps, 'redis' | 'keys' | 'shards' | 'scripts' | 'config' | 'log'> & { markets: MarketStore },
 ): MarketData {
   const { redis, keys, scripts, markets } = deps;
   const books = new BookReader(keys, scripts);
@@ -41,7 +42,7 @@ export function createMarketData(
   return {
     books,
     service: new MarketDataService(markets, books, history),
-    candles: new CandleService(redis, keys, scripts, markets),
+    candles: new CandleService(redis, deps.shards, scripts, markets),
     tickers: new MarketTickerService(redis, keys, markets, books),
     history,
     trades: new TradeReader(history),

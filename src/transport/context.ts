@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../platform/config/logger';
 import type { PlatformDeps } from '../platform/deps';
 import { createRedis, whenReady } from '../platform/redis/connection';
 import { EngineShards } from '../platform/redis/engine-shards';
+import { checkShardPlacement } from '../platform/redis/shard-placement';
 import { Scripts } from '../platform/redis/scripts';
 import { createSpot, type Spot } from '../spot';
 import { createWallet, type WalletService } from '../wallet';
@@ -41,6 +42,8 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
     throw new Error(`${err.message} at ${config.redisUrl}`);
   });
   const shards = new EngineShards(config.keyPrefix, config.engineShards);
+  // shards sharing a master add no capacity: said at start, in one warn line per master
+  await checkShardPlacement(redis, config.engineShards, log);
   const keys = shards.keys(0);
   const scripts = new Scripts(redis, undefined, config.redisCommandTimeoutMs);
   await scripts.preload();

@@ -100,7 +100,7 @@ it('a worker killed midway through a fan-out to 500 followers: every follower en
   workers.push(await startCopyWorkers(ctx, TAKEOVER));
   await until('every follower mirrored', async () => (await mirrored()) === FOLLOWERS);
   // the dead worker's job in flight is taken over once its lock expires, and runs again: wait for it
-  const conn = createRedis({ url: ctx.config.redisUrl, blocking: true });
+  const conn = createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true });
   const fanout = openQueue(ctx.keys, conn, COPY_FANOUT_QUEUE);
   try {
     await until('the fan-out queue drained', async () => {

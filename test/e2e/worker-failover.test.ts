@@ -119,7 +119,7 @@ describe('worker failover', () => {
     await new Promise((r) => child!.once('exit', r));
     child = undefined;
     const stream = ctx.keys.events('spot', 'BTC_USDT');
-    const conn = createRedis({ url: ctx.config.redisUrl, blocking: true });
+    const conn = createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true });
     const queue = openQueue(ctx.keys, conn, 'candles');
     // the dead worker left work behind: entries unacknowledged, jobs it held or nobody ran, or entries
     // of the burst it never read (on a slow box it may have caught up just before the kill)
@@ -170,7 +170,7 @@ describe('worker failover', () => {
 
     // Replay the whole stream into the queues again, with the finished jobs (and so their job-id
     // guard) gone: the jobs run a second time and the fold's markers must absorb them.
-    const conn = createRedis({ url: ctx.config.redisUrl, blocking: true });
+    const conn = createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true });
     const queue = openQueue(ctx.keys, conn, 'candles');
     expect((await queue.clean(0, 100_000, 'completed')).length).toBeGreaterThan(50);
     await ctx.redis.xgroup('SETID', key, DISPATCH_GROUP, '0');

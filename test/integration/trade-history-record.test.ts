@@ -1,5 +1,6 @@
 import { resolveIncludes, LUA_DIR } from '../../src/platform/redis/lua-loader';
 import { testContext } from '../support/harness';
+import { allKeys } from '../../src/platform/redis/scan-keys';
 
 /**
  * recordTrades builds each record by one concatenation and checks trimming once per second of trade
@@ -87,7 +88,7 @@ return 'OK'`;
 /** A history's keys under P: records, time index, user indices (user entries below the oldest record left out: reads never show them). */
 async function dump(redis: Awaited<ReturnType<typeof testContext>>['redis'], P: string): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
-  const keys = (await redis.keys(`${P}*trades*`)).sort();
+  const keys = (await allKeys(redis, `${P}*trades*`)).sort();
   const records = keys.find((k) => k.startsWith(`${P}trades:`));
   const oldest = records ? Number((await redis.zrange(records, '0', '0', 'WITHSCORES'))[1]) : 0;
   for (const key of keys) {

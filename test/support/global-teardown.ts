@@ -1,6 +1,5 @@
-import type { RedisServerProcess } from '../../src/platform/redis/redis-server-process';
-
+/** Stops what the global setup started: the private redis-server, or every node of the test cluster by its pid. */
 export default async function globalTeardown(): Promise<void> {
-  const server = (globalThis as Record<string, unknown>).__TEST_REDIS__ as RedisServerProcess | undefined;
-  await server?.stop();
+  const started = (globalThis as Record<string, unknown>).__TEST_REDIS__ as { stop(): Promise<void> } | undefined;
+  await started?.stop();
 }

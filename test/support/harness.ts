@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import jwt from 'jsonwebtoken';
 import { loadConfig, type AppConfig } from '../../src/platform/config/env';
-import { createLogger } from '../../src/platform/config/logger';
+import { createLogger, type Logger } from '../../src/platform/config/logger';
 import { createContext, type AppContext } from '../../src/transport/context';
 import { createApp } from '../../src/transport/http/app';
 import { deleteByPrefix } from '../../src/platform/redis/redis-server-process';
@@ -12,12 +12,19 @@ export const TEST_SECRET = 'test-secret-0123456789abcdef';
 
 /**
  * A context against the test Redis with a key prefix of its own, so test files never see each
- * other's data; `cleanup` removes every key under that prefix.
+ * other's data; `cleanup` removes every key under that prefix (on every master of a cluster).
  */
-export async function testContext(overrides: Record<string, string> = {}): Promise<AppContext & { cleanup(): Promise<void> }> {
+export async function testContext(
+  overrides: Record<string, string> = {},
+  /** The context's logger (silent when omitted): a test that reads the log passes its own. */
+  log: Logger = createLogger('silent'),
+): Promise<AppContext & { cleanup(): Promise<void> }> {
   const prefix = `t${randomBytes(4).toString('hex')}`;
   const config: AppConfig = loadConfig({
     REDIS_URL: process.env.REDIS_URL,
+    // the cluster run (REDIS_CLUSTER=1, global-setup.ts) and its shard count reach every test context
+    ...(process.env.REDIS_CLUSTER ? { REDIS_CLUSTER: process.env.REDIS_CLUSTER } : {}),
+    ...(process.env.ENGINE_SHARDS ? { ENGINE_SHARDS: process.env.ENGINE_SHARDS } : {}),
     JWT_SECRET: TEST_SECRET,
     KEY_PREFIX: prefix,
     LOG_LEVEL: 'silent',
@@ -28,7 +35,7 @@ export async function testContext(overrides: Record<string, string> = {}): Promi
     REDIS_COMMAND_TIMEOUT_MS: '10000',
     ...overrides,
   });
-  const ctx = await createContext(config, createLogger('silent'));
+  const ctx = await createContext(config, log);
   await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
   return Object.assign(ctx, {
     async cleanup() {

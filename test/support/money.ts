@@ -1,5 +1,6 @@
 import { toMinorDown } from '../../src/domain/decimal';
 import type { RedisClient } from '../../src/platform/redis/connection';
+import { scanKeys } from '../../src/platform/redis/scan-keys';
 import type { Keys } from '../../src/platform/redis/keys';
 import type { MarketStore } from '../../src/markets';
 import type { WalletService } from '../../src/wallet';
@@ -14,11 +15,8 @@ import type { WalletService } from '../../src/wallet';
 /** Every minor unit of `currency` the engine holds, found by scanning the engine's keys. */
 export async function moneyHeld(redis: RedisClient, keys: Keys, currency: string): Promise<bigint> {
   let total = 0n;
-  let cursor = '0';
   const accountPrefix = keys.futuresAccount('');
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${keys.engine}*`, 'COUNT', 1000);
-    cursor = next;
+  for await (const { keys: found } of scanKeys(redis, `${keys.engine}*`)) {
     for (const key of found) {
       if (key.endsWith(':avail') || key.endsWith(':rsv')) total += BigInt((await redis.hget(key, currency)) ?? '0');
       else if (key.startsWith(accountPrefix)) {
@@ -26,7 +24,7 @@ export async function moneyHeld(redis: RedisClient, keys: Keys, currency: string
         if (cur === null || cur === currency) total += BigInt(balance ?? '0') + BigInt(locked ?? '0');
       }
     }
-  } while (cursor !== '0');
+  }
   for (const pot of [keys.feesCollected(), keys.insuranceFund(), keys.futuresPnlPool()]) {
     total += BigInt((await redis.hget(pot, currency)) ?? '0');
   }

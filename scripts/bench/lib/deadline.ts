@@ -19,3 +19,14 @@ export function envInt(name: string, fallback: number): number {
   if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${raw}`);
   return n;
 }
+
+/** Runs a bench's main and exits with its outcome: 0, or 1 after printing the error. */
+export function runBench(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -291,21 +291,30 @@ export class Keys {
     return `${this.copy()}skips:${subscriptionId}`;
   }
 
-  // derived market data: one hash tag per market, apart from the engine's
-  private marketData(kind: MarketKind, pair: string): string {
-    return `${this.prefix}:{md:${kind}:${pair}}:`;
+  /**
+   * Candles of this shard's markets: one hash tag per engine shard, apart from the engine's (so
+   * candle work does not load the engine's master), shared by the shard's markets so a gateway
+   * reads every candle update stream of a shard in one XREAD (docs/architecture.md, "Shard map").
+   */
+  private candleData(kind: MarketKind, pair: string): string {
+    return `${this.prefix}:{md:${this.shard}}:${kind}:${pair}:`;
   }
   /** Hash of every candle of a market: field `<period>:<open ms>`. */
   candles(kind: MarketKind, pair: string): string {
-    return `${this.marketData(kind, pair)}candles`;
+    return `${this.candleData(kind, pair)}candles`;
   }
   /** Stream entries already folded into the candles (zset, score = entry ms): replays change nothing. */
   candlesApplied(kind: MarketKind, pair: string): string {
-    return `${this.marketData(kind, pair)}candles:applied`;
+    return `${this.candleData(kind, pair)}candles:applied`;
   }
   /** Stream of candles as each update left them, read by the websocket gateways. */
   candleEvents(kind: MarketKind, pair: string): string {
-    return `${this.marketData(kind, pair)}candles:events`;
+    return `${this.candleData(kind, pair)}candles:events`;
+  }
+  /** Where a market's candle keys lived before shards, one hash tag per market (src/market-data/candle-store-move.ts). */
+  legacyCandleKeys(kind: MarketKind, pair: string): { candles: string; applied: string; events: string } {
+    const candles = `${this.prefix}:{md:${kind}:${pair}}:candles`;
+    return { candles, applied: `${candles}:applied`, events: `${candles}:events` };
   }
 
   /**
@@ -318,6 +327,18 @@ export class Keys {
   /** Held while one attempt of a keyed request runs; lapses by itself. */
   idempotencyLease(userId: string, keyHash: string): string {
     return `${this.idempotency(userId, keyHash)}:lease`;
+  }
+
+  /** Prefix of one bucket of the order rate limiter (rate-limiter-flexible appends `:<rateLimitSubject>`). */
+  rateLimitBucket(bucket: 'orders' | 'orders-burst'): string {
+    return `${this.prefix}:rl:${bucket}`;
+  }
+  /**
+   * A user's subject in the rate limiter's buckets: a hash tag per user, so the limiter's writes
+   * spread over the cluster instead of sitting on one slot (and on an engine shard's master).
+   */
+  rateLimitSubject(userId: string): string {
+    return `{rl:${userId}}`;
   }
 
   /** BullMQ's own prefix; each queue name carries its hash tag, as BullMQ advises for cluster. */

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
+import { scanKeys } from './scan-keys';
 
 /**
  * Starting a redis-server of our own: `npm start` when none is running, the test suite's private
@@ -109,12 +110,14 @@ export function stopChild(child: ChildProcess, graceMs = 3000): Promise<void> {
   });
 }
 
-/** Removes every key under `prefix:` (a shared server is not ours to FLUSHALL). */
-export async function deleteByPrefix(redis: Redis | import('ioredis').Cluster, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 5000);
-    cursor = next;
-    if (keys.length) await redis.unlink(...keys);
-  } while (cursor !== '0');
+/**
+ * Removes every key under `prefix:` (a shared server is not ours to FLUSHALL). On a cluster each
+ * master is scanned, and keys go one per UNLINK: keys of different slots never share a command.
+ */
+export async function deleteByPrefix(redis: Redis | Cluster, prefix: string): Promise<void> {
+  const cluster = redis instanceof Cluster;
+  for await (const { node, keys } of scanKeys(redis, `${prefix}:*`)) {
+    if (!cluster) await node.unlink(...keys);
+    else await Promise.all(keys.map((k) => node.unlink(k)));
+  }
 }

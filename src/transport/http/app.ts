@@ -18,6 +18,7 @@ import { orderRateLimit } from './middleware/rate-limit';
 import { refuseReservedKeys } from './middleware/reserved-keys';
 import { securityHeaders } from './security-headers';
 import { systemRoutes } from './system.routes';
+import { adminShardsRoutes } from './admin-shards.routes';
 import { queueDashboard } from './queue-dashboard';
 import { staticSite } from './static-site';
 
@@ -34,7 +35,7 @@ export function createApp(ctx: AppContext): Express {
   app.use(express.json({ limit: '64kb' }));
   app.use(refuseReservedKeys);
   const auth = authenticatedOnce(authenticate(ctx.config), idempotency(ctx.redis, ctx.keys, ctx.scripts));
-  const limit = orderRateLimit(ctx.redis, ctx.config.keyPrefix, ctx.config.rateLimitPoints, ctx.config.rateLimitBurst);
+  const limit = orderRateLimit(ctx.redis, ctx.keys, ctx.config.rateLimitPoints, ctx.config.rateLimitBurst);
   app.use(systemRoutes(ctx));
   app.use(apiDocs(app)); // the API reference: /api/openapi.json and /api/docs (docs/api-reference.md)
   app.use(queueDashboard(ctx));
@@ -54,6 +55,7 @@ function featureRouters(ctx: AppContext, auth: RequestHandler, limit: RequestHan
     adminDepositRoutes(ctx.wallets),
     adminIndexPriceRoutes(ctx.futures.market),
     adminInsuranceFundRoutes(new InsuranceFundReader(ctx.redis, ctx.keys, ctx.markets.store)),
+    adminShardsRoutes({ ...ctx, markets: ctx.markets.store }),
     marketsRoutes(ctx.markets.service),
     spotMarketDataRoutes(ctx.marketData.service),
     exchangeDataRoutes(ctx.marketData.candles),

@@ -5,9 +5,8 @@ import { Queue } from 'bullmq';
 import { Router, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Request as JwtRequest } from 'express-jwt';
 import type { AppContext } from '../context';
-import { queueName } from '../../platform/queues';
 import { logErrorsThrottled } from '../../platform/redis/connection-watch';
-import { workerQueueNames } from '../workers/worker-queues';
+import { workerQueues } from '../workers/worker-queues';
 import { authenticate, requireAdmin } from './middleware/auth';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
@@ -43,11 +42,11 @@ function boardOverWorkerQueues(ctx: AppContext): RequestHandler {
     if (!opened) {
       // the engine's connection serves: a Queue that consumes nothing never blocks it
       board.replaceQueues(
-        workerQueueNames().map(
-          (name) => {
-            const queue = new Queue(queueName(name), { connection: ctx.redis, prefix: ctx.keys.bullPrefix() });
-            logErrorsThrottled(queue, ctx.log, `dashboard ${name} queue`);
-            return new BullMQAdapter(queue, { displayName: name });
+        workerQueues(ctx.config.engineShards).map(
+          ({ name, displayName }) => {
+            const queue = new Queue(name, { connection: ctx.redis, prefix: ctx.keys.bullPrefix() });
+            logErrorsThrottled(queue, ctx.log, `dashboard ${displayName} queue`);
+            return new BullMQAdapter(queue, { displayName });
           },
         ),
       );

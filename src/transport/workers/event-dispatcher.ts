@@ -2,23 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Queue } from 'bullmq';
 import type { AppContext } from '../context';
-import { blockingRead } from '../../platform/redis/blocking-read';
-import { createRedis, type RedisClient } from '../../platform/redis/connection';
-import { ReadLoop } from '../../platform/redis/read-loop';
+import { createRedis } from '../../platform/redis/connection';
 import type { MarketKind } from '../../platform/redis/keys';
+import { shardOfPair } from '../../domain/market';
 import { PairAnnouncements, type PairAnnouncement } from '../../markets';
-import { parseEntry } from '../../platform/market-event';
-import { streamJobId, type StreamJob } from '../../platform/queues';
+import type { StreamJob } from '../../platform/queues';
 import type { StreamRoute } from './stream-routes';
+import { DISPATCH_GROUP, ShardDispatchReader, type DispatchReaderOptions } from './shard-dispatch-reader';
 
-export interface DispatcherOptions {
-  /** Pending entries idle this long belong to a dispatcher presumed dead and are claimed. */
-  claimIdleMs: number;
-  /** How often pending entries are looked for. */
-  claimEveryMs: number;
-  /** Longest wait of one read; a market announced meanwhile joins the read after it. */
-  blockMs: number;
-  batch: number;
+export { DISPATCH_GROUP };
+
+export interface DispatcherOptions extends DispatchReaderOptions {
   /** How often the market list is read again: a fallback, new markets are announced and picked up at once. */
   refreshPairsMs: number;
 }
@@ -31,46 +25,28 @@ export const DISPATCHER_DEFAULTS: DispatcherOptions = {
   refreshPairsMs: 10_000,
 };
 
-/** Consumer group every dispatcher joins; each entry goes to one member of the group. */
-export const DISPATCH_GROUP = 'dispatch';
-
-interface MarketStream {
-  kind: MarketKind;
-  pair: string;
-  key: string;
-}
-
-type RawEntry = [string, string[] | null];
-
 /**
- * Moves market stream entries into BullMQ: XREADGROUP over every market stream, one job per route
- * and entry with the job id derived from the entry id, XACK only once the jobs are added. Entries a
- * crashed dispatcher read but never acknowledged are taken over with XAUTOCLAIM; because job ids
- * repeat, handing an entry over twice adds nothing twice.
+ * Moves market stream entries into BullMQ, one reader per engine shard (shard-dispatch-reader.ts):
+ * a shard's streams share its slot, so each reader's XREADGROUP names keys of one slot, and a busy
+ * shard never delays another's. This class finds the markets (the store, then announcements) and
+ * gives each to the reader of its shard. `queues` holds every route's queue of every shard
+ * (queueName(route, shard)).
  */
 export class EventDispatcher {
   readonly consumer = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  private readonly conn: RedisClient;
-  private readonly loop: ReadLoop;
+  private readonly readers: ShardDispatchReader[];
   private readonly announcements: PairAnnouncements;
-  private streams: MarketStream[] = [];
   private lastRefresh = 0;
-  private lastClaim = 0;
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly routes: StreamRoute[],
-    private readonly queues: Map<string, Queue<StreamJob>>,
+    routes: StreamRoute[],
+    queues: Queue<StreamJob>[],
     private readonly opts: DispatcherOptions = DISPATCHER_DEFAULTS,
   ) {
-    this.conn = createRedis({
-      url: ctx.config.redisUrl,
-      cluster: ctx.config.redisCluster,
-      blocking: true,
-      name: 'dispatcher',
-      log: ctx.log,
-    });
-    this.loop = new ReadLoop(this.conn, ctx.log, 'dispatcher', 500);
+    this.readers = ctx.shards
+      .all()
+      .map((k) => new ShardDispatchReader(ctx, k.shard, this.consumer, routes, queues, opts, () => this.refreshDue()));
     const announcementsConn = createRedis({
       url: ctx.config.redisUrl,
       cluster: ctx.config.redisCluster,
@@ -85,44 +61,15 @@ export class EventDispatcher {
     const announced = await PairAnnouncements.position(this.ctx.redis, this.ctx.keys.marketsStream());
     await this.refresh();
     this.announcements.start(announced);
-    this.loop.start(() => this.tick());
+    for (const r of this.readers) r.start();
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.announcements.stop(), this.loop.stop()]);
+    await Promise.all([this.announcements.stop(), ...this.readers.map((r) => r.stop())]);
   }
 
-  private async tick(): Promise<void> {
-    const now = Date.now();
-    if (now - this.lastRefresh >= this.opts.refreshPairsMs) await this.refresh();
-    if (now - this.lastClaim >= this.opts.claimEveryMs) await this.claimAbandoned();
-    if (this.streams.length === 0) {
-      await new Promise((r) => setTimeout(r, this.opts.blockMs));
-      return;
-    }
-    const keys = this.streams.map((s) => s.key);
-    const res = (await blockingRead(
-      this.conn,
-      () =>
-        this.conn.xreadgroup(
-          'GROUP',
-          DISPATCH_GROUP,
-          this.consumer,
-          'COUNT',
-          this.opts.batch,
-          'BLOCK',
-          this.opts.blockMs,
-          'STREAMS',
-          ...keys,
-          ...keys.map(() => '>'),
-        ),
-      this.opts.blockMs + 5_000,
-    )) as [string, RawEntry[]][] | null;
-    if (!res || !this.loop.active) return;
-    for (const [key, entries] of res) {
-      const stream = this.streams.find((s) => s.key === key);
-      if (stream) await this.handOver(stream, entries);
-    }
+  private async refreshDue(): Promise<void> {
+    if (Date.now() - this.lastRefresh >= this.opts.refreshPairsMs) await this.refresh();
   }
 
   /** Learns the markets from the store (the fallback for a missed announcement). */
@@ -133,73 +80,16 @@ export class EventDispatcher {
     }
   }
 
-  /** A market created at run time: its stream joins the next read. */
+  /** A market created at run time: its stream joins its shard reader's next read. */
   private async onAnnounced(a: PairAnnouncement): Promise<void> {
     await this.follow(a.kind, a.code);
   }
 
-  /** Reads a market's stream from now on (pairs are never removed), the group made sure of first. */
-  private async follow(kind: MarketKind, pair: string): Promise<void> {
-    if (!this.routes.some((r) => r.kinds.includes(kind))) return;
-    const key = this.ctx.keys.events(kind, pair);
-    if (this.streams.some((x) => x.key === key)) return;
-    try {
-      // From the stream's start: a market's history is dispatched once, whoever comes first.
-      await this.ctx.redis.xgroup('CREATE', key, DISPATCH_GROUP, '0', 'MKSTREAM');
-    } catch (err) {
-      if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
-    }
-    if (!this.streams.some((x) => x.key === key)) this.streams = [...this.streams, { kind, pair, key }];
-  }
-
-  private async claimAbandoned(): Promise<void> {
-    this.lastClaim = Date.now();
-    for (const s of this.streams) {
-      let cursor = '0-0';
-      do {
-        const [next, entries] = (await this.ctx.redis.xautoclaim(
-          s.key,
-          DISPATCH_GROUP,
-          this.consumer,
-          this.opts.claimIdleMs,
-          cursor,
-          'COUNT',
-          this.opts.batch,
-        )) as [string, RawEntry[], string[]?];
-        if (entries.length)
-          this.ctx.log.warn(
-            { stream: s.key, count: entries.length },
-            'dispatcher: took over pending entries',
-          );
-        await this.handOver(s, entries);
-        cursor = next;
-      } while (cursor !== '0-0');
-    }
-  }
-
-  private async handOver(s: MarketStream, entries: RawEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    const byQueue = new Map<string, { name: string; data: StreamJob; opts: { jobId: string } }[]>();
-    for (const [id, fields] of entries) {
-      if (!fields) continue; // trimmed away while pending: nothing left to hand over
-      const entry = parseEntry(id, fields);
-      for (const route of this.routes) {
-        if (!route.kinds.includes(s.kind)) continue;
-        if (route.events && !entry.events.some((e) => route.events!.includes(e.e))) continue;
-        const data: StreamJob = {
-          kind: s.kind,
-          pair: s.pair,
-          entryId: id,
-          ts: entry.ts,
-          events: entry.events,
-        };
-        if (entry.seq !== undefined) data.seq = entry.seq;
-        const list = byQueue.get(route.queue) ?? [];
-        list.push({ name: 'entry', data, opts: { jobId: streamJobId(s.kind, s.pair, id) } });
-        byQueue.set(route.queue, list);
-      }
-    }
-    for (const [queue, jobs] of byQueue) await this.queues.get(queue)!.addBulk(jobs);
-    await this.ctx.redis.xack(s.key, DISPATCH_GROUP, ...entries.map(([id]) => id));
+  private async follow(kind: MarketKind, code: string): Promise<void> {
+    const pair = await this.ctx.markets.store.getPair(kind, code);
+    if (!pair) return;
+    const reader = this.readers[shardOfPair(pair)];
+    if (reader) await reader.follow(kind, code);
+    else this.ctx.log.warn({ kind, pair: code, shard: shardOfPair(pair) }, 'dispatcher: market on an engine shard beyond ENGINE_SHARDS');
   }
 }

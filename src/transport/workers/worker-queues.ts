@@ -1,6 +1,7 @@
 import { COPY_FANOUT_QUEUE, COPY_RESUME_QUEUE, COPY_SETTLEMENT_QUEUE } from '../../copy/copy-workers';
 import { FUTURES_FUNDING_QUEUE } from '../../futures/workers/futures-funding.worker';
 import { FUTURES_MARK_QUEUE } from '../../futures/workers/futures-mark.worker';
+import { queueName } from '../../platform/queues';
 import { STREAM_ROUTES } from './stream-routes';
 
 /** Queues fed by a BullMQ job scheduler rather than by the stream dispatcher. */
@@ -17,4 +18,18 @@ export const DERIVED_QUEUES: readonly string[] = [COPY_FANOUT_QUEUE];
  */
 export function workerQueueNames(): string[] {
   return [...new Set([...STREAM_ROUTES.map((r) => r.queue), ...SCHEDULED_QUEUES, ...DERIVED_QUEUES])];
+}
+
+/**
+ * Every BullMQ queue the worker role consumes with `shardCount` engine shards: its BullMQ name, and
+ * the name the dashboard shows (a dispatcher-fed queue once per shard, queues.ts).
+ */
+export function workerQueues(shardCount: number): { name: string; displayName: string }[] {
+  const perShard = new Set(STREAM_ROUTES.map((r) => r.queue));
+  return workerQueueNames().flatMap((name) =>
+    Array.from({ length: perShard.has(name) ? shardCount : 1 }, (_, shard) => ({
+      name: queueName(name, shard),
+      displayName: shard === 0 ? name : `${name} (shard ${shard})`,
+    })),
+  );
 }

@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { AppContext } from '../context';
 import { createRedis } from '../../platform/redis/connection';
 import { logErrorsThrottled } from '../../platform/redis/connection-watch';
-import { startCandlesWorker, type ProcessorOptions } from '../../market-data/candles.worker';
+import { moveLegacyCandles, startCandlesWorker, type ProcessorOptions } from '../../market-data';
 import { DISPATCHER_DEFAULTS, EventDispatcher, type DispatcherOptions } from './event-dispatcher';
 import { openQueue, type StreamJob } from '../../platform/queues';
 import { STREAM_ROUTES } from './stream-routes';
@@ -32,13 +32,16 @@ export async function startWorkerRole(
     name: 'bullmq',
     log: ctx.log,
   });
-  const queues = new Map<string, Queue<StreamJob>>();
-  for (const r of STREAM_ROUTES) {
-    if (queues.has(r.queue)) continue;
-    const queue = openQueue(ctx.keys, connection, r.queue);
-    logErrorsThrottled(queue, ctx.log, `${r.queue} queue`);
-    queues.set(r.queue, queue);
+  // every dispatcher-fed queue once per engine shard (queues.ts)
+  const queues: Queue<StreamJob>[] = [];
+  for (const name of new Set(STREAM_ROUTES.map((r) => r.queue))) {
+    for (const k of ctx.shards.all()) {
+      const queue = openQueue(ctx.keys, connection, name, k.shard);
+      logErrorsThrottled(queue, ctx.log, `${queue.name} queue`);
+      queues.push(queue);
+    }
   }
+  await moveLegacyCandles(ctx.redis, ctx.shards, ctx.markets.store, ctx.log);
   const candles = startCandlesWorker(ctx, connection, opts);
   const dispatcher = new EventDispatcher(ctx, STREAM_ROUTES, queues, opts);
   await dispatcher.start();
@@ -46,7 +49,7 @@ export async function startWorkerRole(
     async close() {
       await dispatcher.stop();
       await candles.close();
-      await Promise.all([...queues.values()].map((q) => q.close()));
+      await Promise.all(queues.map((q) => q.close()));
       await connection.quit().catch(() => undefined);
     },
   };

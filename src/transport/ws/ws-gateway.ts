@@ -2,6 +2,7 @@ import uWS from 'uWebSockets.js';
 import type { AppContext } from '../context';
 import { createRedis } from '../../platform/redis/connection';
 import type { MarketKind } from '../../platform/redis/keys';
+import { shardOfPair } from '../../domain/market';
 import { candleDto, type StoredCandle } from '../../market-data/candle-dto';
 import { fieldValue } from '../../platform/market-event';
 import { PairAnnouncements, parseAnnouncement } from '../../markets';
@@ -50,9 +51,12 @@ export class WsGateway {
   private readonly feeds = new Map<string, MarketFeed>();
   private readonly byEventStream = new Map<string, MarketFeed>();
   private readonly byCandleStream = new Map<string, MarketFeed>();
-  private readonly engineTail: StreamTail;
-  private readonly candleTail: StreamTail;
-  /** Pair creations: followed by the engine tail with the event streams (one slot), so a new market joins its next read. */
+  /**
+   * One pair of tails per engine shard: its markets' event streams (the engine's slot) and their
+   * candle update streams (the shard's candle slot), so no read names keys of two slots.
+   */
+  private readonly tails: { engine: StreamTail; candles: StreamTail }[];
+  /** Pair creations: followed by shard 0's engine tail with its event streams (one slot), so a new market joins its next read. */
   private readonly marketsKey: string;
   /** Markets being set up: a refresh, an announcement and a subscribe may ask for one at once. */
   private readonly adding = new Map<string, Promise<MarketFeed | undefined>>();
@@ -86,17 +90,15 @@ export class WsGateway {
     const conn = (name: string) =>
       createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name, log: ctx.log });
     this.marketsKey = ctx.keys.marketsStream();
-    this.engineTail = new StreamTail(
-      conn('ws-events'),
-      (key, id, fields) =>
-        key === this.marketsKey ? this.onAnnounced(fields) : this.byEventStream.get(key)?.onEntry(id, fields),
-      ctx.log,
-    );
-    this.candleTail = new StreamTail(
-      conn('ws-candles'),
-      (key, _id, fields) => this.onCandles(key, fields),
-      ctx.log,
-    );
+    this.tails = ctx.shards.all().map(({ shard }) => ({
+      engine: new StreamTail(
+        conn(`ws-events-${shard}`),
+        (key, id, fields) =>
+          key === this.marketsKey ? this.onAnnounced(fields) : this.byEventStream.get(key)?.onEntry(id, fields),
+        ctx.log,
+      ),
+      candles: new StreamTail(conn(`ws-candles-${shard}`), (key, _id, fields) => this.onCandles(key, fields), ctx.log),
+    }));
     this.app.ws<Client>('/ws', {
       maxPayloadLength: 4096,
       idleTimeout: opts.idleTimeoutSec,
@@ -131,10 +133,12 @@ export class WsGateway {
   /** Snapshots every market, starts tailing, then listens; resolves with the port. */
   async start(): Promise<number> {
     // where the announcements stand before the pairs are listed: a pair created in between is in both
-    this.engineTail.follow(this.marketsKey, await PairAnnouncements.position(this.ctx.redis, this.marketsKey));
+    this.tails[0].engine.follow(this.marketsKey, await PairAnnouncements.position(this.ctx.redis, this.marketsKey));
     await this.refreshMarkets();
-    this.engineTail.start();
-    this.candleTail.start();
+    for (const t of this.tails) {
+      t.engine.start();
+      t.candles.start();
+    }
     this.refreshTimer = setInterval(() => {
       this.refreshMarkets().catch((err) => this.ctx.log.error({ err }, 'ws: market refresh failed'));
     }, this.opts.refreshPairsMs);
@@ -154,7 +158,7 @@ export class WsGateway {
     clearTimeout(this.flushTimer);
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     for (const ws of [...this.sockets]) ws.close();
-    await Promise.all([this.engineTail.stop(), this.candleTail.stop()]);
+    await Promise.all(this.tails.flatMap((t) => [t.engine.stop(), t.candles.stop()]));
   }
 
   get connections(): number {
@@ -190,16 +194,21 @@ export class WsGateway {
   private async addMarket(kind: MarketKind, code: string): Promise<MarketFeed | undefined> {
     const pair = await this.ctx.markets.store.getPair(kind, code);
     if (!pair) return undefined;
-    const k = this.ctx.keys;
+    const tails = this.tails[shardOfPair(pair)];
+    if (!tails) {
+      this.ctx.log.warn({ kind, pair: code, shard: shardOfPair(pair) }, 'ws: market on an engine shard beyond ENGINE_SHARDS');
+      return undefined;
+    }
+    const k = this.ctx.shards.keysOf(pair);
     const feed = new MarketFeed(kind, pair, this.ctx.marketData.books, this.publisher, this.ctx.log);
     const eventsKey = k.events(kind, pair.code);
     this.byEventStream.set(eventsKey, feed);
-    this.engineTail.follow(eventsKey, await feed.resync());
+    tails.engine.follow(eventsKey, await feed.resync());
     feed.seedLastPrice(await this.ctx.redis.get(k.lastPrice(kind, pair.code)));
     const candlesKey = k.candleEvents(kind, pair.code);
     const [last] = await this.ctx.redis.xrevrange(candlesKey, '+', '-', 'COUNT', 1);
     this.byCandleStream.set(candlesKey, feed);
-    this.candleTail.follow(candlesKey, last ? last[0] : '0-0');
+    tails.candles.follow(candlesKey, last ? last[0] : '0-0');
     this.feeds.set(`${kind}/${pair.code}`, feed);
     return feed;
   }

@@ -45,7 +45,7 @@ describe('the copy fan-out in chunks', () => {
     // every chunk sizes its orders from the same master equity
     expect(new Set(chunks.map((c) => c.equity)).size).toBe(1);
 
-    const connection = createRedis({ url: b.ctx.config.redisUrl, blocking: true, name: 'copy-fanout-test' });
+    const connection = createRedis({ url: b.ctx.config.redisUrl, cluster: b.ctx.config.redisCluster, blocking: true, name: 'copy-fanout-test' });
     const entries = openQueue(b.ctx.keys, connection, COPY_MIRROR_QUEUE);
     const fanout = openQueue<FanoutChunk>(b.ctx.keys, connection, COPY_FANOUT_QUEUE);
     const worker = startCopyMirrorWorker(b.ctx, connection);

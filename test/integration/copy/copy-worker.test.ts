@@ -24,8 +24,8 @@ describe('the copy-mirror route and worker', () => {
     b = await copyBed();
     const route = STREAM_ROUTES.filter((r) => r.queue === 'copy-mirror');
     expect(route).toEqual([{ queue: 'copy-mirror', kinds: ['futures'], events: ['trade', 'done', 'trigger'] }]);
-    const connection = createRedis({ url: b.ctx.config.redisUrl, blocking: true, name: 'copy-test' });
-    const queues = new Map<string, Queue<StreamJob>>([['copy-mirror', openQueue(b.ctx.keys, connection, 'copy-mirror')]]);
+    const connection = createRedis({ url: b.ctx.config.redisUrl, cluster: b.ctx.config.redisCluster, blocking: true, name: 'copy-test' });
+    const queues: Queue<StreamJob>[] = b.ctx.shards.all().map((k) => openQueue(b.ctx.keys, connection, 'copy-mirror', k.shard));
     const worker = startCopyMirrorWorker(b.ctx, connection);
     const dispatcher = new EventDispatcher(b.ctx, route, queues, {
       claimIdleMs: 30_000, claimEveryMs: 60_000, blockMs: 100, batch: 100, refreshPairsMs: 100,
@@ -46,7 +46,7 @@ describe('the copy-mirror route and worker', () => {
     } finally {
       await dispatcher.stop();
       await worker.close();
-      await queues.get('copy-mirror')!.close();
+      await Promise.all(queues.map((q) => q.close()));
       await connection.quit().catch(() => undefined);
     }
   });

@@ -6,6 +6,7 @@ import { FuturesScriptKeys } from '../../../src/futures/futures-script-keys';
 import { rng } from '../../support/random-trading';
 import { testContext } from '../../support/harness';
 import { parseEvents } from '../../../src/platform/market-event';
+import { allKeys } from '../../../src/platform/redis/scan-keys';
 
 /**
  * createFuturesOrders with several orders in one call (group commit, docs/futures.md) against the
@@ -93,7 +94,7 @@ async function oneByOne(ctx: Ctx, orders: CreateFuturesInput[]): Promise<ScriptR
  */
 async function stateOf(ctx: Ctx): Promise<Record<string, unknown>> {
   const prefix = ctx.keys.engine.slice(0, ctx.keys.engine.indexOf(':'));
-  const names = (await ctx.redis.keys(`${prefix}*`)).sort();
+  const names = (await allKeys(ctx.redis, `${prefix}*`)).sort();
   const out: Record<string, unknown> = {};
   for (const name of names) {
     const type = await ctx.redis.type(name);

@@ -184,7 +184,7 @@ describe('BullMQ wiring', () => {
       await fast.order('carol', fast.c, true, 112, 2);
       await fast.order('dan', fast.d, false, null, 0.1);
       const workers = await startFuturesWorkers(fast.ctx);
-      const conn = createRedis({ url: fast.ctx.config.redisUrl, blocking: true });
+      const conn = createRedis({ url: fast.ctx.config.redisUrl, cluster: fast.ctx.config.redisCluster, blocking: true });
       const q = new Queue(queueName(FUTURES_TRIGGERS_QUEUE), { connection: conn, prefix: fast.ctx.keys.bullPrefix() });
       try {
         await q.add('entry', { kind: 'futures', pair: 'BTC_USDT', entryId: '1-0', ts: Date.now(), events: [] });

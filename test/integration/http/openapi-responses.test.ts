@@ -108,6 +108,7 @@ describe('every answer matches the response schema the document gives it', () =>
     expect((await call('post', '/api/admin/pairs', { as: ADMIN, body: pair })).status).toBe(409);
     await ok('post', '/api/admin/index-price', { as: ADMIN, body: { currencyPairCode: 'BTC_USDT', price: 100 } });
     await ok('get', '/api/admin/insurance-fund', { as: ADMIN });
+    await ok('get', '/api/admin/shards', { as: ADMIN });
     await ok('get', '/api/currencies');
     await ok('get', '/api/currencies/pairs');
   });

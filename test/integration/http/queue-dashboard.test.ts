@@ -5,7 +5,7 @@ import { queueName } from '../../../src/platform/queues';
 import { startRole } from '../../../src/transport/roles';
 import { DASHBOARD_TOKEN_COOKIE, QUEUE_DASHBOARD_PATH } from '../../../src/transport/http/queue-dashboard';
 import { STREAM_ROUTES } from '../../../src/transport/workers/stream-routes';
-import { SCHEDULED_QUEUES, workerQueueNames } from '../../../src/transport/workers/worker-queues';
+import { SCHEDULED_QUEUES, workerQueueNames, workerQueues } from '../../../src/transport/workers/worker-queues';
 import { bearer, createApp, testContext, tokenFor } from '../../support/harness';
 
 type Ctx = Awaited<ReturnType<typeof testContext>>;
@@ -97,15 +97,21 @@ describe('queue dashboard', () => {
       run.mockRestore();
     }
     const listed = workerQueueNames();
-    expect(new Set(consumed)).toEqual(new Set(listed.map(queueName)));
-    for (const route of STREAM_ROUTES) expect(listed).toContain(route.queue);
+    const shards = ctx.config.engineShards;
+    const byShard = workerQueues(shards);
+    expect(new Set(consumed)).toEqual(new Set(byShard.map((q) => q.name)));
+    for (const route of STREAM_ROUTES) {
+      expect(listed).toContain(route.queue);
+      // every engine shard's queue of a dispatcher-fed route is consumed
+      for (let s = 0; s < shards; s++) expect(consumed).toContain(queueName(route.queue, s));
+    }
     for (const scheduled of SCHEDULED_QUEUES) expect(listed).toContain(scheduled);
 
     const res = await listQueues(await adminCookie());
     expect(res.status).toBe(200);
     const queues = res.body.queues as BoardQueue[];
-    expect(queues.map((q) => q.name).sort()).toEqual(listed.map(queueName).sort());
-    expect(queues.map((q) => q.displayName).sort()).toEqual([...listed].sort());
+    expect(queues.map((q) => q.name).sort()).toEqual(byShard.map((q) => q.name).sort());
+    expect(queues.map((q) => q.displayName).sort()).toEqual(byShard.map((q) => q.displayName).sort());
     // the board reads the workers' keys (same prefix): the schedules the role registered are there
     for (const q of queues) expect(q.jobSchedulerCount).toBe(SCHEDULED_QUEUES.includes(q.displayName as string) ? 1 : 0);
   });

@@ -2,6 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import calculateSlot from 'cluster-key-slot';
+import { shardSlot } from '../../../src/platform/redis/shard-tags';
 import { buildLuaLibrary } from '../../../src/platform/redis/lua-loader';
 import { Scripts } from '../../../src/platform/redis/scripts';
 import { bearer, createApp, testContext } from '../../support/harness';
@@ -32,6 +34,12 @@ describe('order rate limit', () => {
       expect(limited[0].body.error.code).toBe('RATE_LIMITED');
       const bob = await request(app).post('/api/orders').set('Authorization', bearer('bob')).send(body);
       expect(bob.status).not.toBe(429);
+      // each user's buckets under a hash tag of their own, off the engine shard's slot
+      const aliceKey = `${ctx.keys.rateLimitBucket('orders')}:${ctx.keys.rateLimitSubject('alice')}`;
+      const bobKey = `${ctx.keys.rateLimitBucket('orders')}:${ctx.keys.rateLimitSubject('bob')}`;
+      expect([await ctx.redis.exists(aliceKey), await ctx.redis.exists(bobKey)]).toEqual([1, 1]);
+      expect(calculateSlot(aliceKey)).not.toBe(calculateSlot(bobKey));
+      expect(calculateSlot(aliceKey)).not.toBe(shardSlot(0));
     } finally {
       await ctx.cleanup();
     }

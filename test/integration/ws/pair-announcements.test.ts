@@ -65,7 +65,7 @@ afterAll(async () => {
 
 describe('pair announcements', () => {
   it('a reader of the markets stream is handed each pair created after its position, once', async () => {
-    const conn = createRedis({ url: ctx.config.redisUrl, blocking: true, name: 'test-markets' });
+    const conn = createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name: 'test-markets' });
     const seen: PairAnnouncement[] = [];
     const key = ctx.keys.marketsStream();
     const reader = new PairAnnouncements(conn, key, async (a) => void seen.push(a), ctx.log);
