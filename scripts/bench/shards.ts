@@ -120,7 +120,7 @@ async function fundOnShard(ctx: AppContext, shard: number, pair: Pair): Promise<
     const minor = (BigInt(whole) * 10n ** BigInt(currency.decimals)).toString();
     for (let u = 0; u < USERS; u++) {
       for (const who of ['m', 't']) {
-        const reply = await ctx.scripts.run<string[]>('deposit', [keys.walletAvailable(`${who}${u}`), keys.deposits()], [code, minor]);
+        const reply = await ctx.scripts.run<string[]>('deposit', [keys.walletAvailable(`${who}${u}`), keys.userEvents(), keys.deposits()], [code, minor, `${who}${u}`, Date.now(), 1000]);
         if (reply[0] !== 'OK') throw new Error(`funding ${who}${u} ${code} on shard ${shard}: ${reply.join(' ')}`);
       }
     }

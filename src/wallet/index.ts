@@ -18,6 +18,8 @@ export type { TransferLedger, Transfer } from './transfer-ledger';
 export type { TransferRelay } from './transfer-relay';
 
 /** Users' wallets: balances, and the operators' deposits. */
-export function createWallet(deps: Pick<PlatformDeps, 'redis' | 'shards' | 'scripts'> & { markets: MarketStore; funds: Funds }): WalletService {
-  return new WalletService(deps.redis, deps.shards, deps.scripts, deps.markets, deps.funds.homes);
+export function createWallet(
+  deps: Pick<PlatformDeps, 'config' | 'redis' | 'shards' | 'scripts'> & { markets: MarketStore; funds: Funds },
+): WalletService {
+  return new WalletService(deps.redis, deps.shards, deps.scripts, deps.markets, deps.funds.homes, deps.config.streamMaxLen);
 }

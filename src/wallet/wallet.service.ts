@@ -22,6 +22,8 @@ export class WalletService {
     private readonly scripts: Scripts,
     private readonly markets: MarketStore,
     private readonly homes: HomeRegistry,
+    /** MAXLEN of the user event stream a deposit appends to. */
+    private readonly streamMaxLen: number,
   ) {}
 
   async deposit(userId: string, currencyCode: string, amount: number): Promise<BalanceDto> {
@@ -38,8 +40,8 @@ export class WalletService {
     unwrap(
       await this.scripts.runOnceFor<ScriptReply>(
         'deposit',
-        [home.walletAvailable(userId), home.deposits()],
-        [currencyCode, minorString(minor)],
+        [home.walletAvailable(userId), home.userEvents(), home.deposits()],
+        [currencyCode, minorString(minor), userId, Date.now(), this.streamMaxLen],
         home,
       ),
     );
