@@ -148,9 +148,17 @@ export class Scripts {
    * whose writes it then makes durable there). The library is on every master already (`preload`).
    */
   async runOn<T>(client: RedisClient, name: string, keys: string[], args: (string | number)[]): Promise<T> {
+    const fn = this.functionOf(name, keys);
     const end = luaLatency.startTimer({ script: name });
     try {
-      return (await client.fcall(this.functionOf(name, keys), keys.length, ...keys, ...args)) as T;
+      try {
+        return (await client.fcall(fn, keys.length, ...keys, ...args)) as T;
+      } catch (err) {
+        // a master back without the library (as `run`): a missing function ran nothing
+        if (!isFunctionMissing(err)) throw err;
+        await this.preload();
+        return (await client.fcall(fn, keys.length, ...keys, ...args)) as T;
+      }
     } finally {
       end();
     }
