@@ -16,7 +16,7 @@ export default tseslint.config(
     files: ['public/**/*.js'],
     languageOptions: {
       globals: Object.fromEntries(
-        ['window', 'document', 'location', 'fetch', 'URLSearchParams', 'WebSocket', 'requestAnimationFrame',
+        ['window', 'document', 'location', 'fetch', 'URLSearchParams', 'WebSocket', 'requestAnimationFrame', 'sessionStorage',
           'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'console'].map((name) => [name, 'readonly']),
       ),
     },

@@ -83,6 +83,16 @@ export class ExchangeBackendBase extends Exchange {
     return market !== undefined && market.swap === true;
   }
 
+  /**
+   * ccxt's order of every list: oldest first (its validators refuse another), ties by id (ids rise);
+   * `limit` keeps the newest, as exchanges answer a limited list.
+   */
+  protected ascending<T extends { timestamp?: number; id?: string }>(items: T[], since?: number, limit?: number): T[] {
+    const sorted = [...items].sort((a, b) => (a.timestamp ?? 0) - (b.timestamp ?? 0) || Number(a.id) - Number(b.id));
+    const from = since === undefined ? sorted : sorted.filter((x) => (x.timestamp ?? 0) >= since);
+    return limit === undefined ? from : from.slice(Math.max(0, from.length - limit));
+  }
+
   protected iso(ms: number | undefined): string | undefined {
     return ms === undefined ? undefined : (this.iso8601(ms) as string);
   }

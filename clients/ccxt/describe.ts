@@ -16,6 +16,18 @@ export const TIMEFRAMES: Record<string, number> = {
   '1M': 2592000,
 };
 
+/** ccxt's order-entry and REST-over-socket methods: none exists here. */
+const WS_ORDER_ENTRY = [
+  'createOrderWs', 'createOrdersWs', 'editOrderWs', 'cancelOrderWs', 'cancelOrdersWs', 'cancelAllOrdersWs',
+  'createLimitOrderWs', 'createMarketOrderWs', 'createPostOnlyOrderWs', 'createLimitBuyOrderWs', 'createLimitSellOrderWs',
+  'createMarketBuyOrderWs', 'createMarketSellOrderWs', 'createMarketOrderWithCostWs', 'createMarketBuyOrderWithCostWs',
+  'createMarketSellOrderWithCostWs', 'createStopOrderWs', 'createStopLimitOrderWs', 'createStopMarketOrderWs',
+  'createStopLossOrderWs', 'createTakeProfitOrderWs', 'createTriggerOrderWs', 'createReduceOnlyOrderWs',
+  'createTrailingAmountOrderWs', 'createTrailingPercentOrderWs', 'createOrderWithTakeProfitAndStopLossWs',
+  'fetchBalanceWs', 'fetchOrderWs', 'fetchOrdersWs', 'fetchOpenOrdersWs', 'fetchClosedOrdersWs', 'fetchMyTradesWs',
+  'fetchPositionsWs', 'fetchPositionWs', 'fetchTradesWs', 'fetchOrderBookWs', 'fetchTickerWs', 'fetchOHLCVWs',
+];
+
 /**
  * The exchange's static description (ccxt's `describe()`): where it is, what it can do, its REST
  * routes (ccxt turns each into an implicit method, e.g. `privatePostApiOrders`) and its errors.
@@ -28,10 +40,11 @@ export function exchangeDescription(): Dict {
     version: 'v1',
     // the service allows 50 placements and cancels a second per user by default
     rateLimit: 20,
-    pro: false,
+    pro: true,
     certified: false,
     urls: {
-      api: { rest: 'http://127.0.0.1:8080' },
+      // market data on /ws, the caller's own state on /ws/user (docs/market-data.md)
+      api: { rest: 'http://127.0.0.1:8080', ws: { public: 'ws://127.0.0.1:8081/ws', private: 'ws://127.0.0.1:8081/ws/user' } },
       www: 'http://127.0.0.1:8080',
       doc: 'clients/ccxt/README.md',
     },
@@ -72,7 +85,17 @@ export function exchangeDescription(): Dict {
       setLeverage: false,
       transfer: true,
       withdraw: false,
-      ws: false,
+      ws: true,
+      watchOrderBook: true,
+      watchTrades: true,
+      watchTicker: true,
+      watchOHLCV: true,
+      watchOrders: true,
+      watchMyTrades: true,
+      watchBalance: true,
+      watchPositions: true,
+      // orders are never placed or cancelled over a socket (docs/api-contract.md#order-book-rules): every *Ws method is false
+      ...Object.fromEntries(WS_ORDER_ENTRY.map((m) => [m, false])),
     },
     timeframes: Object.fromEntries(Object.keys(TIMEFRAMES).map((tf) => [tf, tf])),
     api: {

@@ -4,14 +4,14 @@ import {
   type Order, type OrderBook, type OrderSide, type OrderType, type Str, type Strings, type Ticker, type Tickers, type Trade,
 } from 'ccxt';
 import { TIMEFRAMES } from './describe';
-import { ExchangeBackendFutures } from './futures';
+import { ExchangeBackendWatch } from './watch';
 
 /**
  * A ccxt exchange for this service. Spot symbols read `BTC/USDT`, futures (linear perpetuals
  * settled in the quote currency) `BTC/USDT:USDT`; both kinds share the service's pair code
  * (`BTC_USDT`) as market id. Authenticate with a JWT as `apiKey` (or `token`).
  */
-export class ExchangeBackend extends ExchangeBackendFutures {
+export class ExchangeBackend extends ExchangeBackendWatch {
   override async fetchMarkets(_params: Dict = {}): Promise<MarketInterface[]> {
     const [spot, futures] = await Promise.all([
       this.call('public', 'GET', 'api/currencies/pairs') as Promise<Dict[]>,
@@ -169,13 +169,17 @@ export class ExchangeBackend extends ExchangeBackendFutures {
     }
   }
 
-  /** Spot: every open order of the caller on the market. */
+  /**
+   * Every open order of the caller on the market. Futures: those not filled at all (one that filled
+   * in part is a position, which cancelOrder refuses too: closePosition closes it).
+   */
   override async cancelAllOrders(symbol?: Str, _params: Dict = {}): Promise<Order[]> {
     await this.loadMarkets();
     const market = this.market(this.requireSymbol(symbol, 'cancelAllOrders'));
     if (this.isFutures(market)) {
       const open = await this.fetchOpenOrders(market.symbol);
-      return Promise.all(open.map((o) => this.cancelFuturesOrder(o.id as string, market)));
+      const unfilled = open.filter((o) => this.safeInteger(o.info, 'futuresOrderStatus') === 10);
+      return Promise.all(unfilled.map((o) => this.cancelFuturesOrder(o.id as string, market)));
     }
     const res = (await this.call('private', 'DELETE', 'api/orders', { currencyPairCode: market.id })) as Dict;
     const ids = this.safeList(res, 'cancelled', []) as number[];
@@ -194,20 +198,20 @@ export class ExchangeBackend extends ExchangeBackendFutures {
     }
   }
 
-  /** All the caller's orders on a market (spot by default when no symbol is given), newest first. */
+  /** All the caller's orders on a market (spot by default when no symbol is given), oldest first. */
   override async fetchOrders(symbol?: Str, since?: Int, limit?: Int, params: Dict = {}): Promise<Order[]> {
     await this.loadMarkets();
     const market = symbol === undefined ? undefined : this.market(symbol);
     const [type] = this.handleMarketTypeAndParams('fetchOrders', market, params);
     if (type === 'swap') {
       const rows = await this.futuresOrderRecords(market);
-      return this.filterBySinceLimit(rows.map((r) => this.parseFuturesOrder(r, market)), since, limit);
+      return this.ascending(rows.map((r) => this.parseFuturesOrder(r, market)), since, limit);
     }
     const q: Dict = market === undefined ? {} : { currencyPairCode: market.id };
     const status = this.safeString(params, 'status');
     if (status !== undefined) q.status = status;
     const rows = await this.allPages('private', 'api/orders', q, 'page');
-    return this.filterBySinceLimit(rows.map((r) => this.parseSpotOrder(r, market)), since, limit);
+    return this.ascending(rows.map((r) => this.parseSpotOrder(r, market)), since, limit);
   }
 
   override async fetchOpenOrders(symbol?: Str, since?: Int, limit?: Int, params: Dict = {}): Promise<Order[]> {
@@ -222,14 +226,14 @@ export class ExchangeBackend extends ExchangeBackendFutures {
       const [open, partial] = await Promise.all(
         ['open', 'partiallyFilled'].map((status) => this.fetchOrders(symbol, undefined, undefined, { ...params, status })),
       );
-      orders = [...open, ...partial].sort((a, b) => Number(b.id) - Number(a.id));
+      orders = [...open, ...partial];
     }
-    return this.filterBySinceLimit(orders, since, limit);
+    return this.ascending(orders, since, limit);
   }
 
   override async fetchClosedOrders(symbol?: Str, since?: Int, limit?: Int, params: Dict = {}): Promise<Order[]> {
     const all = await this.fetchOrders(symbol, undefined, undefined, params);
-    return this.filterBySinceLimit(all.filter((o) => o.status !== 'open'), since, limit);
+    return this.ascending(all.filter((o) => o.status !== 'open'), since, limit);
   }
 
   /** The caller's fills on one market: spot from /api/trades/{pair}/user, futures from the user deals. */

@@ -109,7 +109,7 @@ export class ExchangeBackendFutures extends ExchangeBackendParsers {
   override async fetchPositions(symbols?: Strings, params: Dict = {}): Promise<Position[]> {
     await this.loadMarkets();
     const rows = await this.allPages('private', 'api/futures/trade/positions', { IsActive: true, ...params }, 'Page');
-    return this.parsePositions(rows, symbols);
+    return this.ascending(this.parsePositions(rows, symbols) as (Position & { id?: string })[]);
   }
 
   /**

@@ -1,16 +1,21 @@
 import { Precise, type Balances, type CurrencyInterface, type Dict, type Market, type MarketInterface, type OHLCV, type Order, type Position, type Ticker, type Trade } from 'ccxt';
 import { ExchangeBackendBase } from './base';
 
+/**
+ * ccxt's unified order statuses are open, closed and canceled (its validators accept no other): an
+ * order the engine ended (self-trade prevention, a market order's killed rest) or refused after
+ * accepting reads canceled; the service's own status stays in `info`.
+ */
 const SPOT_STATUS: Record<string, string> = {
   open: 'open',
   partiallyFilled: 'open',
   filled: 'closed',
   cancelled: 'canceled',
-  expired: 'expired',
+  expired: 'canceled',
 };
 
 /** Futures order statuses (docs/api-contract.md#resources). InPosition is decided per order: its rest may still rest on the book. */
-const FUTURES_STATUS: Record<string, string> = { '10': 'open', '20': 'closed', '30': 'canceled', '40': 'rejected' };
+const FUTURES_STATUS: Record<string, string> = { '10': 'open', '20': 'closed', '30': 'canceled', '40': 'canceled' };
 
 /** The service's records as ccxt structures. Numbers arrive as JSON numbers; ccxt keeps them exact as strings. */
 export class ExchangeBackendParsers extends ExchangeBackendBase {
@@ -23,7 +28,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     const quote = this.safeCurrencyCode(quoteId);
     return this.marketStructure({
       id, symbol: `${base}/${quote}`, base, quote, baseId, quoteId, settle: undefined, settleId: undefined,
-      type: 'spot', spot: true, margin: false, swap: false, future: false, option: false, contract: false,
+      type: 'spot', subType: undefined, spot: true, margin: false, swap: false, future: false, option: false, contract: false,
       active: true, linear: undefined, inverse: undefined, contractSize: undefined,
       taker: this.safeNumber(p, 'takerFee'), maker: this.safeNumber(p, 'makerFee'),
       precision: {
@@ -37,6 +42,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
         leverage: { min: undefined, max: undefined },
       },
       created: undefined,
+      marginModes: { cross: false, isolated: false },
       info: p,
     });
   }
@@ -51,10 +57,11 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     const quote = this.safeCurrencyCode(quoteId);
     return this.marketStructure({
       id, symbol: `${base}/${quote}:${quote}`, base, quote, settle: quote, baseId, quoteId, settleId: quoteId,
-      type: 'swap', spot: false, margin: false, swap: true, future: false, option: false, contract: true,
+      type: 'swap', subType: 'linear', spot: false, margin: false, swap: true, future: false, option: false, contract: true,
       active: this.safeBool(p, 'isActive'), linear: true, inverse: false,
       contractSize: this.safeNumber(p, 'contractValue'),
-      taker: undefined, maker: undefined,
+      // extensions of `FuturesPairInfo` (docs/futures.md)
+      taker: this.safeNumber(p, 'takerFee'), maker: this.safeNumber(p, 'makerFee'),
       precision: {
         amount: this.parseNumber(this.parsePrecision(this.safeString(p, 'quantityPrecision'))),
         price: this.parseNumber(this.parsePrecision(this.safeString(p, 'basePricePrecision'))),
@@ -63,9 +70,11 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
         amount: { min: this.safeNumber(p, 'lotSize'), max: undefined },
         price: { min: undefined, max: undefined },
         cost: { min: undefined, max: undefined },
-        leverage: { min: undefined, max: undefined },
+        leverage: { min: 1, max: this.safeNumber(p, 'maxLeverage') },
       },
       created: undefined,
+      // every futures order is its own isolated position
+      marginModes: { cross: false, isolated: true },
       info: p,
     });
   }
@@ -75,16 +84,23 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     return this.safeMarketStructure(m) as MarketInterface;
   }
 
-  /** A row of GET /api/currencies. */
+  /** A row of GET /api/currencies. Money arrives by the operators' deposits; there are no withdrawals. */
   parseServiceCurrency(c: Dict): CurrencyInterface {
     const id = this.safeString(c, 'code') as string;
     return this.safeCurrencyStructure({
       id, code: this.safeCurrencyCode(id), name: this.safeString(c, 'name'),
       precision: this.parseNumber(this.parsePrecision(this.safeString(c, 'decimals'))),
-      active: true, deposit: undefined, withdraw: undefined, fee: undefined, networks: {},
+      active: true, deposit: true, withdraw: false, fee: undefined, networks: {},
       limits: { amount: { min: undefined, max: undefined }, withdraw: { min: undefined, max: undefined } },
       type: 'crypto', info: c,
     });
+  }
+
+  /** ccxt's order, its cost left unset while nothing filled (its validators want a cost above zero). */
+  private unifiedOrder(order: Dict, market: Market): Order {
+    const out = this.safeOrder(order, market);
+    if (out.cost === 0) out.cost = undefined;
+    return out;
   }
 
   /** A spot order (docs/spot.md). The fee is in the currency received: base for a buy, quote for a sell. */
@@ -94,13 +110,13 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     const type = this.safeString(o, 'type');
     const postOnly = this.safeBool(o, 'postOnly');
     const timestamp = this.parse8601(this.safeString(o, 'createTimestamp'));
-    return this.safeOrder({
+    return this.unifiedOrder({
       id: this.safeString(o, 'id'), clientOrderId: this.safeString(o, 'clientOrderId'),
       timestamp, datetime: this.iso8601(timestamp),
       lastTradeTimestamp: undefined,
       lastUpdateTimestamp: this.parse8601(this.safeString(o, 'updateTimestamp')),
       symbol: market.symbol, type, side,
-      timeInForce: type === 'market' ? 'IOC' : postOnly ? 'PO' : 'GTC', postOnly,
+      timeInForce: type === 'market' ? 'IOC' : 'GTC', postOnly,
       price: this.safeString(o, 'price'), amount: this.safeString(o, 'amount'),
       filled: this.safeString(o, 'filled'), cost: this.safeString(o, 'filledQuote'),
       remaining: undefined, average: undefined, triggerPrice: undefined, trades: undefined,
@@ -122,7 +138,7 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     const orderStatus = status === '50' ? (filled < amount && !isMarket ? 'open' : 'closed') : FUTURES_STATUS[status];
     const timestamp = this.parse8601(this.safeString(o, 'createTimestamp'));
     const price = this.safeString(o, 'price');
-    return this.safeOrder({
+    return this.unifiedOrder({
       id: this.safeString(o, 'id'), clientOrderId: this.safeString(o, 'clientOrderId'),
       timestamp, datetime: this.iso8601(timestamp), lastTradeTimestamp: undefined,
       lastUpdateTimestamp: this.parse8601(this.safeString(o, 'updateTimestamp')),
@@ -164,18 +180,36 @@ export class ExchangeBackendParsers extends ExchangeBackendBase {
     }, market);
   }
 
-  /** A futures position: an order that filled (one order, one isolated position; docs/futures.md). */
+  /**
+   * A futures position: an order that filled (one order, one isolated position; docs/futures.md).
+   * notional = contracts × contractSize × mark; the initial margin is 1/leverage of it at entry, the
+   * maintenance margin the pair's rate of the notional; marginRatio = maintenance margin / the
+   * position's equity (its margin plus unrealized pnl), as Binance states an isolated position's.
+   */
   override parsePosition(p: Dict, market?: Market): Position {
     market = this.safeMarket(this.safeString(p, 'currencyPairCode'), market, undefined, 'swap');
     const timestamp = this.parse8601(this.safeString(p, 'createTimestamp'));
+    const contracts = this.safeString(p, 'amountInPosition');
+    const mark = this.omitZero(this.safeString(p, 'markPrice'));
+    const size = this.numberToString(market.contractSize ?? 1);
+    const notional = contracts !== undefined && mark !== undefined ? Precise.stringMul(Precise.stringMul(contracts, size), mark) : undefined;
+    const mmr = this.safeString(market.info as Dict, 'maintenanceMarginRate');
+    const maintenance = notional !== undefined && mmr !== undefined ? Precise.stringMul(notional, mmr) : undefined;
+    const leverage = this.safeString(p, 'leverage');
+    const equity = Precise.stringAdd(this.safeString(p, 'currentMargin', '0'), this.safeString(p, 'unRealizedPnl', '0'));
     return this.safePosition({
       id: this.safeString(p, 'id'), symbol: market.symbol, timestamp, datetime: this.iso8601(timestamp),
       lastUpdateTimestamp: this.parse8601(this.safeString(p, 'updateTimestamp')),
       side: this.safeBool(p, 'isLong') ? 'long' : 'short',
-      contracts: this.safeNumber(p, 'amountInPosition'), contractSize: market.contractSize,
-      entryPrice: this.safeNumber(p, 'price'), markPrice: undefined, notional: undefined,
-      leverage: this.safeNumber(p, 'leverage'), collateral: this.safeNumber(p, 'currentMargin'),
-      initialMargin: this.safeNumber(p, 'initialMargin'), maintenanceMargin: undefined,
+      contracts: this.parseNumber(contracts), contractSize: market.contractSize,
+      entryPrice: this.safeNumber(p, 'price'), markPrice: this.parseNumber(mark), notional: this.parseNumber(notional),
+      leverage: this.parseNumber(leverage), collateral: this.safeNumber(p, 'currentMargin'),
+      initialMargin: this.safeNumber(p, 'initialMargin'),
+      initialMarginPercentage: leverage === undefined ? undefined : this.parseNumber(Precise.stringDiv('1', leverage, 8)),
+      maintenanceMargin: this.parseNumber(maintenance),
+      maintenanceMarginPercentage: this.parseNumber(mmr),
+      marginRatio:
+        maintenance !== undefined && Precise.stringGt(equity, '0') ? this.parseNumber(Precise.stringDiv(maintenance, equity, 8)) : undefined,
       unrealizedPnl: this.safeNumber(p, 'unRealizedPnl'), realizedPnl: this.safeNumber(p, 'realizedPnl'),
       liquidationPrice: this.nonZero(p, 'liquidationPrice'),
       percentage: this.safeNumber(p, 'unRealizedPnlPercentage'),

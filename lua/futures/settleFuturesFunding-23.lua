@@ -21,7 +21,8 @@
   Output:
     {'OK', positions settled, collected, paid, rate ppm, samples}   money in minor units of the margin currency
     {'SKIP', last round}                                            this round was settled already
-  Events: one entry on the futures market stream: funding {rate, p, n, collected, paid, residue}.
+  Events: one entry on the futures market stream: funding {rate, p, n, collected, paid, residue},
+    then per position paid or paying fund {pos, u, a (account), amt (signed, minor units)}.
 ]]
 local rcall = redis.call
 --- @include "includes/futures/context"
@@ -101,6 +102,7 @@ if #payers > 0 and #receivers > 0 then
     pos.funding = pos.funding + amt
     addDelta(ctx, fAccountKeys(ctx, pos.acct).hash, 'locked', -amt)
     collected = collected + amt
+    row.amt = -amt
     fDirty(ctx, pos)
   end
   for _, row in ipairs(receivers) do
@@ -110,6 +112,7 @@ if #payers > 0 and #receivers > 0 then
     pos.funding = pos.funding - amt
     addDelta(ctx, fAccountKeys(ctx, pos.acct).hash, 'locked', amt)
     paid = paid + amt
+    row.amt = amt
     fDirty(ctx, pos)
   end
 end
@@ -120,5 +123,16 @@ if collected > 0 then settled = #payers + #receivers end
 rcall('HSET', fundingKey, 'round', fmt(round), 'rate', fmt(rate), 'mark', fmt(mark), 'ts', ts, 'pn', '0', 'pw', '0')
 ctx.events[1] = { e = 'funding', rate = fmt(rate), p = fmt(mark), n = fmt(settled), collected = fmt(collected),
   paid = fmt(paid), residue = fmt(residue) }
+-- each position's own payment, for its owner's private stream (a payer's amt is negative; rows
+-- are paid only when there are both payers and receivers, and a zero payment changed nothing)
+for _, rows in ipairs({ payers, receivers }) do
+  for _, row in ipairs(rows) do
+    if row.amt and row.amt ~= 0 then
+      local pos = row.pos
+      ctx.events[#ctx.events + 1] = { e = 'fund', pos = pos.idText or fmt(pos.id), u = pos.user, a = pos.acct,
+        amt = fmt(row.amt) }
+    end
+  end
+end
 fCommit(ctx)
 return { 'OK', fmt(settled), fmt(collected), fmt(paid), fmt(rate), fmt(n) }

@@ -1,11 +1,14 @@
 // The live market page: picks a market, loads its history over REST, then follows the
-// market-data websocket (orderbook, deals, candles, ticker channels).
+// market-data websocket (orderbook, deals, candles, ticker channels). Given a token (the sign-in
+// field, or `?token=` in the URL), it also follows the user's private stream: open orders and fills.
 import { candles, listMarkets, recentTrades, websocketUrl } from './api.js';
 import { CandleChart } from './candle-chart.js';
 import { FuturesLine } from './futures-line.js';
 import { MarketSocket } from './market-socket.js';
+import { MyOrders } from './my-orders.js';
 import { OrderBook } from './order-book.js';
 import { TradeTape } from './trade-tape.js';
+import { UserSocket } from './user-socket.js';
 
 const $ = (id) => document.getElementById(id);
 const marketKey = (m) => `${m.kind}:${m.code}`;
@@ -23,8 +26,31 @@ const page = {
 let chart;
 let futuresLine;
 let socket;
+let userSocket;
 // the page's state, for the browser console and the browser test
 window.liveMarket = page;
+
+/** The private stream's URL: the market-data socket's, at /ws/user. */
+const userUrl = (marketUrl) => marketUrl.replace(/\/ws\/?$/, '') + '/ws/user';
+
+/** Follows the user `token` names: their open orders and fills, live. The token stays in this tab only. */
+function signIn(marketUrl, token) {
+  userSocket?.close();
+  sessionStorage.setItem('token', token);
+  const mine = new MyOrders($('my-orders'), $('my-fills'));
+  page.mine = mine;
+  $('mine').hidden = false;
+  const status = $('user-status');
+  status.hidden = false;
+  userSocket = new UserSocket(userUrl(marketUrl), token, {
+    onMessage: (msg) => mine.apply(msg),
+    onState: (state, detail) => {
+      status.dataset.state = state;
+      status.textContent = detail ? `${state} · ${detail}` : state;
+    },
+  });
+  userSocket.connect();
+}
 
 function showError(text) {
   const el = $('error');
@@ -132,6 +158,13 @@ async function main() {
   if (markets.length === 0) return showError('No markets are listed yet.');
   socket = new MarketSocket(url, { onMessage, onState, onReconnect });
   socket.connect();
+  $('signin').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const token = $('token').value.trim();
+    if (token) signIn(url, token);
+  });
+  const given = new URLSearchParams(location.search).get('token') ?? sessionStorage.getItem('token');
+  if (given) signIn(url, given);
   select.addEventListener('change', () => selectMarket(markets.find((m) => marketKey(m) === select.value)));
   $('period').addEventListener('change', () => {
     page.period = Number($('period').value);

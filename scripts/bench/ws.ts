@@ -16,19 +16,19 @@
  * processes share the clients, so the load generator is not the bottleneck it measures),
  * BENCH_MAX_SECONDS (300), REDIS_URL (else a private redis-server).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { connect, type Socket } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import uWS from 'uWebSockets.js';
-import { loadConfig, type AppConfig } from '../../src/platform/config/env';
 import { createLogger } from '../../src/platform/config/logger';
 import { createContext } from '../../src/transport/context';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { advanceWhile, startProgress, type Progress } from '../lib/progress';
 import { GATEWAY_DEFAULTS } from '../../src/transport/ws/ws-gateway';
 import { startWsRole } from '../../src/transport/ws/ws-role';
+import { next, reply, runBench, spawnRole, type Msg } from './lib/child-ipc';
+import { gatewayBenchConfig, paced } from './lib/paced';
 import { envInt, exitAfter } from './lib/deadline';
+import { RawWsClient, wallClock } from './lib/raw-ws-client';
 import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
 import { machineInfo, printTable, redisServerVersion, writeResults } from './lib/report';
 import { summarize, type Summary } from './lib/stats';
@@ -45,53 +45,15 @@ const PAIR = 'BTC_USDT';
 const TOPIC = `orderbook/spot/${PAIR}`;
 const SUBSCRIBE = JSON.stringify({ op: 'subscribe', channel: 'orderbook', market: PAIR, kind: 'spot' });
 
-const wallClock = () => performance.timeOrigin + performance.now();
-
-function benchConfig(redisUrl: string, prefix: string): AppConfig {
-  return loadConfig({
-    REDIS_URL: redisUrl,
-    KEY_PREFIX: prefix,
-    JWT_SECRET: 'bench-secret-0123456789',
-    LOG_LEVEL: 'silent',
-    WS_PORT: '0',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RATE_LIMIT_BURST: '1000000',
-  });
-}
+const benchConfig = gatewayBenchConfig;
 
 // ---------------------------------------------------------------- child processes and IPC
-
-type Msg = { cmd: string } & Record<string, unknown>;
 
 function send(child: ChildProcess, m: Msg): void {
   child.send(m);
 }
 
-function next(child: ChildProcess, cmd: string, timeoutMs = 120_000): Promise<Msg> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`no ${cmd} from child within ${timeoutMs} ms`)), timeoutMs);
-    const on = (m: Msg) => {
-      if (m.cmd === 'error') reject(new Error(String(m.message)));
-      if (m.cmd !== cmd) return;
-      clearTimeout(t);
-      child.off('message', on);
-      resolve(m);
-    };
-    child.on('message', on);
-  });
-}
-
-function spawnSelf(role: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = fork(__filename, ['--role', role], {
-    env,
-    execArgv: process.execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  process.once('exit', () => child.kill('SIGKILL'));
-  return child;
-}
-
-const reply = (m: Msg) => process.send?.(m);
+const spawnSelf = (role: string, env: NodeJS.ProcessEnv) => spawnRole(__filename, role, env);
 
 // ---------------------------------------------------------------- gateway child
 
@@ -194,98 +156,16 @@ async function gatewayChild(mode: string): Promise<void> {
 
 // ---------------------------------------------------------------- clients child
 
-/**
- * A minimal websocket client on a raw socket: the handshake, one masked subscribe frame, then it
- * counts the server's frames and answers pings. Only sampled clients look inside a frame (for its
- * `ts`), so 2,000 of them in one process measure the gateway rather than the JSON parser.
- */
-class RawClient {
-  frames = 0;
-  closed = false;
-  private buf = Buffer.alloc(0);
-  private upgraded = false;
-  private readonly socket: Socket;
-
-  constructor(
-    port: number,
-    private readonly latencies: number[] | null,
-    onOpen: () => void,
-  ) {
-    this.socket = connect(port, '127.0.0.1');
-    this.socket.setNoDelay(true);
-    this.socket.on('connect', () => {
-      const key = randomBytes(16).toString('base64');
-      this.socket.write(
-        `GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
-      );
-    });
-    this.socket.on('data', (chunk) => {
-      this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
-      if (!this.upgraded) {
-        const end = this.buf.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        this.upgraded = true;
-        this.buf = this.buf.subarray(end + 4);
-        this.socket.write(frame(0x1, Buffer.from(SUBSCRIBE)));
-        onOpen();
-      }
-      this.parse();
-    });
-    this.socket.on('close', () => (this.closed = true));
-    this.socket.on('error', () => (this.closed = true));
-  }
-
-  private parse(): void {
-    const now = wallClock();
-    let b = this.buf;
-    for (;;) {
-      if (b.length < 2) break;
-      const op = b[0] & 0x0f;
-      let len = b[1] & 0x7f;
-      let off = 2;
-      if (len === 126) {
-        if (b.length < 4) break;
-        len = b.readUInt16BE(2);
-        off = 4;
-      } else if (len === 127) {
-        if (b.length < 10) break;
-        len = Number(b.readBigUInt64BE(2));
-        off = 10;
-      }
-      if (b.length < off + len) break;
-      const payload = b.subarray(off, off + len);
-      if (op === 0x9) this.socket.write(frame(0xa, Buffer.from(payload)));
-      else if (op === 0x1) {
-        this.frames++;
-        if (this.latencies) {
-          const at = payload.indexOf('"ts":');
-          if (at >= 0) this.latencies.push(now - parseInt(payload.toString('latin1', at + 5, at + 25), 10));
-        }
-      }
-      b = b.subarray(off + len);
-    }
-    this.buf = b.length ? Buffer.from(b) : Buffer.alloc(0);
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
-
-/** A masked client frame (RFC 6455 requires masking from client to server). */
-function frame(opcode: number, payload: Buffer): Buffer {
-  const mask = randomBytes(4);
-  const head =
-    payload.length < 126
-      ? Buffer.from([0x80 | opcode, 0x80 | payload.length])
-      : Buffer.from([0x80 | opcode, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
-  const body = Buffer.alloc(payload.length);
-  for (let i = 0; i < payload.length; i++) body[i] = payload[i] ^ mask[i % 4];
-  return Buffer.concat([head, mask, body]);
+/** Latency from an update's `ts` to its receipt; only sampled clients look inside a frame. */
+function tsLatency(latencies: number[]) {
+  return (payload: Buffer, now: number) => {
+    const at = payload.indexOf('"ts":');
+    if (at >= 0) latencies.push(now - parseInt(payload.toString('latin1', at + 5, at + 25), 10));
+  };
 }
 
 async function clientsChild(): Promise<void> {
-  let clients: RawClient[] = [];
+  let clients: RawWsClient[] = [];
   let latencies: number[] = [];
   let t0 = 0;
   let framesAtStart = 0;
@@ -301,7 +181,9 @@ async function clientsChild(): Promise<void> {
             { length: Math.min(100, count - i) },
             (_, j) =>
               new Promise<void>((resolve) =>
-                clients.push(new RawClient(port, (i + j) % SAMPLE_EVERY === 0 ? latencies : null, resolve)),
+                clients.push(
+                  new RawWsClient(port, '/ws', [SUBSCRIBE], (i + j) % SAMPLE_EVERY === 0 ? tsLatency(latencies) : null, resolve),
+                ),
               ),
           ),
         );
@@ -419,24 +301,13 @@ async function main(): Promise<void> {
     const streamKey = ctx.keys.events('spot', PAIR);
     const seqBefore = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
     const open: { user: string; id: string }[] = [];
-    let commands = 0;
-    const start = Date.now();
-    const end = start + SECONDS * 1000;
-    let random = 1;
-    const rand = () => (random = (random * 48271) % 2147483647) / 2147483647;
-    // One command every 1000/RATE ms on a timer, so the load is steady rather than in bursts.
-    while (Date.now() < end) {
-      const due = start + (commands * 1000) / RATE;
-      if (Date.now() < due) {
-        await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
-        continue;
-      }
-      commands++;
+    // one command every 1000/RATE ms on a timer, so the load is steady rather than in bursts
+    const { count: commands, seconds } = await paced(RATE, SECONDS, (_i, rand) => {
       const user = rand() < 0.5 ? 'mm1' : 'mm2';
       if (open.length > 400 || (open.length > 50 && rand() < 0.3)) {
         const [o] = open.splice(Math.floor(rand() * open.length), 1);
         void ctx.spot.orders.cancel(o.user, o.id).catch(() => undefined);
-        continue;
+        return;
       }
       const side = rand() < 0.5 ? 'buy' : 'sell';
       // mostly resting within 2 % of 50,000, a tenth crossing the spread
@@ -449,8 +320,7 @@ async function main(): Promise<void> {
           if (order.status === 'open' || order.status === 'partiallyFilled')
             open.push({ user, id: String(order.id) });
         });
-    }
-    const seconds = (Date.now() - start) / 1000;
+    });
     const seqAfter = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
     await ctx.redis.xlen(streamKey);
     return { commands, bookUpdates: seqAfter - seqBefore, seconds };
@@ -511,17 +381,4 @@ async function main(): Promise<void> {
   process.exit(0);
 }
 
-const roleAt = process.argv.indexOf('--role');
-if (roleAt >= 0) {
-  const role = process.argv[roleAt + 1];
-  const run = role === 'clients' ? clientsChild() : gatewayChild(role);
-  run.catch((err) => {
-    reply({ cmd: 'error', message: String(err) });
-    process.exit(1);
-  });
-} else {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runBench(main, (role) => (role === 'clients' ? clientsChild() : gatewayChild(role)));

@@ -46,6 +46,8 @@ export class CopyEngine {
   constructor(
     private readonly keys: Keys,
     private readonly scripts: Scripts,
+    /** MAXLEN of the user event stream the transitions append to. */
+    private readonly streamMaxLen: number,
   ) {}
 
   private async once(name: string, keys: string[], args: (string | number)[]): Promise<ScriptReply> {
@@ -59,9 +61,9 @@ export class CopyEngine {
       [
         k.copyMaster(masterId), k.copySlave(slaveId), k.copyActiveSubscription(masterId, slaveId), k.futuresAccount(slaveId),
         k.futuresAccount(acct), k.copySubscription(subId), k.copyLedger(subId), k.copyMasterSubscriptions(masterId),
-        k.copySlaveSubscriptions(slaveId), k.copyFollowerUsers(), k.copySubscriptionAccounts(),
+        k.copySlaveSubscriptions(slaveId), k.copyFollowerUsers(), k.copySubscriptionAccounts(), k.userEvents(),
       ],
-      [userId, subId, margin, now, risk.stopLossPercent, risk.takeProfitPercent, risk.maxSlippagePercent],
+      [userId, subId, margin, now, risk.stopLossPercent, risk.takeProfitPercent, risk.maxSlippagePercent, this.streamMaxLen],
     );
     await this.refreshBoard(masterId);
   }
@@ -71,8 +73,11 @@ export class CopyEngine {
     const k = this.keys;
     const r = await this.once(
       'updateCopySettings',
-      [k.copySubscription(sub.id), k.copyLedger(sub.id), k.futuresAccount(sub.slave), k.futuresAccount(sub.acct)],
-      [userId, margin ?? '', now, ppm(master.commissionRate), risk.stopLossPercent, risk.takeProfitPercent, risk.maxSlippagePercent],
+      [k.copySubscription(sub.id), k.copyLedger(sub.id), k.futuresAccount(sub.slave), k.futuresAccount(sub.acct), k.userEvents()],
+      [
+        userId, margin ?? '', now, ppm(master.commissionRate), risk.stopLossPercent, risk.takeProfitPercent, risk.maxSlippagePercent,
+        this.streamMaxLen,
+      ],
     );
     await this.refreshBoard(sub.master);
     return String(r[1]);
@@ -82,8 +87,8 @@ export class CopyEngine {
   async settle(sub: SubscriptionRecord, master: MasterRecord, now: number): Promise<{ fee: string; share: string }> {
     const r = await this.once(
       'settleCopy',
-      this.moneyKeys(sub, master),
-      [now, ppm(master.commissionRate), ppm(master.slaveIncomePercentage)],
+      [...this.moneyKeys(sub, master), this.keys.userEvents()],
+      [now, ppm(master.commissionRate), ppm(master.slaveIncomePercentage), this.streamMaxLen, master.user],
     );
     return { fee: String(r[1]), share: String(r[2]) };
   }
@@ -92,8 +97,14 @@ export class CopyEngine {
   async beginFinish(sub: SubscriptionRecord, master: MasterRecord, userId: string | null, reason: string, closeOrders: boolean, now: number) {
     await this.once(
       'beginCopyFinish',
-      [...this.moneyKeys(sub, master), this.keys.copyActiveSubscription(sub.master, sub.slave), this.keys.copyFinishing()],
-      [now, ppm(master.commissionRate), ppm(master.slaveIncomePercentage), reason, closeOrders ? '1' : '0', userId ?? ''],
+      [
+        ...this.moneyKeys(sub, master), this.keys.copyActiveSubscription(sub.master, sub.slave), this.keys.copyFinishing(),
+        this.keys.userEvents(),
+      ],
+      [
+        now, ppm(master.commissionRate), ppm(master.slaveIncomePercentage), reason, closeOrders ? '1' : '0', userId ?? '',
+        this.streamMaxLen, master.user,
+      ],
     );
     await this.refreshBoard(sub.master);
   }
@@ -102,8 +113,8 @@ export class CopyEngine {
   async completeFinish(sub: SubscriptionRecord, master: MasterRecord): Promise<string> {
     const r = await this.once(
       'completeCopyFinish',
-      [...this.moneyKeys(sub, master), this.keys.futuresAccount(sub.slave), this.keys.copyFinishing()],
-      [ppm(master.slaveIncomePercentage)],
+      [...this.moneyKeys(sub, master), this.keys.futuresAccount(sub.slave), this.keys.copyFinishing(), this.keys.userEvents()],
+      [ppm(master.slaveIncomePercentage), Date.now(), this.streamMaxLen, master.user],
     );
     return String(r[1]);
   }
@@ -127,8 +138,8 @@ export class CopyEngine {
     const k = this.keys;
     await this.once(
       'completeMasterClose',
-      [k.copyMaster(master.id), k.futuresAccount(master.id), k.walletAvailable(master.user), k.copyMastersClosing()],
-      [now],
+      [k.copyMaster(master.id), k.futuresAccount(master.id), k.walletAvailable(master.user), k.copyMastersClosing(), k.userEvents()],
+      [now, this.streamMaxLen],
     );
   }
 

@@ -41,7 +41,7 @@ export function createCopy(
     store: new CopyStore(redis, keys),
     reader: futures.accountReader,
     stats: futures.accountStats,
-    engine: new CopyEngine(keys, scripts),
+    engine: new CopyEngine(keys, scripts, config.streamMaxLen),
   };
   const views = new CopyViews(d);
   const board = new CopyBoard(d);

@@ -232,8 +232,8 @@ export class FuturesEngine {
     unwrap(
       await this.scripts.runOnceFor<ScriptReply>(
         'transferMargin',
-        [wallet, key(from), key(to)],
-        [userId, currency, minor, from === null ? '0' : '1', to === null ? '0' : '1'],
+        [wallet, key(from), key(to), this.keys.userEvents()],
+        [userId, currency, minor, from === null ? '0' : '1', to === null ? '0' : '1', Date.now(), this.streamMaxLen],
         this.keys,
       ),
     );

@@ -21,6 +21,12 @@ export interface FuturesPairInfoDto {
   lotSize: number;
   fundingRateStartTimestamp: string;
   fundingRateFinishTimestamp: string;
+  /** Extensions of `FuturesPairInfo`: the pair's fee rates as fractions (0.001 = 0.1 %), as spot pairs show them. */
+  makerFee: number;
+  takerFee: number;
+  /** Extensions: the highest leverage and the maintenance margin rate (a fraction), so clients can value positions. */
+  maxLeverage: number;
+  maintenanceMarginRate: number;
 }
 
 export interface FuturesBookDto {
@@ -70,7 +76,8 @@ export class FuturesMarketService {
   /**
    * basePricePrecision = digitsPrice, quantityPrecision = digitsAmount, quotePricePrecision = the
    * margin currency's decimals; fundingRate = the rate of the round in progress, which settles at
-   * fundingRateFinishTimestamp.
+   * fundingRateFinishTimestamp; makerFee / takerFee, maxLeverage and
+   * maintenanceMarginRate extend 2.13 so clients can read the fees and value positions.
    */
   async pairs(now = Date.now()): Promise<FuturesPairInfoDto[]> {
     const { start, finish } = this.prices.fundingRound(now);
@@ -88,6 +95,10 @@ export class FuturesMarketService {
         lotSize: p.lotSize ?? 0,
         fundingRateStartTimestamp: new Date(start).toISOString(),
         fundingRateFinishTimestamp: new Date(finish).toISOString(),
+        makerFee: p.makerFee,
+        takerFee: p.takerFee,
+        maxLeverage: p.maxLeverage ?? 1,
+        maintenanceMarginRate: p.maintenanceMarginRate ?? 0,
       })),
     );
   }

@@ -33,6 +33,8 @@ export interface FuturesOrderDto {
   roe: number;
   /** Extension of OpenAPI `FuturesOrder` (docs/futures.md "ADL"): 0-4, the position's fifth of its side's ADL queue, 4 first. */
   adlQuantile: number;
+  /** Extension: the mark price the unrealized pnl is valued at; null before the market has one. */
+  markPrice: number | null;
 }
 
 const iso = (ms: string) => new Date(Number(ms)).toISOString();
@@ -96,5 +98,6 @@ export function futuresOrderDto(
     totalPnlPercentage: pct(total, new BigNumber(h.imargin || 0)),
     roe: pct(upnl, openInitialMargin),
     adlQuantile,
+    markPrice: markTicks === null ? null : fromMinor(markTicks, pair.digitsPrice),
   };
 }

@@ -184,6 +184,11 @@ export class FuturesOrderService {
     return this.dto(await this.engine.updateTrigger(userId, order, which, ticks ?? null, Date.now()));
   }
 
+  /** One of the caller's orders (an opening order: the record of its position), or 404. */
+  async get(userId: string, orderId: number): Promise<FuturesOrderDto> {
+    return this.dto(await this.ownedHash(userId, orderId));
+  }
+
   /** orders-history: every order of the caller, newest first. */
   ordersHistory(userId: string, q: FuturesListQuery): Promise<FuturesOrderDto[]> {
     const statuses = q.Statuses?.length ? new Set(q.Statuses.map(String)) : null;

@@ -8,6 +8,6 @@ export { adminDepositRoutes } from './http/admin-deposit.routes';
 export { balanceDtoSchema } from './http/wallet-dto.schema';
 
 /** Users' wallets: balances, and the operators' deposits. */
-export function createWallet(deps: Pick<PlatformDeps, 'redis' | 'keys' | 'scripts'> & { markets: MarketStore }): WalletService {
-  return new WalletService(deps.redis, deps.keys, deps.scripts, deps.markets);
+export function createWallet(deps: Pick<PlatformDeps, 'config' | 'redis' | 'keys' | 'scripts'> & { markets: MarketStore }): WalletService {
+  return new WalletService(deps.redis, deps.keys, deps.scripts, deps.markets, deps.config.streamMaxLen);
 }

@@ -18,6 +18,8 @@ export class WalletService {
     private readonly keys: Keys,
     private readonly scripts: Scripts,
     private readonly markets: MarketStore,
+    /** MAXLEN of the user event stream a deposit appends to. */
+    private readonly streamMaxLen: number,
   ) {}
 
   async deposit(userId: string, currencyCode: string, amount: number): Promise<BalanceDto> {
@@ -33,8 +35,8 @@ export class WalletService {
     unwrap(
       await this.scripts.runOnceFor<ScriptReply>(
         'deposit',
-        [this.keys.walletAvailable(userId)],
-        [currencyCode, minorString(minor)],
+        [this.keys.walletAvailable(userId), this.keys.userEvents()],
+        [currencyCode, minorString(minor), userId, Date.now(), this.streamMaxLen],
         this.keys,
       ),
     );

@@ -167,7 +167,7 @@ describe('ccxt client, spot', () => {
   it('post-only: one that would take is refused, one that rests is open; cancelAllOrders clears the market', async () => {
     await expect(alice.createOrder(SYMBOL, 'limit', 'buy', 0.01, 106, { postOnly: true })).rejects.toBeInstanceOf(OrderImmediatelyFillable);
     const resting = await alice.createOrder(SYMBOL, 'limit', 'buy', 0.02, 99, { postOnly: true });
-    expect(resting).toMatchObject({ status: 'open', postOnly: true, timeInForce: 'PO' });
+    expect(resting).toMatchObject({ status: 'open', postOnly: true, timeInForce: 'GTC' });
     const open = (await alice.fetchOpenOrders(SYMBOL)).map((o) => o.id).sort();
     expect(open).toContain(resting.id);
     const cancelled = await alice.cancelAllOrders(SYMBOL);

@@ -222,6 +222,37 @@ describe('live market page', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("with a token, it shows the user's open orders and their fills live", async () => {
+    await page.fill('#token', tokenFor('maker'));
+    await page.click('#signin button');
+    await page.waitForSelector('#user-status[data-state="live"]', { timeout: 30_000 });
+    type Order = { id: number; status: string };
+    const open = async () =>
+      (await call<{ items: Order[] }>('GET', '/api/orders?pageSize=500', 'maker')).items
+        .filter((o) => o.status === 'open' || o.status === 'partiallyFilled')
+        .map((o) => String(o.id));
+    const shownOrders = () => page.$$eval('#my-orders tr', (rows) => rows.map((r) => r.getAttribute('data-order-id')));
+    const expectShown = async (ids: string[]) => {
+      await page.waitForFunction(
+        `JSON.stringify([...document.querySelectorAll('#my-orders tr')].map((r) => r.dataset.orderId).sort()) === '${JSON.stringify([...ids].sort())}'`,
+        undefined,
+        { timeout: 30_000 },
+      );
+      expect((await shownOrders()).sort()).toEqual([...ids].sort());
+    };
+    await expectShown(await open());
+    // a new resting order appears, and a taker's fill of the best ask shows as the maker's fill
+    await limit('maker', 'buy', 64_000, 0.01);
+    await expectShown(await open());
+    await call('POST', '/api/orders', 'taker', { currencyPairCode: PAIR, side: 'buy', type: 'market', quoteAmount: 100 });
+    const [fill] = await call<{ id: number }[]>('GET', `/api/trades/${PAIR}/user?limit=1`, 'maker');
+    await page.locator(`#my-fills tr[data-trade-id="${fill.id}"]`).waitFor({ timeout: 30_000 });
+    expect(await page.locator(`#my-fills tr[data-trade-id="${fill.id}"] td`).last().textContent()).toBe('maker');
+    await expectShown(await open());
+    await screenshot('live-page-signed-in.png');
+    expect(pageErrors).toEqual([]);
+  });
+
   it("a fresh market's first candles start at the left of the chart, not squeezed against the right edge", async () => {
     // the worker role has built the candle of this test file's trades; a pair switch reloads the chart
     await page.selectOption('#pair', `futures:${PAIR}`);

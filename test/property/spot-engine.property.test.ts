@@ -180,7 +180,7 @@ async function runSequence(setup: MarketSetup, steps: Step[]): Promise<void> {
     ];
     for (const [cur, amount] of deposits) {
       if (amount === 0n) continue;
-      await ctx.scripts.run('deposit', [ctx.keys.walletAvailable(users[i])], [cur, s(amount)]);
+      await ctx.scripts.run('deposit', [ctx.keys.walletAvailable(users[i]), ctx.keys.userEvents()], [cur, s(amount), users[i], 0, 1000]);
       ref.deposit(users[i], cur, amount);
       total.set(cur, (total.get(cur) as bigint) + amount);
     }

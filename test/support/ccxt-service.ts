@@ -4,6 +4,7 @@ import { ExchangeBackend } from '../../clients/ccxt';
 import { deleteByPrefix } from '../../src/platform/redis/redis-server-process';
 import { startApiRole } from '../../src/transport/http/server';
 import { startRole } from '../../src/transport/roles';
+import { startWsRole } from '../../src/transport/ws/ws-role';
 import { testContext, tokenFor } from './harness';
 
 type Ctx = Awaited<ReturnType<typeof testContext>>;
@@ -24,11 +25,14 @@ export interface RunningService {
 
 export const uniqueUser = (name: string) => `${name}-${randomBytes(3).toString('hex')}`;
 
-export async function startService(opts: { worker?: boolean; env?: Record<string, string> } = {}): Promise<RunningService> {
+/** `ws`: also the websocket role, and the ccxt class pointed at its two sockets. */
+export async function startService(opts: { worker?: boolean; ws?: boolean; env?: Record<string, string> } = {}): Promise<RunningService> {
   const ctx = await testContext(opts.env);
   const api = await startApiRole(ctx, 0);
   const worker = opts.worker ? await startRole('worker', ctx) : undefined;
+  const ws = opts.ws ? await startWsRole(ctx, { port: 0 }) : undefined;
   const base = `http://127.0.0.1:${api.port}`;
+  const sockets = ws ? { ws: { public: `ws://127.0.0.1:${ws.port}/ws`, private: `ws://127.0.0.1:${ws.port}/ws/user` } } : {};
   let redisCut = false;
   const rest = async <T>(method: string, path: string, userId?: string, body?: unknown): Promise<T> => {
     const res = await fetch(base + path, {
@@ -53,7 +57,7 @@ export async function startService(opts: { worker?: boolean; env?: Record<string
     exchange(userId, config = {}) {
       return new ExchangeBackend({
         ...(userId === undefined ? {} : { apiKey: tokenFor(userId) }),
-        urls: { api: { rest: base } },
+        urls: { api: { rest: base, ...sockets } },
         ...config,
       });
     },
@@ -63,6 +67,7 @@ export async function startService(opts: { worker?: boolean; env?: Record<string
     },
     async close() {
       await worker?.close();
+      await ws?.close();
       await api.close();
       if (!redisCut) return ctx.cleanup();
       const redis = new Redis(process.env.REDIS_URL as string);

@@ -8,20 +8,23 @@ export class WsClient {
   readonly messages: Msg[] = [];
   private waiters: (() => void)[] = [];
   closed = false;
+  /** The close code the server sent (4401: unauthorized on the private stream). */
+  closeCode?: number;
 
   private constructor(readonly socket: WebSocket) {
     socket.on('message', (data) => {
       this.messages.push(JSON.parse(data.toString()) as Msg);
       for (const w of this.waiters) w();
     });
-    socket.on('close', () => {
+    socket.on('close', (code) => {
       this.closed = true;
+      this.closeCode = code;
       for (const w of this.waiters) w();
     });
   }
 
-  static async connect(port: number, options?: WebSocket.ClientOptions): Promise<WsClient> {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`, options);
+  static async connect(port: number, options?: WebSocket.ClientOptions, path = '/ws'): Promise<WsClient> {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}${path}`, options);
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);

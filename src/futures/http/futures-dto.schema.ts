@@ -70,6 +70,7 @@ export const futuresOrderDtoSchema = dtoSchema(
     totalPnlPercentage: Joi.number(),
     roe: Joi.number(),
     adlQuantile: integer().min(0).max(4).description('Extension of OpenAPI `FuturesOrder`: 0-4, where the position stands in its side\'s auto-deleveraging queue (4 = the top fifth, deleveraged first); 0 when not in position'),
+    markPrice: Joi.number().allow(null).description('Extension of OpenAPI `FuturesOrder`: the mark price the unrealized pnl is valued at (null before the market has one)'),
   }),
 );
 
@@ -97,6 +98,10 @@ export const futuresPairInfoDtoSchema = dtoSchema(
     lotSize: Joi.number(),
     fundingRateStartTimestamp: isoTimestamp(),
     fundingRateFinishTimestamp: isoTimestamp().description('When the round in progress settles'),
+    makerFee: Joi.number().description('Extension: maker fee rate, a fraction (0.001 = 0.1 %)'),
+    takerFee: Joi.number().description('Extension: taker fee rate, a fraction (0.001 = 0.1 %)'),
+    maxLeverage: Joi.number().description('Extension: the highest leverage of the pair'),
+    maintenanceMarginRate: Joi.number().description('Extension: maintenance margin rate, a fraction of the notional'),
   }),
 );
 

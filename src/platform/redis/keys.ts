@@ -70,6 +70,14 @@ export class Keys {
   events(kind: MarketKind, pair: string): string {
     return `${this.engine}events:${kind}:${pair}`;
   }
+  /**
+   * The shard's user event stream: money that moves outside a market (deposits, transfers, copy
+   * transitions), appended by the script that moves it; the private user stream tails it with the
+   * market streams (docs/market-data.md).
+   */
+  userEvents(): string {
+    return `${this.engine}uevents`;
+  }
   lastPrice(kind: MarketKind, pair: string): string {
     return `${this.engine}last:${kind}:${pair}`;
   }

@@ -41,7 +41,7 @@ export function sharedMasters(placements: ShardPlacement[]): { node: string; sha
 }
 
 /**
- * The start-up check of DESIGN's placement rule: on a cluster, engine shards that share a master
+ * The start-up check of the placement rule (docs/architecture.md "Shard map"): on a cluster, engine shards that share a master
  * add no matching capacity, so each such group is logged at warn level, naming the shards and the
  * master (fixed by moving slots, docs/architecture.md "Shard map"). A slot no master serves is an
  * error line. One Redis has nothing to check. Returns the placements it read.

@@ -3,7 +3,7 @@ import { fromMinor } from '../../domain/decimal';
 import type { Pair } from '../../domain/market';
 import type { BookReader } from '../../market-data/book-reader';
 import type { BookSide, MarketKind } from '../../platform/redis/keys';
-import { parseEntry, type MarketEntry } from '../../platform/market-event';
+import type { MarketEntry } from '../../platform/market-event';
 import { MarketBook } from './market-book';
 import { compareIds } from './stream-ids';
 import { topicOf, type Publisher } from './topics';
@@ -61,8 +61,7 @@ export class MarketFeed {
     return snap.streamId;
   }
 
-  onEntry(id: string, fields: string[]): void {
-    const entry = parseEntry(id, fields);
+  onEntry(entry: MarketEntry): void {
     this.takeMark(entry);
     this.publishDeals(entry);
     if (entry.seq !== undefined) this.takeBook(entry);

@@ -26,17 +26,20 @@ const schema = Joi.object({
   }),
 });
 
-/** Parses one text frame; the error is a sentence for the client. */
-export function parseRequest(text: string): { request: ClientRequest } | { error: string } {
+/** One client text frame checked against `frameSchema`; the error is a sentence for the client. */
+export function parseFrame<T>(text: string, frameSchema: Joi.Schema): { request: T } | { error: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch {
     return { error: 'message is not JSON' };
   }
-  const { value, error } = schema.validate(raw, { abortEarly: true, convert: false });
+  const { value, error } = frameSchema.validate(raw, { abortEarly: true, convert: false });
   if (error) return { error: error.details[0].message };
-  return { request: value as ClientRequest };
+  return { request: value as T };
 }
+
+/** A market-data request (docs/market-data.md#requests). */
+export const parseRequest = (text: string) => parseFrame<ClientRequest>(text, schema);
 
 export const errorMessage = (message: string) => JSON.stringify({ op: 'error', message });

@@ -4,12 +4,16 @@ import { createRedis } from '../../platform/redis/connection';
 import type { MarketKind } from '../../platform/redis/keys';
 import { shardOfPair } from '../../domain/market';
 import { candleDto, type StoredCandle } from '../../market-data/candle-dto';
-import { fieldValue } from '../../platform/market-event';
+import { fieldValue, parseEntry } from '../../platform/market-event';
 import { PairAnnouncements, parseAnnouncement } from '../../markets';
 import { MarketFeed } from './market-feed';
 import { errorMessage, parseRequest, type ClientRequest } from './protocol';
 import { StreamTail } from './stream-tail';
 import { topicOf, type Publisher } from './topics';
+import { tokenVerifier } from './user-auth';
+import { UserFeed } from './user-feed';
+import { registerUserStream } from './user-gateway';
+import { UserStateReader } from './user-state';
 
 export interface GatewayOptions {
   port: number;
@@ -61,6 +65,10 @@ export class WsGateway {
   /** Markets being set up: a refresh, an announcement and a subscribe may ask for one at once. */
   private readonly adding = new Map<string, Promise<MarketFeed | undefined>>();
   private readonly sockets = new Set<Socket>();
+  /** The private user stream (/ws/user): fed from the same tails as the market feeds, plus each shard's user events. */
+  private readonly userFeed: UserFeed;
+  private readonly userStream: ReturnType<typeof registerUserStream>;
+  private readonly userEventsKeys: Set<string>;
   private listenSocket?: uWS.us_listen_socket;
   private refreshTimer?: NodeJS.Timeout;
   private outbox: [string, string][] = [];
@@ -90,13 +98,11 @@ export class WsGateway {
     const conn = (name: string) =>
       createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name, log: ctx.log });
     this.marketsKey = ctx.keys.marketsStream();
+    this.userFeed = new UserFeed(new UserStateReader(ctx), ctx.log);
+    // each shard's user event stream is read by that shard's engine tail (its slot)
+    this.userEventsKeys = new Set(ctx.shards.all().map((k) => k.userEvents()));
     this.tails = ctx.shards.all().map(({ shard }) => ({
-      engine: new StreamTail(
-        conn(`ws-events-${shard}`),
-        (key, id, fields) =>
-          key === this.marketsKey ? this.onAnnounced(fields) : this.byEventStream.get(key)?.onEntry(id, fields),
-        ctx.log,
-      ),
+      engine: new StreamTail(conn(`ws-events-${shard}`), (key, id, fields) => this.onEngineEntry(key, id, fields), ctx.log),
       candles: new StreamTail(conn(`ws-candles-${shard}`), (key, _id, fields) => this.onCandles(key, fields), ctx.log),
     }));
     this.app.ws<Client>('/ws', {
@@ -115,9 +121,21 @@ export class WsGateway {
         this.sockets.delete(ws);
       },
     });
+    this.userStream = registerUserStream(this.app, this.userFeed, tokenVerifier(ctx.config), opts, ctx.log);
     this.app.any('/*', (res) => {
-      res.writeStatus('404 Not Found').end('websocket endpoint is /ws');
+      res.writeStatus('404 Not Found').end('websocket endpoints are /ws (market data) and /ws/user (private)');
     });
+  }
+
+  /** One entry of an engine stream: a pair announcement, a user event, or a market's (both feeds read it). */
+  private onEngineEntry(key: string, id: string, fields: string[]): void | Promise<void> {
+    if (key === this.marketsKey) return this.onAnnounced(fields);
+    if (this.userEventsKeys.has(key)) return this.userFeed.onUserEntry(parseEntry(id, fields));
+    const feed = this.byEventStream.get(key);
+    if (!feed) return;
+    const entry = parseEntry(id, fields);
+    feed.onEntry(entry);
+    this.userFeed.onMarketEntry(feed.kind, feed.pair, entry);
   }
 
   /** Hands the waiting messages to uWS (which sends them at the end of this loop iteration). */
@@ -134,6 +152,10 @@ export class WsGateway {
   async start(): Promise<number> {
     // where the announcements stand before the pairs are listed: a pair created in between is in both
     this.tails[0].engine.follow(this.marketsKey, await PairAnnouncements.position(this.ctx.redis, this.marketsKey));
+    // a private stream client gets a snapshot when it subscribes: user events from before are in it
+    for (const k of this.ctx.shards.all()) {
+      this.tails[k.shard].engine.follow(k.userEvents(), await lastEntryId(this.ctx.redis, k.userEvents()));
+    }
     await this.refreshMarkets();
     for (const t of this.tails) {
       t.engine.start();
@@ -158,11 +180,12 @@ export class WsGateway {
     clearTimeout(this.flushTimer);
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     for (const ws of [...this.sockets]) ws.close();
+    this.userStream.closeAll();
     await Promise.all(this.tails.flatMap((t) => [t.engine.stop(), t.candles.stop()]));
   }
 
   get connections(): number {
-    return this.sockets.size;
+    return this.sockets.size + this.userStream.connections();
   }
 
   private async refreshMarkets(): Promise<void> {
@@ -206,9 +229,8 @@ export class WsGateway {
     tails.engine.follow(eventsKey, await feed.resync());
     feed.seedLastPrice(await this.ctx.redis.get(k.lastPrice(kind, pair.code)));
     const candlesKey = k.candleEvents(kind, pair.code);
-    const [last] = await this.ctx.redis.xrevrange(candlesKey, '+', '-', 'COUNT', 1);
     this.byCandleStream.set(candlesKey, feed);
-    tails.candles.follow(candlesKey, last ? last[0] : '0-0');
+    tails.candles.follow(candlesKey, await lastEntryId(this.ctx.redis, candlesKey));
     this.feeds.set(`${kind}/${pair.code}`, feed);
     return feed;
   }
@@ -309,4 +331,10 @@ export class WsGateway {
       })
       .catch((err) => this.ctx.log.error({ err }, 'ws: reading the current candle failed'));
   }
+}
+
+/** The id of a stream's last entry ('0-0' when it has none): reading after it gets only what comes next. */
+async function lastEntryId(redis: AppContext['redis'], key: string): Promise<string> {
+  const [last] = await redis.xrevrange(key, '+', '-', 'COUNT', 1);
+  return last ? last[0] : '0-0';
 }

@@ -1,8 +1,8 @@
 import { AppError } from '../../../src/domain/errors';
 import type { AppContext } from '../../../src/transport/context';
 import { FaultProxy } from '../../support/fault-proxy';
-import { createApp, testContext } from '../../support/harness';
-import { bedFor } from '../futures/helpers';
+import { testContext } from '../../support/harness';
+import { moneyHeld } from '../../support/money';
 
 /**
  * Issue 24 finding 3 (docs/architecture.md, Clocks): the API process's clock 2 s behind and 2 s
@@ -52,7 +52,7 @@ describe.each([
     account: (await direct.futures.accounts.list(user))[0]?.balance ?? 0,
   });
   const conserved = async () =>
-    expect(await bedFor(direct, createApp(direct)).usdtTotal()).toBe(BigInt(deposited) * 100_000_000n);
+    expect(await moneyHeld(direct.redis, direct.keys, 'USDT')).toBe(BigInt(deposited) * 100_000_000n);
 
   it("reads Redis's clock, not its own: a lone server by TIME, a cluster's shard through readClock", async () => {
     const [seconds] = (await direct.redis.time()).map(Number);

@@ -4,7 +4,7 @@ import type { AppContext } from '../../../src/transport/context';
 import { ageKeys } from '../../support/age-keys';
 import { FaultProxy, type Fault } from '../../support/fault-proxy';
 import { bearer, createApp, testContext } from '../../support/harness';
-import { bedFor } from '../futures/helpers';
+import { moneyHeld } from '../../support/money';
 
 /**
  * Issue 24 finding 2 (docs/architecture.md, Exactly once): a transfer's reply is lost and Redis is
@@ -39,7 +39,8 @@ describe('a keyed request whose first outcome is unknown', () => {
     await proxy.stop();
   });
 
-  const usdtTotal = () => bedFor(direct, createApp(direct)).usdtTotal();
+  /** Every USDT the engine holds: wallets, accounts, fees, insurance, pnl pool (test/support/money.ts). */
+  const usdtTotal = () => moneyHeld(direct.redis, direct.keys, 'USDT');
   const minor = (usdt: number) => BigInt(usdt) * 100_000_000n; // USDT has 8 decimals in config/markets.json
 
   async function fundedUser(name: string) {

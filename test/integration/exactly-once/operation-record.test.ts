@@ -26,7 +26,12 @@ function operation() {
   return {
     /** One attempt's command, its deadline `budgetMs` from now on Redis's clock. */
     send: async (attempt: string, budgetMs = 5000) =>
-      ctx.scripts.run<unknown>('deposit', [wallet, op], ['USDT', '5', TTL, (await redisNow()) + budgetMs, attempt], true),
+      ctx.scripts.run<unknown>(
+        'deposit',
+        [wallet, ctx.keys.userEvents(), op],
+        ['USDT', '5', user, await redisNow(), 1000, TTL, (await redisNow()) + budgetMs, attempt],
+        true,
+      ),
     fence: (attempt: string) => ctx.scripts.run<unknown[]>('fenceOperation', [op], [TTL, attempt]),
     reopen: (attempt: string) => ctx.scripts.run<unknown[]>('reopenOperation', [op], [TTL, attempt]),
     credited: async () => Number((await ctx.redis.hget(wallet, 'USDT')) ?? 0),

@@ -301,17 +301,19 @@ describe('orders-history and positions', () => {
     await b.order('bob', bob, false, null, 2);
     expect((await b.setIndex('BTC_USDT', 110)).status).toBe(200);
     const [rec] = (await b.get('alice', `${TRADE}/positions?IsActive=true`)).body;
-    // OpenAPI `FuturesOrder`'s fields and one extension, adlQuantile (docs/futures.md)
+    // OpenAPI `FuturesOrder`'s fields and two extensions, adlQuantile and markPrice (docs/futures.md)
     expect(Object.keys(rec).sort()).toEqual([
       'adlQuantile', 'amount', 'amountInPosition', 'clientOrderId', 'createTimestamp', 'currencyPairCode', 'currentMargin', 'fee',
       'feeAsset', 'filled', 'fundingFee', 'futuresOrderStatus', 'id', 'initialMargin', 'isLong', 'isMarket', 'leverage',
-      'liquidationPrice', 'price', 'realizedPnl', 'roe', 'stopLoss', 'takeProfit', 'totalPnlPercentage', 'unRealizedPnl',
+      'liquidationPrice', 'markPrice', 'price', 'realizedPnl', 'roe', 'stopLoss', 'takeProfit', 'totalPnlPercentage', 'unRealizedPnl',
       'unRealizedPnlPercentage', 'updateTimestamp',
     ]);
     expect(rec).toMatchObject({
       id: long, price: 100, amount: 2, takeProfit: 150, stopLoss: 80, realizedPnl: 0, leverage: 10, isLong: true,
       isMarket: false, liquidationPrice: 90.5, filled: 2, feeAsset: 'USDT', amountInPosition: 2, futuresOrderStatus: 50,
       fundingFee: 0, initialMargin: 20, currentMargin: 20, unRealizedPnl: 20, unRealizedPnlPercentage: 10, roe: 100,
+      // the mark the index of 110 gives: what the unrealized pnl is valued at
+      markPrice: 110,
     });
     expect(rec.fee).toBeCloseTo(0.04, 10);
     expect(rec.totalPnlPercentage).toBeCloseTo(((20 - 0.04) / 20) * 100, 4);
@@ -329,7 +331,14 @@ describe('futures market data', () => {
     expect(Object.keys(btc)).toEqual([
       'id', '\u0441urrencyPairCode', 'isActive', 'basePricePrecision', 'quantityPrecision', 'quotePricePrecision',
       'contractValue', 'fundingRate', 'lotSize', 'fundingRateStartTimestamp', 'fundingRateFinishTimestamp',
+      'makerFee', 'takerFee', 'maxLeverage', 'maintenanceMarginRate',
     ]);
+    // the fee extensions are the pair's own rates
+    const stored = await b.ctx.markets.store.getPair('futures', 'BTC_USDT');
+    expect([btc.makerFee, btc.takerFee, btc.maxLeverage, btc.maintenanceMarginRate]).toEqual([
+      stored!.makerFee, stored!.takerFee, stored!.maxLeverage, stored!.maintenanceMarginRate,
+    ]);
+    expect(btc.takerFee).toBeGreaterThan(0);
     expect(btc).toMatchObject({ isActive: true, basePricePrecision: 1, quantityPrecision: 4, quotePricePrecision: 8, contractValue: 1, lotSize: 0.0001, fundingRate: 0.0001 });
     expect(Date.parse(btc.fundingRateFinishTimestamp) - Date.parse(btc.fundingRateStartTimestamp)).toBe(28_800_000);
     expect(r.body.map((p: Record<string, unknown>) => p['\u0441urrencyPairCode']).sort()).toEqual(['BTC_USDT', 'ETH_USDT']);

@@ -34,6 +34,24 @@ describe('order rate limit', () => {
       expect(limited[0].body.error.code).toBe('RATE_LIMITED');
       const bob = await request(app).post('/api/orders').set('Authorization', bearer('bob')).send(body);
       expect(bob.status).not.toBe(429);
+      // every answer says where the caller stands (docs/spot.md#rate-limit), a 429 included
+      const remaining = replies.map((r) => Number(r.headers['x-ratelimit-remaining']));
+      for (const r of [...replies, bob]) {
+        expect(r.headers['x-ratelimit-limit']).toBe('5');
+        expect(Number(r.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(1);
+        expect(Number(r.headers['x-ratelimit-reset'])).toBeLessThanOrEqual(10);
+      }
+      // 5 + 3 = 8 at first, one less per request until the buckets are empty
+      expect(remaining[0]).toBe(7);
+      expect(remaining[1]).toBe(6);
+      const firstRefused = replies.findIndex((r) => r.status === 429);
+      expect(remaining[firstRefused]).toBe(0);
+      expect(remaining[firstRefused - 1]).toBe(0);
+      expect(Number(bob.headers['x-ratelimit-remaining'])).toBe(7);
+      // a cancel counts too, and says so
+      const cancel = await request(app).delete('/api/orders/999999').set('Authorization', bearer('bob'));
+      expect(cancel.status).toBe(404);
+      expect([cancel.headers['x-ratelimit-limit'], cancel.headers['x-ratelimit-remaining']]).toEqual(['5', '6']);
       // each user's buckets under a hash tag of their own, off the engine shard's slot
       const aliceKey = `${ctx.keys.rateLimitBucket('orders')}:${ctx.keys.rateLimitSubject('alice')}`;
       const bobKey = `${ctx.keys.rateLimitBucket('orders')}:${ctx.keys.rateLimitSubject('bob')}`;

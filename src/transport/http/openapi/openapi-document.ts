@@ -77,7 +77,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
   },
   429: {
     name: 'TooManyRequests',
-    description: 'Order rate limit reached (with `Retry-After` in seconds)',
+    description: 'Order rate limit reached (with `Retry-After` in seconds, and the X-RateLimit-* headers every order route answers)',
     example: ['RATE_LIMITED', 'Too many order requests; retry in 1 s'],
   },
   503: {
@@ -172,7 +172,9 @@ function describeOperation(
   const notes: string[] = [];
   if (doc.description) notes.push(doc.description);
   if (access.admin) notes.push('Administrators only: the token must carry `role: "admin"`.');
-  if (access.rateLimited) notes.push('Counts against the per-user order rate limit.');
+  if (access.rateLimited) {
+    notes.push('Counts against the per-user order rate limit; every answer carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset.');
+  }
 
   const parameters: JsonSchema[] = [];
   const inPath = [...openApiPath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);

@@ -11,11 +11,15 @@
     KEYS[3] the subscription's account     KEYS[6] finishing subscriptions (set)
     ARGV[1] now, ms   ARGV[2] fee, ppm a year   ARGV[3] share, ppm   ARGV[4] reason
     ARGV[5] closeOrders 0 | 1   ARGV[6] user id ('' any: a master close)
+    KEYS[7] the shard's user event stream   ARGV[7] stream MAXLEN   ARGV[8] the master owner's user id
   Output:
     {'OK'}
     {'ERR', code, detail} nothing changed: SUBSCRIPTION_NOT_FOUND, SUBSCRIPTION_FINISHED
+  Events: when money moved, one entry on the user event stream: the follower's accounts, the master
+    owner's wallet (includes/copy/copyUserEvents, includes/userEvents)
 ]]
 --- @include "includes/copy/settle"
+--- @include "includes/copy/copyUserEvents"
 local subKey, ledgerKey, acctKey, walletKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now, feePpm, sharePpm = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 
@@ -28,4 +32,5 @@ copyPay(acctKey, walletKey, ledgerKey, sub[4])
 redis.call('HSET', subKey, 'state', 'Finishing', 'active', '0', 'closed', ARGV[1], 'reason', ARGV[4], 'closeOrders', ARGV[5])
 redis.call('DEL', KEYS[5])
 redis.call('SADD', KEYS[6], sub[1])
+copyUserEvents(KEYS[7], ARGV[1], ARGV[7], subKey, false, ARGV[8])
 return { 'OK' }

@@ -7,11 +7,15 @@
     KEYS[1] the master record hash   KEYS[3] the owner's wallet (available, by currency)
     KEYS[2] the master's account     KEYS[4] closing masters (set)
     ARGV[1] now, ms
+    KEYS[5] the shard's user event stream   ARGV[2] stream MAXLEN
   Output:
     {'OK', moved (minor units)}
     {'ERR', code, detail} nothing changed: MASTER_NOT_FOUND, MASTER_ACTIVE
+  Events: when money moved, one entry on the user event stream: the follower's accounts, the master
+    owner's wallet (includes/copy/copyUserEvents, includes/userEvents)
 ]]
 --- @include "includes/fmt"
+--- @include "includes/userEvents"
 local m = redis.call('HMGET', KEYS[1], 'id', 'status', 'currency')
 if not m[1] then return { 'ERR', 'MASTER_NOT_FOUND', '' } end
 if m[2] == 'Active' then return { 'ERR', 'MASTER_ACTIVE', '' } end
@@ -22,4 +26,9 @@ if free > 0 then
 end
 if m[2] == 'Closing' then redis.call('HSET', KEYS[1], 'status', 'Closed', 'closedAt', ARGV[1]) end
 redis.call('SREM', KEYS[4], m[1])
+if free > 0 then
+  local user = redis.call('HGET', KEYS[1], 'user')
+  userEvents.append(KEYS[5], ARGV[1], ARGV[2],
+    { userEvents.account(user, m[1], 'copy'), userEvents.wallet(user, m[3], 'copy') })
+end
 return { 'OK', fmt(free) }

@@ -12,12 +12,16 @@
     KEYS[4] slave's futures account  KEYS[8] master's subscriptions (zset)
     ARGV[1] user id   ARGV[2] subscription id   ARGV[3] margin, minor units (> 0)   ARGV[4] now, ms
     ARGV[5] stopLossPercent ('' none)   ARGV[6] takeProfitPercent ('' none)   ARGV[7] maxSlippagePercent
+    KEYS[12] the shard's user event stream   ARGV[8] stream MAXLEN
   Output:
     {'OK', subscription id}
     {'ERR', code, detail} nothing changed: MASTER_NOT_FOUND, MASTER_CLOSED, SELF_COPY, SLAVE_NOT_FOUND,
       CURRENCY_MISMATCH, SUBSCRIPTION_EXISTS, COPY_ACCOUNT, MARGIN_IN_USE, INSUFFICIENT_BALANCE
+  Events: when money moved, one entry on the user event stream: the follower's accounts, the master
+    owner's wallet (includes/copy/copyUserEvents, includes/userEvents)
 ]]
 --- @include "includes/copy/settle"
+--- @include "includes/copy/copyUserEvents"
 local rcall = redis.call
 local masterKey, slaveKey, claimKey, slaveAcct, subAcct = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local subKey, ledgerKey = KEYS[6], KEYS[7]
@@ -53,4 +57,5 @@ rcall('ZADD', KEYS[8], now, subId)
 rcall('ZADD', KEYS[9], now, subId)
 rcall('SADD', KEYS[10], user)
 rcall('HSET', KEYS[11], a[1], subId)
+copyUserEvents(KEYS[12], now, ARGV[8], subKey, true, '')
 return { 'OK', subId }

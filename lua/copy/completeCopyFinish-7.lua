@@ -10,11 +10,16 @@
     KEYS[2] the subscription's ledger hash KEYS[5] the slave's futures account
     KEYS[3] the subscription's account     KEYS[6] finishing subscriptions (set)
     ARGV[1] share, ppm
+    KEYS[7] the shard's user event stream   ARGV[2] timestamp, ms   ARGV[3] stream MAXLEN
+    ARGV[4] the master owner's user id
   Output:
     {'OK', moved back (minor units)}
     {'ERR', code, detail} nothing changed: SUBSCRIPTION_NOT_FOUND, SUBSCRIPTION_ACTIVE
+  Events: when money moved, one entry on the user event stream: the follower's accounts, the master
+    owner's wallet (includes/copy/copyUserEvents, includes/userEvents)
 ]]
 --- @include "includes/copy/settle"
+--- @include "includes/copy/copyUserEvents"
 local subKey, ledgerKey, acctKey, walletKey, slaveAcct = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 
 local sub = redis.call('HMGET', subKey, 'id', 'state', 'currency')
@@ -31,4 +36,5 @@ if sub[2] == 'Finishing' then
 end
 local free = math.max(copyNum(redis.call('HGET', acctKey, 'balance')), 0)
 copyMove(acctKey, slaveAcct, ledgerKey, free, -1)
+copyUserEvents(KEYS[7], ARGV[2], ARGV[3], subKey, true, ARGV[4])
 return { 'OK', fmt(free) }

@@ -11,12 +11,16 @@
     ARGV[1] user id   ARGV[2] new margin, minor units ('' unchanged)   ARGV[3] now, ms
     ARGV[4] management fee, ppm a year   ARGV[5] stopLossPercent   ARGV[6] takeProfitPercent
     ARGV[7] maxSlippagePercent   (ARGV[5..7]: '' unchanged, 'none' cleared)
+    KEYS[5] the shard's user event stream   ARGV[8] stream MAXLEN
   Output:
     {'OK', margin (minor units), moved in (negative: out)}
     {'ERR', code, detail} nothing changed: SUBSCRIPTION_NOT_FOUND, SUBSCRIPTION_FINISHED,
       MARGIN_IN_USE, INSUFFICIENT_BALANCE
+  Events: when money moved, one entry on the user event stream: the follower's accounts, the master
+    owner's wallet (includes/copy/copyUserEvents, includes/userEvents)
 ]]
 --- @include "includes/copy/settle"
+--- @include "includes/copy/copyUserEvents"
 local rcall = redis.call
 local subKey, ledgerKey, slaveAcct, subAcct = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local user, now, feePpm = ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -46,4 +50,5 @@ for i, field in ipairs({ 'stopLossPercent', 'takeProfitPercent', 'maxSlippagePer
   local v = ARGV[4 + i]
   if v == 'none' then rcall('HSET', subKey, field, '') elseif v ~= '' then rcall('HSET', subKey, field, v) end
 end
+if diff ~= 0 then copyUserEvents(KEYS[5], ARGV[3], ARGV[8], subKey, true, '') end
 return { 'OK', fmt(margin), fmt(diff) }

@@ -1,0 +1,183 @@
+import { fromMinor } from '../../domain/decimal';
+import type { MarketKind, Pair } from '../../domain/market';
+import type { MarketEntry, MarketEvent } from '../../platform/market-event';
+
+/** Why a balance changed (docs/market-data.md#private-user-stream-wsuser; a fill's fee moves with its trade, so there is no separate fee). */
+export type BalanceReason = 'order' | 'trade' | 'deposit' | 'transfer' | 'funding' | 'liquidation' | 'copy';
+
+/** A fill as the private stream sends it: everything is in the trade event, nothing is read. */
+export interface FillFrame {
+  tradeId: number;
+  orderId: number;
+  kind: MarketKind;
+  currencyPairCode: string;
+  side: 'buy' | 'sell';
+  price: number;
+  amount: number;
+  fee: number;
+  feeCurrency: string;
+  liquidity: 'maker' | 'taker';
+  timestamp: string;
+}
+
+/** What one engine command changed for one user, in the order it happened; the state is read after. */
+export interface UserChanges {
+  orders: { kind: MarketKind; id: string }[];
+  fills: FillFrame[];
+  /** Wallet currencies whose balance changed, with the reason. */
+  wallet: Map<string, BalanceReason>;
+  /** The user's futures accounts changed (which one the events do not always say). */
+  accounts?: BalanceReason;
+  positions: string[];
+}
+
+/** A reason said first stays; only a plain order reservation gives way to a more telling one. */
+function stronger(had: BalanceReason | undefined, next: BalanceReason): BalanceReason {
+  return had === undefined || had === 'order' ? next : had;
+}
+
+/**
+ * Collects, per user for whom `wanted` holds, what a stream entry changed. The private stream
+ * sends the state behind each change as REST reads it; fills come whole from the trade events.
+ */
+export class UserChangeSet {
+  readonly byUser = new Map<string, UserChanges>();
+
+  constructor(private readonly wanted: (userId: string) => boolean) {}
+
+  private of(u: string | undefined): UserChanges | undefined {
+    if (!u || !this.wanted(u)) return undefined;
+    let c = this.byUser.get(u);
+    if (!c) {
+      c = { orders: [], fills: [], wallet: new Map(), positions: [] };
+      this.byUser.set(u, c);
+    }
+    return c;
+  }
+
+  order(u: string | undefined, kind: MarketKind, id: string | undefined): void {
+    const c = this.of(u);
+    if (c && id && !c.orders.some((o) => o.id === id && o.kind === kind)) c.orders.push({ kind, id });
+  }
+
+  wallet(u: string | undefined, currency: string, reason: BalanceReason): void {
+    const c = this.of(u);
+    if (c) c.wallet.set(currency, stronger(c.wallet.get(currency), reason));
+  }
+
+  accounts(u: string | undefined, reason: BalanceReason): void {
+    const c = this.of(u);
+    if (c) c.accounts = stronger(c.accounts, reason);
+  }
+
+  position(u: string | undefined, id: string | undefined): void {
+    const c = this.of(u);
+    if (c && id && !c.positions.includes(id)) c.positions.push(id);
+    this.order(u, 'futures', id);
+  }
+
+  fill(u: string | undefined, frame: () => FillFrame): void {
+    const c = this.of(u);
+    if (c) c.fills.push(frame());
+  }
+
+  /** One entry of a market stream (docs/events.md, docs/futures.md). */
+  addMarketEntry(kind: MarketKind, pair: Pair, entry: MarketEntry): void {
+    for (const e of entry.events) {
+      if (kind === 'spot') this.spotEvent(pair, e, entry.ts);
+      else this.futuresEvent(pair, e, entry.ts);
+    }
+  }
+
+  /** One entry of a shard's user stream: money that moved outside the markets (docs/market-data.md). */
+  addUserEntry(entry: MarketEntry): void {
+    for (const e of entry.events) {
+      if (e.e === 'wallet') this.wallet(e.u, e.c, e.r as BalanceReason);
+      else if (e.e === 'account') this.accounts(e.u, e.r as BalanceReason);
+    }
+  }
+
+  private spotEvent(pair: Pair, e: MarketEvent, ts: number): void {
+    const both = (u: string | undefined, reason: BalanceReason) => {
+      this.wallet(u, pair.baseCurrencyCode, reason);
+      this.wallet(u, pair.quoteCurrencyCode, reason);
+    };
+    switch (e.e) {
+      case 'accepted':
+        this.order(e.u, 'spot', e.id);
+        this.wallet(e.u, e.side === 'buy' ? pair.quoteCurrencyCode : pair.baseCurrencyCode, 'order');
+        break;
+      case 'trade':
+        for (const role of ['taker', 'maker'] as const) {
+          const u = role === 'taker' ? e.tu : e.mu;
+          this.order(u, 'spot', role === 'taker' ? e.tk : e.mk);
+          this.fill(u, () => fillFrame('spot', pair, e, role, ts));
+          both(u, 'trade');
+        }
+        break;
+      case 'done':
+        this.order(e.u, 'spot', e.id);
+        both(e.u, 'order');
+        break;
+    }
+  }
+
+  private futuresEvent(pair: Pair, e: MarketEvent, ts: number): void {
+    switch (e.e) {
+      case 'accepted':
+        this.order(e.u, 'futures', e.id);
+        this.accounts(e.u, 'order');
+        break;
+      case 'trade':
+        for (const role of ['taker', 'maker'] as const) {
+          const u = role === 'taker' ? e.tu : e.mu;
+          this.position(u, role === 'taker' ? e.tpos : e.mpos);
+          this.fill(u, () => fillFrame('futures', pair, e, role, ts));
+          this.accounts(u, role === 'taker' && e.tt === '3' ? 'liquidation' : 'trade');
+        }
+        break;
+      case 'done':
+        // a close order's own id is no record a user reads: the position it closed comes with its trade
+        this.order(e.u, 'futures', e.id);
+        this.accounts(e.u, 'order');
+        break;
+      case 'trigger':
+        this.position(e.u, e.id);
+        break;
+      case 'takeover':
+        this.position(e.u, e.pos);
+        this.accounts(e.u, 'liquidation');
+        break;
+      case 'adl':
+        this.position(e.u, e.pos);
+        this.accounts(e.u, 'liquidation');
+        this.position(e.au, e.apos);
+        this.accounts(e.au, 'liquidation');
+        break;
+      case 'fund':
+        this.position(e.u, e.pos);
+        this.accounts(e.u, 'funding');
+        break;
+    }
+  }
+}
+
+/** One side of a trade event as a fill: spot fees are in the currency received, futures fees in the quote. */
+function fillFrame(kind: MarketKind, pair: Pair, t: MarketEvent, role: 'taker' | 'maker', ts: number): FillFrame {
+  const taker = role === 'taker';
+  const side = taker ? (t.side as 'buy' | 'sell') : t.side === 'buy' ? 'sell' : 'buy';
+  const feeInBase = kind === 'spot' && side === 'buy';
+  return {
+    tradeId: Number(t.id),
+    orderId: Number(kind === 'spot' ? (taker ? t.tk : t.mk) : taker ? t.tpos : t.mpos),
+    kind,
+    currencyPairCode: pair.code,
+    side,
+    price: fromMinor(t.p, pair.digitsPrice),
+    amount: fromMinor(t.q, pair.digitsAmount),
+    fee: fromMinor(taker ? t.tf : t.mf, feeInBase ? pair.baseDecimals : pair.quoteDecimals),
+    feeCurrency: feeInBase ? pair.baseCurrencyCode : pair.quoteCurrencyCode,
+    liquidity: role,
+    timestamp: new Date(ts).toISOString(),
+  };
+}
