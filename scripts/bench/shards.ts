@@ -120,7 +120,8 @@ async function fundOnShard(ctx: AppContext, shard: number, pair: Pair): Promise<
     const minor = (BigInt(whole) * 10n ** BigInt(currency.decimals)).toString();
     for (let u = 0; u < USERS; u++) {
       for (const who of ['m', 't']) {
-        const reply = await ctx.scripts.run<string[]>('deposit', [keys.walletAvailable(`${who}${u}`), keys.userEvents(), keys.deposits()], [code, minor, `${who}${u}`, Date.now(), 1000]);
+        const user = `${who}${u}`;
+        const reply = await ctx.scripts.run<string[]>('deposit', [keys.walletAvailable(user), keys.userEvents(), keys.deposits()], [code, minor, user, Date.now(), ctx.config.streamMaxLen]);
         if (reply[0] !== 'OK') throw new Error(`funding ${who}${u} ${code} on shard ${shard}: ${reply.join(' ')}`);
       }
     }

@@ -7,6 +7,7 @@ import { createContext, type AppContext } from '../../src/transport/context';
 import { createApp } from '../../src/transport/http/app';
 import { deleteByPrefix } from '../../src/platform/redis/redis-server-process';
 import { seedMarkets } from '../../src/markets/market-seeder';
+import { DepositLedger } from './money';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef';
 
@@ -37,6 +38,8 @@ export async function testContext(
   });
   const ctx = await createContext(config, log);
   await seedMarkets(config.marketsFile, ctx.markets.service, ctx.log);
+  // money conservation counts every deposit of the prefix from the start (test/support/money.ts)
+  DepositLedger.of(ctx);
   return Object.assign(ctx, {
     async cleanup() {
       await deleteByPrefix(ctx.redis, prefix);

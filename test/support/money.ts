@@ -40,25 +40,36 @@ async function shardMoney(redis: RedisClient, keys: Keys, currency: string): Pro
   return total;
 }
 
-/** What came into the engine from outside, per currency, minor units: deposits as the wallet service made them. */
+/**
+ * What came into the engine from outside, per currency, minor units: deposits as the wallet service
+ * made them. One ledger per key prefix (the data one Redis namespace holds), fed by every test
+ * context of that prefix from its creation (test/support/harness.ts), so deposits made through a
+ * second context of the same data (a direct one beside a faulted one) count too.
+ */
 export class DepositLedger {
   private readonly totals = new Map<string, bigint>();
-  private static readonly watched = new WeakMap<object, DepositLedger>();
+  private static readonly byPrefix = new Map<string, DepositLedger>();
+  private static readonly counted = new WeakSet<WalletService>();
 
-  /** The ledger of a context, counting each deposit its wallet service completes (one ledger per context). */
-  static of(ctx: { wallets: WalletService; markets: { store: MarketStore } }): DepositLedger {
-    const known = DepositLedger.watched.get(ctx);
-    if (known) return known;
-    const ledger = new DepositLedger();
+  /** The ledger of a context's key prefix; from now on it counts each deposit this context's wallet service completes. */
+  static of(ctx: { config: { keyPrefix: string }; wallets: WalletService; markets: { store: MarketStore } }): DepositLedger {
+    let ledger = DepositLedger.byPrefix.get(ctx.config.keyPrefix);
+    if (!ledger) {
+      ledger = new DepositLedger();
+      DepositLedger.byPrefix.set(ctx.config.keyPrefix, ledger);
+    }
     const wallets = ctx.wallets;
-    const deposit = wallets.deposit.bind(wallets);
-    wallets.deposit = async (userId, currencyCode, amount) => {
-      const out = await deposit(userId, currencyCode, amount);
-      const currency = await ctx.markets.store.getCurrency(currencyCode);
-      ledger.credit(currencyCode, BigInt(toMinorDown(amount, currency?.decimals ?? 0).toFixed(0)));
-      return out;
-    };
-    DepositLedger.watched.set(ctx, ledger);
+    if (!DepositLedger.counted.has(wallets)) {
+      const into = ledger;
+      const deposit = wallets.deposit.bind(wallets);
+      wallets.deposit = async (userId, currencyCode, amount) => {
+        const out = await deposit(userId, currencyCode, amount);
+        const currency = await ctx.markets.store.getCurrency(currencyCode);
+        into.credit(currencyCode, BigInt(toMinorDown(amount, currency?.decimals ?? 0).toFixed(0)));
+        return out;
+      };
+      DepositLedger.counted.add(wallets);
+    }
     return ledger;
   }
 

@@ -52,7 +52,7 @@ describe.each([
     account: (await direct.futures.accounts.list(user))[0]?.balance ?? 0,
   });
   const conserved = async () =>
-    expect(await moneyHeld(direct.redis, direct.keys, 'USDT')).toBe(BigInt(deposited) * 100_000_000n);
+    expect(await moneyHeld(direct.redis, direct.shards.all(), 'USDT')).toBe(BigInt(deposited) * 100_000_000n);
 
   it("reads Redis's clock, not its own: a lone server by TIME, a cluster's shard through readClock", async () => {
     const [seconds] = (await direct.redis.time()).map(Number);

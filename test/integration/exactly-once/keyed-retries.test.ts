@@ -40,7 +40,7 @@ describe('a keyed request whose first outcome is unknown', () => {
   });
 
   /** Every USDT the engine holds: wallets, accounts, fees, insurance, pnl pool (test/support/money.ts). */
-  const usdtTotal = () => moneyHeld(direct.redis, direct.keys, 'USDT');
+  const usdtTotal = () => moneyHeld(direct.redis, direct.shards.all(), 'USDT');
   const minor = (usdt: number) => BigInt(usdt) * 100_000_000n; // USDT has 8 decimals in config/markets.json
 
   async function fundedUser(name: string) {

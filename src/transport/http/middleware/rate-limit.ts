@@ -3,6 +3,7 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RedisClient } from '../../../platform/redis/connection';
 import type { Keys } from '../../../platform/redis/keys';
 import { notApplied } from '../../../platform/redis/operation';
+import { isRedisUnavailable } from '../../../platform/redis/unavailable';
 import { AppError } from '../../../domain/errors';
 import { principal } from '../../../platform/http/principal';
 import { withAccess } from '../../../platform/http/route-doc';
@@ -99,16 +100,27 @@ export class OrderRateLimiter {
   }
 }
 
-/** One limiter call, sent again after a NOSCRIPT (it did not run); a 503 when the server still lacks the script. */
+/**
+ * One limiter call, sent again after a NOSCRIPT (it did not run); a 503 when the server still lacks
+ * the script. A read of the limiter is a MULTI: a master still loading its AOF refuses its commands
+ * and discards the transaction (EXECABORT), so nothing ran there either: a 503 too.
+ */
 async function retried<T>(call: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await call();
     } catch (err) {
+      if (isDiscardedWhileUnavailable(err)) throw notApplied();
       if (!isNoScript(err)) throw err;
       if (attempt >= NOSCRIPT_RETRIES) throw notApplied();
     }
   }
+}
+
+function isDiscardedWhileUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error) || !/^EXECABORT\b/.test(err.message)) return false;
+  const previous = (err as Error & { previousErrors?: unknown[] }).previousErrors ?? [];
+  return previous.some(isRedisUnavailable);
 }
 
 function isNoScript(err: unknown): boolean {
