@@ -36,7 +36,9 @@ async function restBook(pair: string) {
 
 /** Every trade id in the market's stream, in stream order: what deal subscribers must see. */
 async function streamTradeIds(pair: string): Promise<number[]> {
-  const entries = await ctx.redis.xrange(ctx.keys.events('spot', pair), '-', '+');
+  // the market's own shard: with ENGINE_SHARDS=3 a pair may live on any of them
+  const market = (await ctx.markets.store.getPair('spot', pair))!;
+  const entries = await ctx.redis.xrange(ctx.shards.keysOf(market).events('spot', pair), '-', '+');
   return entries.flatMap(([, f]) => {
     const ev = parseEvents(f[f.indexOf('ev') + 1]);
     return ev.filter((e) => e.e === 'trade').map((e) => Number(e.id));
