@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import jwt from 'jsonwebtoken';
 import { createLogger } from '../../../src/platform/config/logger';
@@ -103,5 +104,6 @@ export async function httpRun(url: string, layout: FundedLayout, markets: BenchM
     for (const c of children) await c.stop();
     for (const node of masters(ctx.redis).values()) await node.flushall();
     await ctx.close();
+    rmSync(env.MARKETS_FILE, { force: true });
   }
 }

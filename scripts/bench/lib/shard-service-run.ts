@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import type { Pair } from '../../../src/domain/market';
 import { shardIdBase } from '../../../src/domain/shard-ids';
 import type { PlaceSpotRequest } from '../../../src/spot/spot-order.service';
@@ -105,12 +106,13 @@ export async function transferCount(ctx: AppContext): Promise<number> {
  * counted in every master's CPU.
  */
 export async function fundedRun(url: string, layout: FundedLayout, markets: BenchMarket[], shape: FundedShape): Promise<FundedRunResult> {
+  const marketsFile = marketsFileWithShards(shardMap(markets, layout));
   const { ctx } = await benchContext(url, {
     REDIS_CLUSTER: '1',
     ENGINE_SHARDS: String(layout.engineShards),
     ESCROW_HEADROOM_PERCENT: String(layout.headroomPercent),
-    MARKETS_FILE: marketsFileWithShards(shardMap(markets, layout)),
-  });
+    MARKETS_FILE: marketsFile,
+  }).finally(() => rmSync(marketsFile, { force: true }));
   try {
     const funded = await fundedUsers(ctx, markets, shape.users);
     const flows = markets.map((m, i) => {
