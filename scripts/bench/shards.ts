@@ -1,29 +1,34 @@
 /**
  * npm run bench:shards — what engine shards buy on a Redis Cluster (docs/architecture.md "Shard map",
  * docs/performance.md). The bench starts its own 3-master cluster (even slot split, so shards 0, 1
- * and 2 sit on three masters) and its own single redis-server, both without AOF like
- * bench:matching's, and runs the same order load in three layouts:
- *   - one Redis, one shard: the embedded default (three markets on shard 0 of one server);
- *   - cluster, one shard: three markets on shard 0, so on one master;
- *   - cluster, three shards: the three markets on shards 0, 1 and 2.
- * The load, per market and at once on all three (BTC_USDT, ETH_USDT, BTC_USDT.TRC20): RESTING
- * non-crossing limit orders, then CROSSING orders that each fill one of them (bench:matching's flow,
- * scripts/bench/lib/spot-flow.ts), GROUP orders per placeSpotOrders call through the Spot engine
- * wrapper (SpotEngine.queuePlace), pipelined per market. Measured per phase: orders/s (wall clock:
- * on a 2-core box the one client process and the masters share the cores, so this measures
- * contention) and Redis CPU µs per order from INFO cpu deltas of every master: on the busiest
- * master and over all masters together. Medians of BENCH_RUNS runs.
+ * and 2 sit on three masters; AOF with appendfsync always, which more than one shard requires) and
+ * its own single redis-server without AOF, and runs the same three markets (BTC_USDT, ETH_USDT,
+ * BTC_USDT.TRC20) at once in three modes (BENCH_MODES, default all):
+ *   - engine: RESTING non-crossing limit orders, then CROSSING orders that each fill one (bench:matching's
+ *     flow, scripts/bench/lib/spot-flow.ts), GROUP per placeSpotOrders call through SpotEngine.queuePlace,
+ *     pipelined per market; users funded on each shard directly (matching only). Layouts: one Redis, one
+ *     shard (the embedded default, against bench:matching); cluster, one shard; cluster, three shards.
+ *   - funded: the same flow through the spot order service (what an api request runs), users homed away
+ *     from the market's shard and funded at home only, so escrow comes by real transfers (debit + outbox
+ *     at home, the relay's durable credit and ack) whose Redis work counts in every master's CPU. Layouts:
+ *     cluster with ENGINE_SHARDS=1 (no transfers), three shards with top-ups of the shortfall plus
+ *     BENCH_HEADROOM_PERCENT, and three shards with no headroom, where every order needs a top-up.
+ *   - http: the funded layouts over HTTP, BENCH_HTTP_PROCESSES api processes (ROLES=api) each loaded by
+ *     its own autocannon; buys and sells within ±10.00 of the mid, so about half cross.
+ * Measured per phase: orders/s (wall clock: on a 2-core box the client, the api processes and the
+ * masters share the cores, so this measures contention) and Redis CPU µs per order from INFO cpu
+ * deltas of every master: on the busiest master and over all masters together. Medians of BENCH_RUNS.
  *
- * Users are funded on each shard directly (the deposit script on that shard's keys): this measures
- * matching, not the transfers that move a user's money from their home shard to a market's.
- *
- * Env: BENCH_RUNS (3), BENCH_RESTING (20000 per market), BENCH_CROSSING (10000 per market),
- * BENCH_BATCH (500), BENCH_GROUP (64), BENCH_IN_FLIGHT (2), BENCH_MAX_SECONDS (1200).
+ * Env: BENCH_MODES (engine,funded,http), BENCH_RUNS (3), BENCH_RESTING (10000 per market),
+ * BENCH_CROSSING (5000 per market), BENCH_BATCH (500), BENCH_GROUP (64), BENCH_IN_FLIGHT (2),
+ * BENCH_FUNDED_RESTING (2000 per market), BENCH_FUNDED_CROSSING (1000), BENCH_FUNDED_USERS (64 makers
+ * and 64 takers per market), BENCH_FUNDED_IN_FLIGHT (32 per market), BENCH_HEADROOM_PERCENT (1000),
+ * BENCH_HTTP_PROCESSES (3), BENCH_HTTP_CONNECTIONS (16 per process), BENCH_HTTP_SECONDS (5),
+ * BENCH_MAX_SECONDS (1200).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ChainableCommander } from 'ioredis';
-import type Redis from 'ioredis';
 import { Cluster } from 'ioredis';
 import type { Pair } from '../../src/domain/market';
 import { createRedis, type RedisClient } from '../../src/platform/redis/connection';
@@ -35,19 +40,37 @@ import { MAX_PLACE_BATCH, SpotEngine, type PlaceSpotInput } from '../../src/spot
 import type { AppContext } from '../../src/transport/context';
 import { envInt, exitAfter, runBench } from './lib/deadline';
 import { runPipelined, type PipelinedRun } from './lib/pipeline';
-import { serverCpuSeconds } from './lib/redis-info';
+import { masters, measureCpu, type PhaseResult } from './lib/master-cpu';
 import { startBenchRedis, type BenchRedis } from './lib/redis-server';
 import { fmtNum, machineInfo, printTable, redisServerVersion, writeResults } from './lib/report';
 import { chunk, orderFlow, toInput } from './lib/spot-flow';
 import { median } from './lib/stats';
+import { reportFailure } from './lib/child-server';
+import { httpRun, serveShardApi, type HttpRunResult, type HttpShape } from './lib/shard-http-run';
+import { fundedRun, tradeCount, type FundedLayout, type FundedRunResult, type FundedShape } from './lib/shard-service-run';
 
 const RUNS = envInt('BENCH_RUNS', 3);
-const RESTING = envInt('BENCH_RESTING', 20_000);
-const CROSSING = envInt('BENCH_CROSSING', 10_000);
+const RESTING = envInt('BENCH_RESTING', 10_000);
+const CROSSING = envInt('BENCH_CROSSING', 5_000);
 const BATCH = envInt('BENCH_BATCH', 500);
 const GROUP = Math.min(envInt('BENCH_GROUP', MAX_PLACE_BATCH), MAX_PLACE_BATCH);
 const IN_FLIGHT = envInt('BENCH_IN_FLIGHT', 2);
 const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 1200);
+const MODES = new Set((process.env.BENCH_MODES ?? 'engine,funded,http').split(','));
+const HEADROOM = envInt('BENCH_HEADROOM_PERCENT', 1000);
+const FUNDED_SHAPE: FundedShape = {
+  resting: envInt('BENCH_FUNDED_RESTING', 2_000),
+  crossing: envInt('BENCH_FUNDED_CROSSING', 1_000),
+  levels: 1_000,
+  users: envInt('BENCH_FUNDED_USERS', 64),
+  concurrency: envInt('BENCH_FUNDED_IN_FLIGHT', 32),
+};
+const HTTP_SHAPE: HttpShape = {
+  processes: envInt('BENCH_HTTP_PROCESSES', 3),
+  connections: envInt('BENCH_HTTP_CONNECTIONS', 16),
+  seconds: envInt('BENCH_HTTP_SECONDS', 5),
+  users: envInt('BENCH_FUNDED_USERS', 64),
+};
 
 const LEVELS = 1_000;
 const USERS = 10;
@@ -65,22 +88,18 @@ interface Layout {
   shardOf(market: number): number;
 }
 
+/** The funded and HTTP modes' layouts, all on the cluster: one shard (no transfers at all), three, three with no headroom. */
+const FUNDED_LAYOUTS: FundedLayout[] = [
+  { name: 'cluster, one shard', engineShards: 1, shardOf: () => 0, headroomPercent: HEADROOM },
+  { name: 'cluster, three shards', engineShards: 3, shardOf: (i) => i, headroomPercent: HEADROOM },
+  { name: 'cluster, three shards, every order a top-up', engineShards: 3, shardOf: (i) => i, headroomPercent: 0 },
+];
+
 const LAYOUTS: Layout[] = [
   { name: 'one Redis, one shard', cluster: false, engineShards: 1, shardOf: () => 0 },
   { name: 'cluster, one shard', cluster: true, engineShards: 3, shardOf: () => 0 },
   { name: 'cluster, three shards', cluster: true, engineShards: 3, shardOf: (i) => i },
 ];
-
-interface PhaseResult {
-  ordersPerSec: number;
-  /** Redis main-thread CPU per order (all markets' orders), µs, on the master that used the most. */
-  busiestCpuUs: number;
-  /** The same summed over every master. */
-  allCpuUs: number;
-  /** Per master, in `host:port` order. */
-  byMaster: Record<string, number>;
-  errors: number;
-}
 
 interface RunResult {
   resting: PhaseResult;
@@ -93,18 +112,6 @@ interface MarketLoad {
   resting: PlaceSpotInput[][];
   crossing: PlaceSpotInput[][];
   bookKeys: string[];
-}
-
-/** Every server that runs scripts: a cluster's masters, keyed `host:port`, or the one server. */
-function masters(client: RedisClient): Map<string, Redis> {
-  if (!(client instanceof Cluster)) return new Map([[`${client.options.host}:${client.options.port}`, client]]);
-  return new Map(client.nodes('master').map((n) => [`${n.options.host}:${n.options.port}`, n]));
-}
-
-async function cpuByMaster(nodes: Map<string, Redis>): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  for (const [name, n] of nodes) out.set(name, await serverCpuSeconds(n));
-  return out;
 }
 
 /** Funds the flow's users on one shard directly (no home ledger, no transfer): the deposit script on its keys. */
@@ -134,35 +141,32 @@ async function measurePhase(
   pick: (l: MarketLoad) => PlaceSpotInput[][],
   isOk: (r: unknown) => boolean,
 ): Promise<PhaseResult> {
-  const nodes = masters(bench);
   const orders = loads.reduce((n, l) => n + pick(l).reduce((m, c) => m + c.length, 0), 0);
-  const before = await cpuByMaster(nodes);
-  const t0 = Date.now();
   const perPipeline = Math.max(1, Math.round(BATCH / GROUP));
-  const runs: PipelinedRun[] = await Promise.all(
-    loads.map((l) =>
-      runPipelined(bench, {
-        items: pick(l),
-        queue: (p: ChainableCommander, call: PlaceSpotInput[]) => l.engine.queuePlace(p, call),
-        batchSize: perPipeline,
-        inFlight: IN_FLIGHT,
-        isOk,
-      }),
-    ),
+  const m = await measureCpu(
+    bench,
+    () =>
+      Promise.all(
+        loads.map((l) =>
+          runPipelined(bench, {
+            items: pick(l),
+            queue: (p: ChainableCommander, call: PlaceSpotInput[]) => l.engine.queuePlace(p, call),
+            batchSize: perPipeline,
+            inFlight: IN_FLIGHT,
+            isOk,
+          }),
+        ),
+      ),
+    () => orders,
   );
-  const elapsedMs = Date.now() - t0;
-  const after = await cpuByMaster(nodes);
-  const byMaster: Record<string, number> = {};
-  for (const [name, cpu] of after) byMaster[name] = ((cpu - (before.get(name) ?? cpu)) * 1e6) / orders;
-  const perMaster = Object.values(byMaster);
-  const bad = runs.find((r) => r.errors > 0);
+  const bad = m.result.find((r: PipelinedRun) => r.errors > 0);
   if (bad) console.error(`  first error: ${bad.firstError}`);
   return {
-    ordersPerSec: (orders / elapsedMs) * 1000,
-    busiestCpuUs: Math.max(...perMaster),
-    allCpuUs: perMaster.reduce((a, b) => a + b, 0),
-    byMaster,
-    errors: runs.reduce((n, r) => n + r.errors, 0),
+    ordersPerSec: (orders / m.elapsedMs) * 1000,
+    busiestCpuUs: m.busiestCpuUs,
+    allCpuUs: m.allCpuUs,
+    byMaster: m.byMaster,
+    errors: m.result.reduce((n, r) => n + r.errors, 0),
   };
 }
 
@@ -173,6 +177,8 @@ async function oneRun(url: string, layout: Layout): Promise<RunResult> {
   try {
     // the exactly-once form's deadline as the context's: pipelines of three markets at once on a busy box run long
     const scripts = new Scripts(bench, undefined, config.redisCommandTimeoutMs);
+    // a cluster client knows its masters and slots only once connected: preload loads and reads the clock of those
+    await bench.ping();
     await scripts.preload();
     const ts = Date.now();
     const loads: MarketLoad[] = [];
@@ -198,10 +204,7 @@ async function oneRun(url: string, layout: Layout): Promise<RunResult> {
     let bookDepthAfterResting = 0;
     for (const l of loads) for (const k of l.bookKeys) bookDepthAfterResting += await ctx.redis.zcard(k);
     const crossing = await measurePhase(bench, loads, (l) => l.crossing, (r) => allOk(r, 'filled'));
-    const shards = [...new Set(MARKETS.map((_, i) => layout.shardOf(i)))];
-    let trades = 0;
-    for (const s of shards) trades += Number((await ctx.redis.get(ctx.shards.keys(s).tradeIds())) ?? 0);
-    return { resting, crossing, check: { trades, bookDepthAfterResting } };
+    return { resting, crossing, check: { trades: await tradeCount(ctx), bookDepthAfterResting } };
   } finally {
     // private servers: flushed whole between runs
     for (const n of masters(ctx.redis).values()) await n.flushall();
@@ -240,19 +243,163 @@ function medianPhase(rs: PhaseResult[]): PhaseResult {
   };
 }
 
+/** The engine-path verdicts, and the same for the funded and HTTP modes: three shards against one on the cluster. */
+function verdict(label: string, one: PhaseResult, three: PhaseResult): Verdict {
+  const busiest = one.busiestCpuUs / three.busiestCpuUs;
+  const all = three.allCpuUs / one.allCpuUs;
+  const v = { label, busiestOneOverThree: busiest, busiestTargetMet: busiest >= 2.5, allThreeOverOne: all, allTargetMet: all <= 1.3 };
+  console.log(
+    `${label}: busiest master ${fmtNum(busiest, 2)}x lower with three shards (target ≥ 2.5: ${v.busiestTargetMet ? 'met' : 'MISSED'}); ` +
+      `all masters ${fmtNum(all, 2)}x one shard's (target ≤ 1.3: ${v.allTargetMet ? 'met' : 'MISSED'})`,
+  );
+  return v;
+}
+
+interface Verdict {
+  label: string;
+  busiestOneOverThree: number;
+  busiestTargetMet: boolean;
+  allThreeOverOne: number;
+  allTargetMet: boolean;
+}
+
+const phaseRow = (layout: string, phase: string, r: PhaseResult, extra: string | number = '') => [
+  layout,
+  phase,
+  r.ordersPerSec,
+  r.busiestCpuUs,
+  r.allCpuUs,
+  Object.values(r.byMaster).map((v) => fmtNum(v, 1)).join(' / '),
+  extra,
+];
+const TABLE_HEADERS = ['layout', 'phase', 'orders/s', 'CPU µs/order, busiest master', 'CPU µs/order, all masters', 'per master', 'transfers'];
+
+/** The engine path: the same pipelined load in the three LAYOUTS; the results and their verdicts. */
+async function engineMode(clusterUrl: string, singleUrl: string) {
+  const results = new Map<string, RunResult[]>(LAYOUTS.map((l) => [l.name, []]));
+  for (let run = 1; run <= RUNS; run++) {
+    for (const layout of LAYOUTS) {
+      const r = await oneRun(layout.cluster ? clusterUrl : singleUrl, layout);
+      results.get(layout.name)!.push(r);
+      console.log(
+        `engine run ${run}/${RUNS}, ${layout.name}: resting ${fmtNum(r.resting.ordersPerSec)}/s, busiest master ` +
+          `${fmtNum(r.resting.busiestCpuUs)} µs/order, all ${fmtNum(r.resting.allCpuUs)}; crossing ${fmtNum(r.crossing.ordersPerSec)}/s, ` +
+          `busiest ${fmtNum(r.crossing.busiestCpuUs)}, all ${fmtNum(r.crossing.allCpuUs)}; trades ${r.check.trades}, book ${r.check.bookDepthAfterResting}`,
+      );
+      const errors = r.resting.errors + r.crossing.errors;
+      if (errors || r.check.trades !== CROSSING * MARKETS.length || r.check.bookDepthAfterResting !== RESTING * MARKETS.length) {
+        throw new Error(`engine run ${run} (${layout.name}) did not do what it should: ${JSON.stringify(r.check)}, ${errors} error replies`);
+      }
+    }
+  }
+  const medians = LAYOUTS.map((l) => {
+    const rs = results.get(l.name)!;
+    return { layout: l.name, resting: medianPhase(rs.map((r) => r.resting)), crossing: medianPhase(rs.map((r) => r.crossing)) };
+  });
+  printTable(
+    `Engine path (users funded on each shard directly, no transfers): medians of ${RUNS} runs, Redis CPU per order of all three markets`,
+    TABLE_HEADERS,
+    medians.flatMap((m) => [phaseRow(m.layout, 'resting', m.resting), phaseRow(m.layout, 'crossing', m.crossing)]),
+  );
+  const of = (name: string) => medians.find((m) => m.layout === name)!;
+  const one = of('cluster, one shard');
+  const three = of('cluster, three shards');
+  const verdicts = (['resting', 'crossing'] as const).map((phase) => verdict(`engine ${phase}`, one[phase], three[phase]));
+  const matching = latestMatching();
+  const embedded = of('one Redis, one shard');
+  console.log(
+    `one Redis, one shard: ${fmtNum(embedded.resting.allCpuUs)} µs/resting order, ${fmtNum(embedded.crossing.allCpuUs)} µs/crossing order` +
+      (matching
+        ? `; bench:matching (${matching.file}, ${GROUP}/call): ${fmtNum(matching.restingCpuUs)} / ${fmtNum(matching.crossingCpuUs)}`
+        : '; no bench:matching result in bench-results/ to compare with (npm run bench:matching)'),
+  );
+  return { medians, verdicts, matching, runs: Object.fromEntries(results) };
+}
+
+/** The service path, users funded at home only: every FUNDED_LAYOUTS layout on the cluster. */
+async function fundedMode(clusterUrl: string) {
+  const results = new Map<string, FundedRunResult[]>(FUNDED_LAYOUTS.map((l) => [l.name, []]));
+  for (let run = 1; run <= RUNS; run++) {
+    for (const layout of FUNDED_LAYOUTS) {
+      const r = await fundedRun(clusterUrl, layout, MARKETS, FUNDED_SHAPE);
+      results.get(layout.name)!.push(r);
+      console.log(
+        `funded run ${run}/${RUNS}, ${layout.name}: resting ${fmtNum(r.resting.ordersPerSec)}/s, busiest ${fmtNum(r.resting.busiestCpuUs)} µs/order, ` +
+          `all ${fmtNum(r.resting.allCpuUs)}; crossing ${fmtNum(r.crossing.ordersPerSec)}/s, busiest ${fmtNum(r.crossing.busiestCpuUs)}, ` +
+          `all ${fmtNum(r.crossing.allCpuUs)}; trades ${r.check.trades}, transfers ${r.check.transfers}`,
+      );
+      const errors = r.resting.errors + r.crossing.errors;
+      if (errors || r.check.trades !== FUNDED_SHAPE.crossing * MARKETS.length) {
+        throw new Error(`funded run ${run} (${layout.name}) did not do what it should: ${JSON.stringify(r.check)}, ${errors} errors`);
+      }
+    }
+  }
+  const medians = FUNDED_LAYOUTS.map((l) => {
+    const rs = results.get(l.name)!;
+    return {
+      layout: l.name,
+      resting: medianPhase(rs.map((r) => r.resting)),
+      crossing: medianPhase(rs.map((r) => r.crossing)),
+      transfers: median(rs.map((r) => r.check.transfers)),
+    };
+  });
+  printTable(
+    `Service path, users funded at home only (escrow by transfers, relay included): medians of ${RUNS} runs`,
+    TABLE_HEADERS,
+    medians.flatMap((m) => [phaseRow(m.layout, 'resting', m.resting, m.transfers), phaseRow(m.layout, 'crossing', m.crossing)]),
+  );
+  const [one, three, every] = medians;
+  const verdicts = (['resting', 'crossing'] as const).flatMap((phase) => [
+    verdict(`funded ${phase}`, one[phase], three[phase]),
+    verdict(`funded ${phase}, every order a top-up`, one[phase], every[phase]),
+  ]);
+  return { medians, verdicts, runs: Object.fromEntries(results) };
+}
+
+/** HTTP with several api processes: every FUNDED_LAYOUTS layout on the cluster. */
+async function httpMode(clusterUrl: string) {
+  const results = new Map<string, HttpRunResult[]>(FUNDED_LAYOUTS.map((l) => [l.name, []]));
+  for (let run = 1; run <= RUNS; run++) {
+    for (const layout of FUNDED_LAYOUTS) {
+      const r = await httpRun(clusterUrl, layout, MARKETS, HTTP_SHAPE, __filename);
+      results.get(layout.name)!.push(r);
+      console.log(
+        `http run ${run}/${RUNS}, ${layout.name}: ${fmtNum(r.ordersPerSec)} orders/s, busiest ${fmtNum(r.busiestCpuUs)} µs/order, ` +
+          `all ${fmtNum(r.allCpuUs)}; ${JSON.stringify(r.statuses)}, transfers ${r.transfers}, ${r.errors} errors`,
+      );
+      if (r.errors) throw new Error(`http run ${run} (${layout.name}): ${r.errors} errors, first ${r.firstFailure}`);
+    }
+  }
+  const medians = FUNDED_LAYOUTS.map((l) => {
+    const rs = results.get(l.name)!;
+    return { layout: l.name, http: medianPhase(rs), transfers: median(rs.map((r) => r.transfers)) };
+  });
+  printTable(
+    `HTTP, ${HTTP_SHAPE.processes} api processes (ROLES=api), users funded at home only: medians of ${RUNS} runs`,
+    TABLE_HEADERS,
+    medians.map((m) => phaseRow(m.layout, 'http', m.http, m.transfers)),
+  );
+  const [one, three, every] = medians;
+  const verdicts = [verdict('http', one.http, three.http), verdict('http, every order a top-up', one.http, every.http)];
+  return { medians, verdicts, runs: Object.fromEntries(results) };
+}
+
 async function main(): Promise<void> {
   exitAfter(MAX_SECONDS, 'bench:shards');
   const started = new Date();
   console.log(
-    `bench:shards — ${RUNS} runs of ${fmtNum(RESTING)} resting + ${fmtNum(CROSSING)} crossing orders on each of ` +
-      `${MARKETS.map((m) => m.code).join(', ')} at once, ${GROUP} per call, pipelines of about ${BATCH} orders, ` +
-      `${IN_FLIGHT} in flight per market; a private 3-master cluster and a private server, no AOF.\n` +
-      'Users are funded on each shard directly (deposit on that shard): the figures are matching only, ' +
-      'without the transfers that bring a user\'s money from their home shard (not measured here).',
+    `bench:shards (${[...MODES].join(', ')}) — ${RUNS} runs, markets ${MARKETS.map((m) => m.code).join(', ')} at once; ` +
+      'a private 3-master cluster (appendfsync always, as several shards need) and a private server without AOF.\n' +
+      `engine: ${fmtNum(RESTING)} resting + ${fmtNum(CROSSING)} crossing orders per market, ${GROUP} per call, pipelines of about ` +
+      `${BATCH} orders, ${IN_FLIGHT} in flight per market; users funded on each shard directly (matching only).\n` +
+      `funded: ${fmtNum(FUNDED_SHAPE.resting)} + ${fmtNum(FUNDED_SHAPE.crossing)} orders per market through the order service, ` +
+      `${FUNDED_SHAPE.concurrency} in flight per market, ${FUNDED_SHAPE.users} makers and takers per market homed away from its shard ` +
+      `and funded at home only; top-ups move the shortfall plus ${HEADROOM}% (and 0%: every order a top-up).\n` +
+      `http: ${HTTP_SHAPE.processes} api processes, ${HTTP_SHAPE.connections} connections each, ${HTTP_SHAPE.seconds} s per layout.`,
   );
   let cluster: RedisClusterProcess | undefined;
   let single: BenchRedis | undefined;
-  const results = new Map<string, RunResult[]>(LAYOUTS.map((l) => [l.name, []]));
+  const out: Record<string, unknown> = {};
   try {
     // more than one engine shard starts only where each master makes a write durable (AOF with
     // appendfsync always, or a replica: src/platform/redis/shard-links.ts)
@@ -262,86 +409,26 @@ async function main(): Promise<void> {
     const placements = await shardPlacements(probe, 3);
     probe.disconnect();
     console.log(`shard placement: ${placements.map((p) => `shard ${p.shard} {${p.tag}} slot ${p.slot} on ${p.node}`).join('; ')}`);
-    for (let run = 1; run <= RUNS; run++) {
-      for (const layout of LAYOUTS) {
-        const r = await oneRun(layout.cluster ? cluster.url : single.url, layout);
-        results.get(layout.name)!.push(r);
-        console.log(
-          `run ${run}/${RUNS}, ${layout.name}: resting ${fmtNum(r.resting.ordersPerSec)}/s, busiest master ` +
-            `${fmtNum(r.resting.busiestCpuUs)} µs/order, all ${fmtNum(r.resting.allCpuUs)}; crossing ${fmtNum(r.crossing.ordersPerSec)}/s, ` +
-            `busiest ${fmtNum(r.crossing.busiestCpuUs)}, all ${fmtNum(r.crossing.allCpuUs)}; trades ${r.check.trades}, book ${r.check.bookDepthAfterResting}`,
-        );
-        const errors = r.resting.errors + r.crossing.errors;
-        if (errors || r.check.trades !== CROSSING * MARKETS.length || r.check.bookDepthAfterResting !== RESTING * MARKETS.length) {
-          throw new Error(`run ${run} (${layout.name}) did not do what it should: ${JSON.stringify(r.check)}, ${errors} error replies`);
-        }
-      }
-    }
+    if (MODES.has('engine')) out.engine = await engineMode(cluster.url, single.url);
+    if (MODES.has('funded')) out.funded = await fundedMode(cluster.url);
+    if (MODES.has('http')) out.http = await httpMode(cluster.url);
   } finally {
     await cluster?.stop();
     await single?.stop();
   }
-
-  const medians = LAYOUTS.map((l) => {
-    const rs = results.get(l.name)!;
-    return { layout: l.name, resting: medianPhase(rs.map((r) => r.resting)), crossing: medianPhase(rs.map((r) => r.crossing)) };
-  });
-  const of = (name: string) => medians.find((m) => m.layout === name)!;
-  const rows = medians.flatMap((m) =>
-    (['resting', 'crossing'] as const).map((phase) => [
-      m.layout,
-      phase,
-      m[phase].ordersPerSec,
-      m[phase].busiestCpuUs,
-      m[phase].allCpuUs,
-      Object.values(m[phase].byMaster).map((v) => fmtNum(v, 1)).join(' / '),
-    ]),
-  );
-  printTable(
-    `Medians of ${RUNS} runs (Redis CPU = main-thread user+sys from INFO cpu, per order of all three markets)`,
-    ['layout', 'phase', 'orders/s', 'CPU µs/order, busiest master', 'CPU µs/order, all masters', 'per master'],
-    rows,
-  );
-  const one = of('cluster, one shard');
-  const three = of('cluster, three shards');
-  const verdicts = (['resting', 'crossing'] as const).map((phase) => {
-    const busiest = one[phase].busiestCpuUs / three[phase].busiestCpuUs;
-    const all = three[phase].allCpuUs / one[phase].allCpuUs;
-    return {
-      phase,
-      busiestOneOverThree: busiest,
-      busiestTargetMet: busiest >= 2.5,
-      allThreeOverOne: all,
-      allTargetMet: all <= 1.3,
-    };
-  });
-  for (const v of verdicts) {
-    console.log(
-      `${v.phase}: busiest master ${fmtNum(v.busiestOneOverThree, 2)}x lower with three shards (target ≥ 2.5: ` +
-        `${v.busiestTargetMet ? 'met' : 'MISSED'}); all masters ${fmtNum(v.allThreeOverOne, 2)}x one shard's (target ≤ 1.3: ` +
-        `${v.allTargetMet ? 'met' : 'MISSED'}; no transfers included)`,
-    );
-  }
-  const matching = latestMatching();
-  const embedded = of('one Redis, one shard');
-  console.log(
-    `one Redis, one shard: ${fmtNum(embedded.resting.allCpuUs)} µs/resting order, ${fmtNum(embedded.crossing.allCpuUs)} µs/crossing order` +
-      (matching
-        ? `; bench:matching (${matching.file}, ${GROUP}/call): ${fmtNum(matching.restingCpuUs)} / ${fmtNum(matching.crossingCpuUs)}`
-        : '; no bench:matching result in bench-results/ to compare with (npm run bench:matching)'),
-  );
   const file = writeResults('shards', {
     bench: 'shards',
     startedAt: started.toISOString(),
     machine: machineInfo(redisServerVersion()),
-    params: { runs: RUNS, resting: RESTING, crossing: CROSSING, batch: BATCH, group: GROUP, inFlight: IN_FLIGHT, markets: MARKETS, levels: LEVELS },
-    fundedOnEachShard: true,
-    medians,
-    verdicts,
-    matching,
-    runs: Object.fromEntries(results),
+    params: {
+      runs: RUNS, modes: [...MODES], resting: RESTING, crossing: CROSSING, batch: BATCH, group: GROUP, inFlight: IN_FLIGHT,
+      markets: MARKETS, levels: LEVELS, funded: FUNDED_SHAPE, headroomPercent: HEADROOM, http: HTTP_SHAPE,
+    },
+    clusterAppendfsync: 'always',
+    ...out,
   });
   console.log(`\nwrote ${file}`);
 }
 
-runBench(main);
+if (process.argv[2] === '--serve') serveShardApi().catch(reportFailure);
+else runBench(main);

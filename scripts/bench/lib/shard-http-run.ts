@@ -1,0 +1,109 @@
+import { rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import jwt from 'jsonwebtoken';
+import { createLogger } from '../../../src/platform/config/logger';
+import { createContext } from '../../../src/transport/context';
+import { createApp } from '../../../src/transport/http/app';
+import { benchConfig, benchContext, BENCH_JWT_SECRET } from './bench-context';
+import { reportPort, startChildServer, type ChildServer } from './child-server';
+import { masters, measureCpu, type PhaseResult } from './master-cpu';
+import { postLoad } from './post-load';
+import { fundedUsers, shardMap, transferCount, type BenchMarket, type FundedLayout } from './shard-service-run';
+import { marketsFileWithShards } from './shard-markets-file';
+
+export interface HttpShape {
+  /** api processes (ROLES=api), each loaded by its own autocannon. */
+  processes: number;
+  /** Connections per process. */
+  connections: number;
+  seconds: number;
+  /** Users per market (half makers' names, half takers'; all post both sides). */
+  users: number;
+}
+
+export interface HttpRunResult extends PhaseResult {
+  statuses: Record<string, number>;
+  transfers: number;
+  firstFailure?: string;
+}
+
+/** In the child: an api on the parent's cluster and key prefix (configuration as JSON in BENCH_SHARD_API). */
+export async function serveShardApi(): Promise<void> {
+  const { url, prefix, env } = JSON.parse(process.env.BENCH_SHARD_API as string) as { url: string; prefix: string; env: Record<string, string> };
+  const ctx = await createContext(benchConfig(url, prefix, env), createLogger('silent'));
+  const server = createApp(ctx).listen(0, '127.0.0.1', () => reportPort((server.address() as AddressInfo).port));
+}
+
+/**
+ * POST /api/orders on `shape.processes` api processes at once for `shape.seconds`: each request a
+ * limit order on one of the markets (round robin) by one of its users (funded at home only), buys
+ * and sells within ±10.00 of the mid so about half cross. Redis CPU per 2xx order, every master.
+ */
+export async function httpRun(url: string, layout: FundedLayout, markets: BenchMarket[], shape: HttpShape, childFile: string): Promise<HttpRunResult> {
+  const env = {
+    REDIS_CLUSTER: '1',
+    ENGINE_SHARDS: String(layout.engineShards),
+    ESCROW_HEADROOM_PERCENT: String(layout.headroomPercent),
+    MARKETS_FILE: marketsFileWithShards(shardMap(markets, layout)),
+    ROLES: 'api',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '2000000',
+  };
+  const { ctx, prefix } = await benchContext(url, env);
+  const children: ChildServer[] = [];
+  try {
+    const funded = await fundedUsers(ctx, markets, Math.ceil(shape.users / 2));
+    const perMarket = funded.map(({ pair, makers, takers }, i) => ({
+      pair,
+      mid: markets[i].mid,
+      lots: markets[i].lots,
+      tokens: [...makers, ...takers].map((u) => jwt.sign({ sub: u }, BENCH_JWT_SECRET, { algorithm: 'HS256', expiresIn: '1h' })),
+    }));
+    const childEnv = { ...process.env, BENCH_SHARD_API: JSON.stringify({ url, prefix, env }) };
+    for (let i = 0; i < shape.processes; i++) children.push(await startChildServer(childFile, ['--serve', 'api'], childEnv));
+    let n = 0;
+    const next = () => {
+      const m = perMarket[n % perMarket.length];
+      const k = Math.floor(n++ / perMarket.length);
+      const side = k % 2 === 0 ? 'buy' : 'sell';
+      const ticks = m.mid + Math.floor(Math.random() * 2001) - 1000;
+      const body = { currencyPairCode: m.pair.code, side, type: 'limit', price: ticks / 10 ** m.pair.digitsPrice, amount: m.lots / 10 ** m.pair.digitsAmount };
+      return { token: m.tokens[k % m.tokens.length], body: JSON.stringify(body) };
+    };
+    const statuses: Record<string, number> = {};
+    let ok = 0;
+    let failed = 0;
+    let firstFailure: string | undefined;
+    const onResponse = (status: number, body: string) => {
+      if (status < 200 || status >= 300) {
+        failed++;
+        firstFailure ??= `${status} ${body.slice(0, 200)}`;
+        return;
+      }
+      ok++;
+      const s = /"status":"([A-Za-z]+)"/.exec(body)?.[1] ?? 'unknown';
+      statuses[s] = (statuses[s] ?? 0) + 1;
+    };
+    const m = await measureCpu(
+      ctx.redis,
+      () => Promise.all(children.map((c) => postLoad({ port: c.port, path: '/api/orders', connections: shape.connections, durationSeconds: shape.seconds, next, onResponse }))),
+      () => ok,
+    );
+    const errors = failed + m.result.reduce((e, r) => e + r.errors + r.timeouts, 0);
+    return {
+      ordersPerSec: (ok / m.elapsedMs) * 1000,
+      busiestCpuUs: m.busiestCpuUs,
+      allCpuUs: m.allCpuUs,
+      byMaster: m.byMaster,
+      errors,
+      statuses,
+      transfers: await transferCount(ctx),
+      firstFailure,
+    };
+  } finally {
+    for (const c of children) await c.stop();
+    for (const node of masters(ctx.redis).values()) await node.flushall();
+    await ctx.close();
+    rmSync(env.MARKETS_FILE, { force: true });
+  }
+}
