@@ -193,7 +193,9 @@ async function oneRun(
     // The timed phases get a connection of their own (no auto-pipelining, nothing else on it) and,
     // with BENCH_LUA_DIR, the scripts of another tree under the same command names.
     const bench = createRedis({ url: server.url, name: 'bench' }) as Redis;
-    const scripts = new Scripts(bench, LUA_DIR ? buildLuaLibrary(LUA_DIR) : undefined);
+    // the context's command timeout (long in benches) as the exactly-once deadline: with the
+    // default 1 s a pipeline on a busy box came back OPERATION_ABORTED
+    const scripts = new Scripts(bench, LUA_DIR ? buildLuaLibrary(LUA_DIR) : undefined, config.redisCommandTimeoutMs);
     await scripts.preload();
     const engine = new SpotEngine(ctx.shards, scripts, config.streamMaxLen);
     const noopFn = await loadNoopFunction(redis);
