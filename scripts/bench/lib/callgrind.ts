@@ -65,18 +65,19 @@ export async function startCallgrindRedis(tag: string): Promise<CallgrindRedis> 
 }
 
 /**
- * Places `items`, `group` per call, through `queue` in pipelines of 50 calls; throws on an error
- * reply or an order not answered OK (a floor script answers a number).
+ * Places `items`, `group` per call, through `queue` in pipelines of `calls` calls, one pipeline at a
+ * time; throws on an error reply or an order not answered OK (a floor script answers a number).
  */
 export async function placeAll<T>(
   redis: Redis,
   items: T[],
   group: number,
   queue: (p: ChainableCommander, orders: T[]) => void,
+  calls = 50,
 ): Promise<void> {
-  for (let i = 0; i < items.length; i += group * 50) {
+  for (let i = 0; i < items.length; i += group * calls) {
     const p = redis.pipeline();
-    for (let j = i; j < Math.min(items.length, i + group * 50); j += group) queue(p, items.slice(j, j + group));
+    for (let j = i; j < Math.min(items.length, i + group * calls); j += group) queue(p, items.slice(j, j + group));
     for (const [err, r] of (await p.exec()) ?? []) {
       const ok = typeof r === 'number' || (Array.isArray(r) && r.every((x) => Array.isArray(x) && x[0] === 'OK'));
       if (err || !ok) throw new Error(`order failed: ${String(err ?? JSON.stringify(r))}`);
