@@ -175,7 +175,9 @@ local function placeOne(k, a)
   end
 
   if taker then
-    filled, filledQuote, fee = fmt(taker.filled), fmt(taker.filledQuote), fmt(taker.fee)
+    -- filled whole: its amount as sent is the filled text (no printing)
+    if taker.filled == amount then filled = amountText else filled = fmt(taker.filled) end
+    filledQuote, fee = fmt(taker.filledQuote), fmt(taker.fee)
     rsv = rsv or fmt(taker.rsv)
   else
     rsv = rsv or fmt(reserve)

@@ -35,12 +35,26 @@ end
 -- A spot order as a table with numbers where the engine computes; nil when `id` (a number or its
 -- decimal string) is no spot order. `key`: the order's hash when the caller passed it in KEYS.
 -- `stateText`: the state field as read (what an undone write puts back, includes/undoLog).
-local function loadSpotOrder(P, id, key)
+-- `maker`: only what matching reads of a resting order (user, side, price, amount, stp and the fill
+-- state; includes/spot/spotSettlement), captured alone: the other fields' strings cost a fill more
+-- than their reading saves.
+local function loadSpotOrder(P, id, key, maker)
   local idText = id
   if type(id) ~= 'string' then idText = fmt(id) end
   local f = (RCALL or rcallOf())('HMGET', key or orderKey(P, idText), 'spot', 'state')
   if not f[1] then return nil end
   local match = TMATCH or matchOf()
+  if maker then
+    local user, side, price, amount, stp = match(f[1], '^([^|]*)|[^|]*|([^|]*)|[^|]*|([^|]*)|([^|]*)|[^|]*|[^|]*|([^|]*)|')
+    local filled, filledQuote, fee, rsv = match(f[2], '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|')
+    return {
+      id = idText + 0, idText = idText, user = user, side = side, price = price + 0, amount = amount + 0,
+      amountText = amount, stp = stp + 0, filled = filled + 0, filledQuote = filledQuote + 0, fee = fee + 0,
+      rsv = rsv + 0, stateText = f[2],
+      -- set by includes/spot/spotSettlement spotAsMaker: sized here
+      remaining = nil, isMaker = nil,
+    }
+  end
   local user, pair, side, otype, price, amount, quoteAmount, postOnly, stp, cts, clid = match(f[1], SPOT_RECORD)
   local filled, filledQuote, fee, rsv, status, uts = match(f[2], SPOT_STATE)
   return {

@@ -26,7 +26,7 @@ local function spotAsMaker(order)
 end
 
 local function spotLoadMaker(ctx, id)
-  return spotAsMaker(loadSpotOrder(ctx.P, id))
+  return spotAsMaker(loadSpotOrder(ctx.P, id, nil, true))
 end
 
 -- Lots a taker can still pay for: a market buy is bounded by its quote budget.
@@ -101,7 +101,10 @@ local function spotFinishMaker(ctx, maker, status)
   end
   local call, key, openKey = RCALL or rcallOf(), orderKey(ctx.P, maker.idText), userOpenKey(ctx.P, 'spot', ctx.pair, maker.user)
   undoRemember(ctx, 'h', key, 'state', maker.stateText)
-  call('HSET', key, 'state', spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), '0', status, ctx.ts))
+  -- filled whole: its amount as read is the filled text (no printing)
+  local filledText = maker.amountText
+  if not filledText or maker.filled ~= maker.amount then filledText = fmt(maker.filled) end
+  call('HSET', key, 'state', spotStateText(filledText, fmt(maker.filledQuote), fmt(maker.fee), '0', status, ctx.ts))
   -- the reply says whether it was there
   if call('SREM', openKey, maker.idText) == 1 then undoRemember(ctx, 's', openKey, maker.idText, true) end
   ctx.events[#ctx.events + 1] = doneEvent(maker.idText, maker.user, status)
