@@ -57,7 +57,7 @@
 --- @include "includes/publishEvents"
 --- @include "includes/spot/spotSettlement"
 --- @include "includes/spot/spotOrder"
---- @include "includes/spot/spotMarketKeys"
+--- @include "includes/spot/spotBatch"
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
 --- @include "includes/undoLog"
@@ -69,17 +69,9 @@
 local rcall, tonumber, pcall, tostring = redis.call, tonumber, pcall, tostring
 local n = (#KEYS - 15) / 5
 local P, pair = ARGV[1], ARGV[2]
-local ctx = newContext(P, spotMarketKeys(KEYS), '', ARGV[9])
-ctx.keys.history = { records = KEYS[13], times = KEYS[14], retention = KEYS[15] }
-ctx.pair = pair
-ctx.spot = {
-  base = ARGV[3], quote = ARGV[4], quoteScale = tonumber(ARGV[5]), baseScale = tonumber(ARGV[6]),
-  makerFee = tonumber(ARGV[7]), takerFee = tonumber(ARGV[8]),
-}
--- the call's order and trade ids, reserved a batch at a time (includes/idCounter)
-local ids = { n = n, oidNext = nil, oidTop = nil, tidNext = nil, tidTop = nil, tidFirst = nil }
-ctx.ids = ids
-local spot = ctx.spot
+-- the call's context, kept across calls (includes/spot/spotBatch), with the call's ids (ctx.ids)
+local ctx = spotBatch(KEYS, ARGV, n)
+local spot, ids = ctx.spot, ctx.ids
 
 -- One order, its keys from KEYS[k+1] and its arguments from ARGV[a+1]; returns its reply.
 local function placeOne(k, a)
@@ -219,6 +211,8 @@ if #ctx.events > 0 then
   flushDeltas(ctx)
   publishEvents(ctx)
 end
+-- the call went through: its tables serve the next one (includes/spot/spotBatch)
+ctx.inUse = false
 -- every reply is a list of strings, a DUP's third a list of strings (includes/operationRecord)
 if n > 0 then answerAsRecord(replies) end
 return replies
