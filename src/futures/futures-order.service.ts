@@ -235,15 +235,21 @@ export class FuturesOrderService {
     return (await this.orderIndex.userOrders(userId)).reverse();
   }
 
+  /** An order's record, {} when there is none (the private stream builds its frames from it and the engine's `st` events). */
+  async record(orderId: number): Promise<Record<string, string>> {
+    return futuresOrderOf(await this.redis.hgetall(this.keys.order(orderId)));
+  }
+
   private async ownedHash(userId: string, orderId: number): Promise<Record<string, string>> {
-    const h = futuresOrderOf(await this.redis.hgetall(this.keys.order(orderId)));
+    const h = await this.record(orderId);
     if (h.user !== userId || h.kind !== 'futures' || h.role !== 'open') {
       throw notFound('ORDER_NOT_FOUND', 'Order not found');
     }
     return h;
   }
 
-  private async dto(h: Record<string, string>): Promise<FuturesOrderDto> {
+  /** A record as REST answers it: valued at the market's mark now, with its ADL quantile. */
+  async dto(h: Record<string, string>): Promise<FuturesOrderDto> {
     const pair = await this.futuresPair(h.pair);
     const params = futuresParams(pair);
     const mark = await this.prices.markTicks(pair);
