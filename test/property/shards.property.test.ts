@@ -2,9 +2,8 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { bearer } from '../support/harness';
 import { AppError } from '../../src/domain/errors';
-import type { RedisServerProcess } from '../../src/platform/redis/redis-server-process';
 import { newTransfer } from '../../src/wallet/transfer-ledger';
-import { durableRedis, shardWorld, userWithHome } from '../integration/shards/shard-fixture';
+import { durableRedis, type ShardRedis, shardWorld, userWithHome } from '../integration/shards/shard-fixture';
 
 /**
  * Random deposits, orders on markets of all three shards (a sale on one shard pays for a buy on
@@ -57,7 +56,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('closeMaster' as const), pick: fc.nat() }) },
 );
 
-let server: RedisServerProcess;
+let server: ShardRedis;
 beforeAll(async () => {
   server = await durableRedis();
 });
@@ -75,7 +74,7 @@ it('keeps every currency reconciled through random trading, copy trading, transf
   await fc.assert(
     fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 25 }), async (steps) => {
       // headroom makes top-ups leave escrow behind; the sweep steps take any escrow with nothing reserved
-      const w = await shardWorld(server.url, 3, { ESCROW_HEADROOM_PERCENT: '25' });
+      const w = await shardWorld(server, 3, { ESCROW_HEADROOM_PERCENT: '25' });
       try {
         const { ctx } = w;
         await ctx.markets.service.createCurrency({ code: 'SOL', name: 'Solana', decimals: 8 });
