@@ -148,8 +148,15 @@ export class FuturesOrderService {
         if (attempt >= FUNDED_ATTEMPTS) throw new AppError(503, 'ESCROW_BUSY', 'Orders of this account kept taking each other\'s margin top-ups; retry');
         // the account's hash on this shard is made by the first top-up (an unknown account: 404 there)
         const need = err.engineDetail && /^\d+$/.test(err.engineDetail) ? err.engineDetail : '1';
-        // each retry asks for up to twice as much again, so orders racing for one account all end up covered
-        await escrow.cover(input.userId, shardOfPair(pair), pair.quoteCurrencyCode, need, 2 ** (attempt - 1), input.accountId);
+        try {
+          // each retry asks for up to twice as much again, so orders racing for one account all end up covered
+          await escrow.cover(input.userId, shardOfPair(pair), pair.quoteCurrencyCode, need, 2 ** (attempt - 1), input.accountId);
+        } catch (short) {
+          // the margin is nowhere else: the engine answers (its own 422, or the order a concurrent
+          // twin with this clientOrderId placed meanwhile)
+          if (short instanceof AppError && short.status === 422) return this.engine.create(input);
+          throw short;
+        }
       }
     }
   }

@@ -58,7 +58,9 @@ export class Escrow {
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'INSUFFICIENT_BALANCE')) throw err;
       if (!(await this.sweepHome(userId, cur, [home, shard], acct))) throw insufficient(cur, acct);
-      await this.ledger.send(t, 'exact', want.toFixed(0), shortfall.toFixed(0));
+      await this.ledger.send(t, 'exact', want.toFixed(0), shortfall.toFixed(0)).catch((again: unknown) => {
+        throw again instanceof AppError && again.code === 'INSUFFICIENT_BALANCE' ? insufficient(cur, acct) : again;
+      });
     }
     await this.relay.deliver(t);
   }
