@@ -3,6 +3,7 @@ import { shardOfId } from '../../../src/domain/shard-ids';
 import { bearer } from '../../support/harness';
 import { expectReconciled, httpHelpers, userWithHome } from '../shards/shard-fixture';
 import { admin, futuresBed } from './helpers';
+import { startFuturesWorkers } from '../../../src/futures/workers/futures-workers';
 
 /**
  * Futures markets on engine shards 1 and 2 (ENGINE_SHARDS=3; on one Redis, and on the 3-master cluster
@@ -176,6 +177,49 @@ describe('futures markets on engine shards 1 and 2', () => {
     const m = await marginEverywhere(acct);
     expect(m.balance + m.locked).toBe(minor(50));
     await expectAtRest();
+  });
+});
+
+describe('futures workers per engine shard', () => {
+  it("each shard's mark tick and funding schedule run its own markets", async () => {
+    await b.ctx.cleanup();
+    b = await futuresBed({ ENGINE_SHARDS: '3', FUNDING_INTERVAL_SECONDS: '1', ESCROW_IDLE_SECONDS: '3600' });
+    h = httpHelpers(b.app);
+    for (const [base, shard] of [['SOL', 1], ['XRP', 2]] as const) {
+      await request(b.app).post('/api/admin/currencies').set('Authorization', admin).send({ code: base, name: base, decimals: 8 });
+      const pair = await request(b.app).post('/api/admin/pairs').set('Authorization', admin).send({
+        kind: 'futures', baseCurrencyCode: base, quoteCurrencyCode: 'USDT', digitsPrice: 2, digitsAmount: 3, minBaseAmount: 0.001,
+        minQuoteAmount: 5, makerFee: 0.0002, takerFee: 0.0005, contractValue: 1, lotSize: 0.001, maxLeverage: 50,
+        maintenanceMarginRate: 0.01, engineShard: shard,
+      });
+      expect(pair.status).toBe(200);
+    }
+    const a = await b.fundedAccount('walt', 1000, 10);
+    const c = await b.fundedAccount('wendy', 1000, 10);
+    const total = await b.usdtTotal();
+    for (const pair of [SOL, XRP]) {
+      expect((await b.setIndex(pair, 100)).status).toBe(200);
+      expect((await order('walt', a, pair, true, 100, 1)).status).toBe(200);
+      expect((await order('wendy', c, pair, false, null, 1)).status).toBe(200);
+    }
+    const workers = await startFuturesWorkers(b.ctx);
+    try {
+      const settled = async (shard: number, pair: string) =>
+        Boolean(await b.ctx.redis.hget(b.ctx.shards.keys(shard).fundingState(pair), 'round')) &&
+        Boolean(await b.ctx.redis.hget(b.ctx.shards.keys(shard).markPrice(pair), 'p'));
+      const deadline = Date.now() + 20_000;
+      while (!((await settled(1, SOL)) && (await settled(2, XRP))) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect([await settled(1, SOL), await settled(2, XRP)]).toEqual([true, true]);
+      // nothing of a market is written under another shard's tag
+      // (one key per call: keys of two shards' tags are two slots on a cluster)
+      for (const key of [b.ctx.shards.keys(0).markPrice(SOL), b.ctx.shards.keys(2).markPrice(SOL), b.ctx.shards.keys(0).markPrice(XRP)]) {
+        expect([key, await b.ctx.redis.exists(key)]).toEqual([key, 0]);
+      }
+    } finally {
+      await workers.close();
+    }
+    expect(await b.usdtTotal()).toBe(total);
+    expectReconciled(await h.reconcile());
   });
 });
 
