@@ -10,10 +10,11 @@ import type { Transfer, TransferLedger } from './transfer-ledger';
  * own top-ups and a worker drains whatever is left in the outboxes (`drain`) after a crash.
  */
 export class TransferRelay {
+  /** `homeOf`: where the transfer's money is of record (the user's home; shard 0 for a futures account's margin). */
   constructor(
     private readonly ledger: TransferLedger,
     private readonly links: ShardLinks,
-    private readonly homeOf: (userId: string) => Promise<number>,
+    private readonly homeOf: (t: Pick<Transfer, 'user' | 'acct'>) => Promise<number>,
   ) {}
 
   /** Steps 2 to 4 of `t`; throws a 503 when a shard did not answer or confirm (the outbox keeps it). */
@@ -34,7 +35,7 @@ export class TransferRelay {
     await this.links.durable(t.from, from);
     if (marked.state === 'done') return;
     // money going away from home is a top-up of escrow: it marks the escrow busy for the idle sweep
-    const topUp = marked.to !== (await this.homeOf(marked.user));
+    const topUp = marked.to !== (await this.homeOf(marked));
     const to = await this.links.link(marked.to);
     await this.ledger.credit(to.client, marked, topUp);
     await this.links.durable(marked.to, to);

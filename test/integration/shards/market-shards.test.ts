@@ -24,7 +24,7 @@ describe('markets on engine shards (ENGINE_SHARDS=3)', () => {
   });
   afterEach(async () => w.ctx.cleanup());
 
-  it('seeds spot markets onto the shard with the fewest markets, futures on shard 0, and copies each pair to its shard', async () => {
+  it('seeds spot markets onto the shard with the fewest markets, futures where MARKETS_FILE pins them (shard 0), and copies each pair to its shard', async () => {
     const shardOf = async (kind: 'spot' | 'futures', code: string) => (await w.ctx.markets.store.getPair(kind, code))?.engineShard;
     // config/markets.json in file order: three spot pairs, then two futures pairs
     expect(await shardOf('spot', 'BTC_USDT')).toBe(0);
@@ -48,12 +48,15 @@ describe('markets on engine shards (ENGINE_SHARDS=3)', () => {
     expect([past.status, past.body.error.code]).toEqual([422, 'ENGINE_SHARD_UNKNOWN']);
     const negative = await post({ engineShard: -1 });
     expect(negative.status).toBe(400);
-    const futures = await post({ kind: 'futures', baseCurrencyCode: 'LTC', engineShard: 1, contractValue: 1, lotSize: 0.001, maxLeverage: 20, maintenanceMarginRate: 0.01 });
-    expect([futures.status, futures.body.error.code]).toEqual([422, 'FUTURES_ON_SHARD_ZERO']);
     expect(await w.ctx.markets.store.getPair('spot', 'LTC_USDT')).toBeUndefined();
-    // shards hold 3, 1 and 1 markets: the first of the fewest is shard 1
+    // a futures market runs on any shard, the one asked for
+    const futures = await post({ kind: 'futures', baseCurrencyCode: 'LTC', engineShard: 1, contractValue: 1, lotSize: 0.001, maxLeverage: 20, maintenanceMarginRate: 0.01 });
+    expect([futures.status, futures.body.engineShard]).toEqual([200, 1]);
+    expect((await w.ctx.markets.store.getPair('futures', 'LTC_USDT'))?.engineShard).toBe(1);
+    expect(await w.ctx.redis.hget(w.ctx.shards.keys(1).pair('futures', 'LTC_USDT'), 'engineShard')).toBe('1');
+    // shards hold 3, 2 and 1 markets: the fewest is shard 2, for either kind
     const created = await post({});
-    expect([created.status, created.body.engineShard]).toEqual([200, 1]);
+    expect([created.status, created.body.engineShard]).toEqual([200, 2]);
   });
 
   it('refuses a MARKETS_FILE pair whose engineShard is past ENGINE_SHARDS, creating nothing', async () => {
