@@ -32,6 +32,7 @@ import { seedMarkets } from '../../src/markets/market-seeder';
 import { advanceWhile, startProgress, type Progress } from '../lib/progress';
 import { processCpuSeconds, reportFailure, reportPort, startChildServer, withChildServer, type ChildServer } from './lib/child-server';
 import { startCpuProfile, summarizeCpuProfile } from './lib/cpu-profile';
+import { REQUEST_LAYERS } from './lib/request-layers';
 import { envInt, exitAfter } from './lib/deadline';
 import { postLoad, type PostLoadSample } from './lib/post-load';
 import { clearBenchData, startBenchRedis } from './lib/redis-server';
@@ -395,7 +396,7 @@ async function main(): Promise<void> {
       .sort((a, b) => b[1].usec - a[1].usec)
       .map(([name, c]) => [name, fmtNum(c.calls, 2), fmtNum(c.usec, 1)]),
   );
-  const profile = profileDir ? profileReport(profileDir) : undefined;
+  const profile = profileDir ? profileReport(profileDir, app.serverCpuUs) : undefined;
   const file = writeResults('http', {
     bench: 'http',
     startedAt: started.toISOString(),
@@ -410,12 +411,14 @@ async function main(): Promise<void> {
 }
 
 /** The app's profiles (one per run), summarized and printed: where a request's CPU goes. */
-function profileReport(dir: string) {
+function profileReport(dir: string, cpuUsPerRequest: number) {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f));
-  const summaries = files.map((f) => summarizeCpuProfile(f));
+  const summaries = files.map((f) => summarizeCpuProfile(f, 25, REQUEST_LAYERS));
   const last = summaries.at(-1);
   if (!last) return undefined;
   const pct = (s: number) => `${(s * 100).toFixed(1)} %`;
+  printTable(`App CPU by part of the request (innermost part on the stack; µs of the median ${fmtNum(cpuUsPerRequest, 0)} µs CPU per request)`,
+    ['part', 'share', 'µs/request'], last.byLayer.map((a) => [a.name, pct(a.share), fmtNum(a.share * cpuUsPerRequest, 0)]));
   printTable(`App CPU by area (self time, last of ${files.length} profiles, ${fmtNum(last.busyMs, 0)} ms busy)`, ['area', 'share'],
     last.byArea.map((a) => [a.name, pct(a.share)]));
   printTable('App CPU by function (self time)', ['function', 'share'], last.topSelf.map((a) => [a.name, pct(a.share)]));
