@@ -149,6 +149,31 @@ describe('futures markets on engine shards 1 and 2', () => {
     await expectAtRest();
   });
 
+  it('places one order for one clientOrderId sent to markets on three shards, one after the other or at once', async () => {
+    const user = await userWithHome(b.ctx, 2, 'three');
+    const acct = await b.fundedAccount(user, 1000, 10);
+    // shard 1 first: shard 0's registry records the claim, so shard 2 and shard 0 answer the same order
+    const first = await order(user, acct, SOL, true, 100, 1, { clientOrderId: 'one' });
+    expect(first.status).toBe(200);
+    for (const pair of [XRP, 'BTC_USDT']) {
+      const again = await order(user, acct, pair, true, pair === XRP ? 50 : 1000, 1, { clientOrderId: 'one' });
+      expect([pair, again.status, again.body.id]).toEqual([pair, 200, first.body.id]);
+    }
+    // shard 0 first: its order holds the id in the registry, a market of shard 1 answers it
+    const home = await order(user, acct, 'BTC_USDT', true, 1000, 0.01, { clientOrderId: 'two' });
+    expect(home.status).toBe(200);
+    expect((await order(user, acct, SOL, true, 100, 1, { clientOrderId: 'two' })).body.id).toBe(home.body.id);
+    // all at once, to all three markets
+    const racing = await Promise.all([SOL, XRP, 'BTC_USDT', SOL, XRP, 'BTC_USDT'].map((pair) =>
+      order(user, acct, pair, true, pair === 'BTC_USDT' ? 1000 : 50, pair === 'BTC_USDT' ? 0.01 : 1, { clientOrderId: 'three' })));
+    const ok = racing.filter((r) => r.status === 200);
+    for (const r of racing) if (r.status !== 200) expect([r.status, r.body.error.code]).toEqual([409, 'CLIENT_ORDER_ID_IN_USE']);
+    expect(new Set(ok.map((r) => r.body.id)).size).toBe(1);
+    const history = (await b.get(user, '/api/futures/trade/orders-history')).body as { clientOrderId: string | null }[];
+    expect(history.map((o) => o.clientOrderId).sort()).toEqual(['one', 'three', 'two']);
+    await expectAtRest();
+  });
+
   it('places many orders sent at once that each need a top-up, and never spends one margin twice', async () => {
     const user = await userWithHome(b.ctx, 0, 'many');
     const acct = await b.fundedAccount(user, 60, 10);
