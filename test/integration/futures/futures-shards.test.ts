@@ -205,6 +205,30 @@ describe('futures markets on engine shards 1 and 2', () => {
   });
 });
 
+describe('idle margin goes back to shard 0', () => {
+  it('sweeps an account\'s free margin on a shard once it is idle and locks nothing there, never while an order holds margin', async () => {
+    const user = await userWithHome(b.ctx, 1, 'idle');
+    const acct = await b.fundedAccount(user, 100, 10);
+    const resting = await order(user, acct, SOL, true, 100, 1);
+    expect(resting.status).toBe(200);
+    const escrow = b.ctx.funds.escrow as NonNullable<typeof b.ctx.funds.escrow>;
+    // an open order locks margin on shard 1: nothing moves, however idle
+    expect(await escrow.sweepIdle(1, undefined, 0)).toBe(0);
+    expect((await marginOn(1, acct)).locked).toBeGreaterThan(0n);
+    const close = await b.put(user, '/api/futures/trade/close', { orderId: resting.body.id, isMarket: true });
+    expect(close.status).toBe(200);
+    expect((await marginOn(1, acct)).locked).toBe(0n);
+    const free = (await marginOn(1, acct)).balance;
+    expect(free).toBeGreaterThan(0n);
+    // the policy's idle time has not passed (3600 s): nothing moves
+    expect(await escrow.sweepIdle(1)).toBe(0);
+    expect(await escrow.sweepIdle(1, undefined, 0)).toBe(1);
+    expect(await marginOn(1, acct)).toEqual({ balance: 0n, locked: 0n });
+    expect((await marginOn(0, acct)).balance).toBe(minor(100));
+    await expectAtRest();
+  });
+});
+
 describe('futures workers per engine shard', () => {
   it("each shard's mark tick and funding schedule run its own markets", async () => {
     await b.ctx.cleanup();
