@@ -23,9 +23,10 @@
     {'DUP', amount}  this id was sent before: nothing done
     {'NONE'}         nothing to move (all / idle with an empty, busy or reserving escrow)
     {'ERR', 'INSUFFICIENT_BALANCE', currency}   exact mode below the least amount: nothing done
-  Events: an entry on KEYS[5]: id, user, cur, amount, from, to.
+  Events: an entry on KEYS[5]: id, user, cur, amount, from, to, kind (move), payer (the user).
 ]]
 --- @include "includes/fmt"
+--- @include "includes/wallet/transferOut"
 local rcall = redis.call
 local avail, rsv, touched, record, outbox, pending, versions = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5],
   KEYS[6], KEYS[7]
@@ -56,10 +57,6 @@ end
 
 local amount = fmt(take)
 rcall('HSET', avail, cur, fmt(balance - take))
-local entry = rcall('XADD', outbox, '*', 'id', id, 'user', user, 'cur', cur, 'amount', amount, 'from', ARGV[7],
-  'to', ARGV[8])
-rcall('HSET', record, 'user', user, 'cur', cur, 'amount', amount, 'from', ARGV[7], 'to', ARGV[8], 'state', 'sent',
-  'entry', entry, 'ts', ARGV[9])
-rcall('HSET', pending, id, cur .. '|' .. amount .. '|' .. ARGV[8])
-rcall('HINCRBY', versions, user, 1)
+transferOut(record, outbox, pending, versions, { id = id, user = user, cur = cur, amount = amount, from = ARGV[7],
+  to = ARGV[8], ts = ARGV[9] })
 return { 'OK', amount }
