@@ -156,7 +156,7 @@ export class CopyEngine {
 
   async completeMasterClose(master: MasterRecord, now: number): Promise<void> {
     const k = this.keys;
-    const [, id, , home] = await this.sendArgs(master.user);
+    const [, id, , , home] = await this.sendArgs(master.user);
     const r = await this.once(
       'completeMasterClose',
       [
