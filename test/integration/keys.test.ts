@@ -3,6 +3,7 @@ import { Keys } from '../../src/platform/redis/keys';
 import { shardTag } from '../../src/platform/redis/shard-tags';
 import { resolveIncludes, LUA_DIR } from '../../src/platform/redis/lua-loader';
 import { FuturesScriptKeys } from '../../src/futures/futures-script-keys';
+import { FuturesKeyring } from '../../src/futures/futures-keyring';
 import { testContext } from '../support/harness';
 
 /**
@@ -29,7 +30,7 @@ return { orderKey(P, '42'), walletAvailKey(P, 'u1'), walletRsvKey(P, 'u1'), user
       const k: Keys = ctx.keys;
       for (const kind of ['spot', 'futures'] as const) {
         const pair = 'BTC_USDT.TRC20';
-        const market = kind === 'spot' ? ctx.spot.engine.marketKeys(pair) : new FuturesScriptKeys(k).market(pair);
+        const market = kind === 'spot' ? ctx.spot.engine.marketKeys(pair) : new FuturesScriptKeys(FuturesKeyring.of(k)).market(pair);
         const fromLua = await ctx.redis.eval(lua, market.length, ...market, k.engine, kind, pair);
         expect(fromLua).toEqual([
           k.order(42), k.walletAvailable('u1'), k.walletReserved('u1'), k.userOpenOrders('u1', kind, pair),
