@@ -337,6 +337,8 @@ interface Phase {
   /** Messages delivered / (book updates x clients): 1 when every client got every update. */
   delivered: number;
   dropped: number;
+  /** Engine commands refused or timed out during the phase. */
+  failed: number;
   /** CPU ms per second of load: the publisher or gateway, the client processes, the driver, Redis. */
   cpu: { server: number; clients: number; driver: number; redis: number };
   gatewayMemory: { rssMaxMb: number; rssEndMb: number; heapUsedMaxMb: number };
@@ -344,6 +346,8 @@ interface Phase {
 
 interface Drive {
   commands: number;
+  /** Commands refused or timed out (none on a box with room to spare). */
+  failed: number;
   bookUpdates: number;
   seconds: number;
   driverCpuMs: number;
@@ -387,6 +391,7 @@ async function runPhase(
     bookUpdatesPerSec: d.bookUpdates / d.seconds,
     delivered: frames / (d.bookUpdates * CLIENTS),
     dropped: stats.reduce((s, m) => s + (m.dropped as number), 0),
+    failed: d.failed,
     cpu: {
       server: perSec(server.cpuMs as number),
       clients: perSec(stats.reduce((s, m) => s + (m.cpuMs as number), 0)),
@@ -400,7 +405,7 @@ async function runPhase(
 /** The driver's CPU and Redis's over `load` (ms), beside what it returns. */
 async function withCpu(
   redis: Parameters<typeof serverCpuSeconds>[0],
-  load: () => Promise<{ commands: number; bookUpdates: number; seconds: number }>,
+  load: () => Promise<Omit<Drive, 'driverCpuMs' | 'redisCpuMs'>>,
 ): Promise<Drive> {
   const redisBefore = await serverCpuSeconds(redis);
   const before = cpuMs();
@@ -420,8 +425,11 @@ async function driveEngine(
   seconds: number,
   seed: number,
   open: { user: string; id: string }[],
-): Promise<{ commands: number; bookUpdates: number; seconds: number }> {
+): Promise<{ commands: number; failed: number; bookUpdates: number; seconds: number }> {
   const seqBefore = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
+  // a command the engine refused or timed out (a starved box) changes nothing: the book sequence counts what did
+  const refused = () => void failed++;
+  let failed = 0;
   const place = (user: string, rand: () => number, crossing: boolean) => {
     const side = rand() < 0.5 ? 'buy' : 'sell';
     const offset = (rand() * 0.02 + (crossing ? -0.003 : 0.0005)) * 50_000;
@@ -429,7 +437,7 @@ async function driveEngine(
     const amount = Math.round((0.001 + rand() * 0.05) * 1e6) / 1e6;
     void ctx.spot.orders.place(user, { currencyPairCode: PAIR, side, type: 'limit', price, amount }).then(({ order }) => {
       if (order.status === 'open' || order.status === 'partiallyFilled') open.push({ user, id: String(order.id) });
-    });
+    }, refused);
   };
   const run = await paced(
     RATE,
@@ -447,7 +455,7 @@ async function driveEngine(
     seed,
   );
   const seqAfter = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
-  return { commands: run.count, bookUpdates: seqAfter - seqBefore, seconds: run.seconds };
+  return { commands: run.count, failed, bookUpdates: seqAfter - seqBefore, seconds: run.seconds };
 }
 
 interface Run {
@@ -486,10 +494,11 @@ async function main(): Promise<void> {
       () =>
         withCpu(ctx.redis, async () => {
           // the engine busy as in the gateway phase, so both phases share the box alike
-          if (BASELINE_ENGINE_LOAD) await driveEngine(ctx, BASELINE_SECONDS, seed++, open);
-          else await new Promise((r) => setTimeout(r, BASELINE_SECONDS * 1000));
+          const engine = BASELINE_ENGINE_LOAD
+            ? await driveEngine(ctx, BASELINE_SECONDS, seed++, open)
+            : await new Promise<undefined>((r) => setTimeout(() => r(undefined), BASELINE_SECONDS * 1000));
           const n = RATE * BASELINE_SECONDS;
-          return { commands: n, bookUpdates: n, seconds: BASELINE_SECONDS };
+          return { commands: n, failed: engine?.failed ?? 0, bookUpdates: n, seconds: BASELINE_SECONDS };
         }),
       { progress, seconds: BASELINE_SECONDS },
     );
@@ -533,6 +542,7 @@ async function main(): Promise<void> {
       'driver',
       'Redis',
       'dropped',
+      'refused',
       'RSS max MB',
     ],
     runs.flatMap((r, i) =>
@@ -553,6 +563,7 @@ async function main(): Promise<void> {
         p.cpu.driver,
         p.cpu.redis,
         p.dropped,
+        p.failed,
         p.gatewayMemory.rssMaxMb,
       ]),
     ),
