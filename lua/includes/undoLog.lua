@@ -28,8 +28,9 @@ end
 
 -- kind: 'h' hash field, 'z' sorted-set member (prior: its score), 's' set member (prior: true when
 -- it was there), 'k' string key, 'n' a key that does not exist before this part (an order's new
--- hash): undone by deleting it, 'c' ctx.changed[key][sub] (key: a book side). `prior`: what was
--- there, false for nothing; nil to read it here.
+-- hash): undone by deleting it, 'c' ctx.changed[key][sub] (key: a book side), 'd' a pending
+-- balance change ctx.deltas[key][sub] (includes/deltas). `prior`: what was there, false for
+-- nothing; nil to read it here (a Redis kind).
 local function undoRemember(ctx, kind, key, sub, prior)
   local u = ctx.undo
   if not u then return end
@@ -48,15 +49,6 @@ local function undoRemember(ctx, kind, key, sub, prior)
   end
   local n = u.n
   u[n + 1], u[n + 2], u[n + 3], u[n + 4] = kind, key, sub or false, prior
-  u.n = n + 4
-end
-
--- A pending balance change about to move (includes/deltas): its value before, false for none.
-local function undoDelta(ctx, key, field)
-  local byField = ctx.deltas[key]
-  local u = ctx.undo
-  local n = u.n
-  u[n + 1], u[n + 2], u[n + 3], u[n + 4] = 'd', key, field, byField and byField[field] or false
   u.n = n + 4
 end
 

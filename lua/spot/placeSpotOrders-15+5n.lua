@@ -50,8 +50,8 @@
                                             one of the batch; earlier orders stay placed, the
                                             failing one leaves no trace (includes/undoLog: its
                                             writes, balance changes and events are undone)
-  Events: one entry on KEYS[10]: per order accepted, trade*, done*; book* for the batch
-  (see includes/publishEvents).
+  Events: one entry on KEYS[10]: per order accepted, trade*, done*, st* (each maker's state it
+  wrote), then its own new and st; book* for the batch (see includes/publishEvents, includes/packedEvent).
 ]]
 --- @include "includes/matchOrder"
 --- @include "includes/publishEvents"
@@ -177,10 +177,14 @@ local function placeOne(k, a)
   local key = orderKey(P, idText)
   -- the order's own keys: each new (a new id; the clientOrderId was not there, read above)
   undoRemember(ctx, 'n', key, nil, false)
-  rcall('HSET', key,
-    'spot', spotRecordText(user, pair, side, otype, priceText, amountText, ARGV[a + 6], ARGV[a + 7], ARGV[a + 8],
-      ts, clid),
-    'state', spotStateText(filled, filledQuote, fee, rsv, status, ts))
+  local record = spotRecordText(user, pair, side, otype, priceText, amountText, ARGV[a + 6], ARGV[a + 7], ARGV[a + 8],
+    ts, clid)
+  local state = spotStateText(filled, filledQuote, fee, rsv, status, ts, '1')
+  rcall('HSET', key, 'spot', record, 'state', state)
+  -- the private stream's (docs/events.md): the record and its first state, after the order's fills
+  local events = ctx.events
+  events[#events + 1] = ORDER_EVENTS.new(idText, record)
+  events[#events + 1] = ORDER_EVENTS.state(idText, user, state)
   undoRemember(ctx, 'z', userOrdersKey, idText, false)
   rcall('ZADD', userOrdersKey, idText, idText)
   if clid ~= '' then

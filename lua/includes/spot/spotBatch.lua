@@ -12,10 +12,10 @@
 --- @include "includes/spot/spotMarketKeys"
 --- @include "includes/globals"
 
-local spotBatch
-do
+-- `kept` a local of the function that makes it, not of the library's top level (near Lua's 200)
+local spotBatch = (function()
   local kept
-  spotBatch = function(KEYS, ARGV, n)
+  return function(KEYS, ARGV, n)
     local ctx = kept
     if not ctx or ctx.inUse then
       ctx = newContext(ARGV[1], spotMarketKeys(KEYS), '', ARGV[9])
@@ -54,4 +54,4 @@ do
     ctx.inUse = true
     return ctx
   end
-end
+end)()

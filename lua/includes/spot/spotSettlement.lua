@@ -79,12 +79,14 @@ local function spotFill(ctx, taker, maker, ticks, qty, _, ev)
 
   -- a maker that this fill empties is written once, by spotFinishMaker
   if maker.remaining > qty then
+    maker.v = maker.v + 1
     local call, key = RCALL or rcallOf(), orderKey(ctx.P, maker.idText)
     undoRemember(ctx, 'h', key, 'state', maker.stateText)
     local state = spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), fmt(maker.rsv),
-      'partiallyFilled', ctx.ts)
+      'partiallyFilled', ctx.ts, ORDER_EVENTS.version(maker.v))
     call('HSET', key, 'state', state)
     maker.stateText = state
+    ctx.events[#ctx.events + 1] = ORDER_EVENTS.state(maker.idText, maker.user, state)
   end
   local takerFee, makerFee = buyerFee, sellerFee
   if taker.side == 'sell' then takerFee, makerFee = sellerFee, buyerFee end
@@ -101,13 +103,18 @@ local function spotFinishMaker(ctx, maker, status)
   end
   local call, key, openKey = RCALL or rcallOf(), orderKey(ctx.P, maker.idText), userOpenKey(ctx.P, 'spot', ctx.pair, maker.user)
   undoRemember(ctx, 'h', key, 'state', maker.stateText)
+  maker.v = maker.v + 1
   -- filled whole: its amount as read is the filled text (no printing)
   local filledText = maker.amountText
   if not filledText or maker.filled ~= maker.amount then filledText = fmt(maker.filled) end
-  call('HSET', key, 'state', spotStateText(filledText, fmt(maker.filledQuote), fmt(maker.fee), '0', status, ctx.ts))
+  local state = spotStateText(filledText, fmt(maker.filledQuote), fmt(maker.fee), '0', status, ctx.ts,
+    ORDER_EVENTS.version(maker.v))
+  call('HSET', key, 'state', state)
   -- the reply says whether it was there
   if call('SREM', openKey, maker.idText) == 1 then undoRemember(ctx, 's', openKey, maker.idText, true) end
-  ctx.events[#ctx.events + 1] = doneEvent(maker.idText, maker.user, status)
+  local events = ctx.events
+  events[#events + 1] = doneEvent(maker.idText, maker.user, status)
+  events[#events + 1] = ORDER_EVENTS.state(maker.idText, maker.user, state)
 end
 
 local SPOT_SETTLEMENT = {

@@ -21,9 +21,12 @@ export function next(child: ChildProcess, cmd: string, timeoutMs = 120_000): Pro
   });
 }
 
-/** The bench script `file` again, as a child in `role` (`--role <role>`), killed when this process exits. */
-export function spawnRole(file: string, role: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = fork(file, ['--role', role], { env, execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/**
+ * The bench script `file` again, as a child in `role` (`--role <role>`), killed when this process
+ * exits; `nodeFlags` are added to this process's own (`--cpu-prof`, say).
+ */
+export function spawnRole(file: string, role: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ChildProcess {
+  const child = fork(file, ['--role', role], { env, execArgv: [...process.execArgv, ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   process.once('exit', () => child.kill('SIGKILL'));
   return child;
 }
