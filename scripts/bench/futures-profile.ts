@@ -19,12 +19,11 @@ import type Redis from 'ioredis';
 import { loadConfig } from '../../src/platform/config/env';
 import { createLogger } from '../../src/platform/config/logger';
 import { createContext, type AppContext } from '../../src/transport/context';
-import type { CreateFuturesInput } from '../../src/futures/futures-engine';
 import { seedMarkets } from '../../src/markets/market-seeder';
-import { placeAll, startCallgrindRedis } from './lib/callgrind';
+import { profileFlow, startCallgrindRedis } from './lib/callgrind';
 import { envInt } from './lib/deadline';
 import { FuturesFloor } from './lib/futures-floor';
-import { futuresFlow, type QueueOrders } from './lib/futures-flow';
+import { futuresFlow } from './lib/futures-flow';
 
 /** A phase of 0 orders is skipped (a change measured on resting orders alone). */
 function envCount(name: string, fallback: number): number {
@@ -53,24 +52,12 @@ async function main(): Promise<void> {
     const flow = await futuresFlow(ctx, WARMUP + RESTING, CROSSING);
     const { resting, crossing } = flow;
     const redis = ctx.redis as Redis;
-    const engine: QueueOrders = (p, orders) => ctx.futures.engine.queueCreate(p, orders);
-    const phase = async (name: string, items: CreateFuturesInput[], queue: QueueOrders, group = GROUP) => {
-      if (items.length === 0) return;
-      await server.phase(redis, name, items.length, () => placeAll(redis, items, group, queue), ` (${group} per call)`);
-    };
-    await phase('warmup', resting.slice(0, WARMUP), engine, 64);
-    await phase('resting', resting.slice(WARMUP), engine);
-    await phase('crossing', crossing, engine);
-
-    // the same flow through the floor (scripts/bench/lib/futures-floor.lua): the commands alone
+    let floor: FuturesFloor | null = null;
     if (FLOOR) {
-      const floor = new FuturesFloor(redis, '{floor}:');
+      floor = new FuturesFloor(redis, '{floor}:');
       await floor.prepare(flow.accounts);
-      const via = (kind: 'resting' | 'crossing'): QueueOrders => (p, orders) => floor.queue(p, kind, orders);
-      await phase('floor-warmup', resting.slice(0, WARMUP), via('resting'), 64);
-      await phase('floor-resting', resting.slice(WARMUP), via('resting'));
-      await phase('floor-crossing', crossing, via('crossing'));
     }
+    await profileFlow(server, redis, { resting, crossing, warmup: WARMUP, group: GROUP }, (p, orders) => ctx.futures.engine.queueCreate(p, orders), floor);
     console.log(`dumps: ${server.dir}`);
     await ctx.close();
   } finally {

@@ -17,13 +17,12 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ChainableCommander } from 'ioredis';
 import type Redis from 'ioredis';
 import { buildLuaLibrary } from '../../src/platform/redis/lua-loader';
 import { Scripts } from '../../src/platform/redis/scripts';
-import { SpotEngine, type PlaceSpotInput } from '../../src/spot/spot-engine';
+import { SpotEngine } from '../../src/spot/spot-engine';
 import { benchContext } from './lib/bench-context';
-import { placeAll, startCallgrindRedis } from './lib/callgrind';
+import { profileFlow, startCallgrindRedis } from './lib/callgrind';
 import { envInt } from './lib/deadline';
 import { SpotFloor } from './lib/spot-floor';
 import { orderFlow, toInput } from './lib/spot-flow';
@@ -48,8 +47,6 @@ const LEVELS = 1_000;
 const LOTS = 1_000;
 const USERS = 10;
 
-type Queue = (p: ChainableCommander, orders: PlaceSpotInput[]) => void;
-
 async function main(): Promise<void> {
   const server = await startCallgrindRedis('spot-profile');
   try {
@@ -73,25 +70,14 @@ async function main(): Promise<void> {
     const scripts = new Scripts(redis, tree ? buildLuaLibrary(tree) : undefined, config.redisCommandTimeoutMs);
     await scripts.preload();
     const engine = new SpotEngine(ctx.shards, scripts, config.streamMaxLen);
-    const viaEngine: Queue = (p, orders) => engine.queuePlace(p, orders);
-    const phase = async (name: string, items: PlaceSpotInput[], queue: Queue, group = GROUP) => {
-      if (items.length === 0) return;
-      // pipelines of about 320 orders: under callgrind on a busy box 50 calls of 64 outlast the 60 s command timeout
-      const calls = Math.max(1, Math.round(320 / group));
-      await server.phase(redis, name, items.length, () => placeAll(redis, items, group, queue, calls), ` (${group} per call)`);
-    };
-    await phase('warmup', resting.slice(0, WARMUP), viaEngine, 64);
-    await phase('resting', resting.slice(WARMUP), viaEngine);
-    await phase('crossing', crossing, viaEngine);
-
+    let floor: SpotFloor | null = null;
     if (FLOOR) {
-      const floor = new SpotFloor(redis, '{floor}:', pair);
+      floor = new SpotFloor(redis, '{floor}:', pair);
       await floor.prepare(users);
-      const via = (kind: 'resting' | 'crossing'): Queue => (p, orders) => floor.queue(p, kind, orders);
-      await phase('floor-warmup', resting.slice(0, WARMUP), via('resting'), 64);
-      await phase('floor-resting', resting.slice(WARMUP), via('resting'));
-      await phase('floor-crossing', crossing, via('crossing'));
     }
+    // pipelines of about 320 orders: under callgrind on a busy box 50 calls of 64 outlast the 60 s command timeout
+    await profileFlow(server, redis, { resting, crossing, warmup: WARMUP, group: GROUP }, (p, orders) => engine.queuePlace(p, orders),
+      floor, (group) => Math.max(1, Math.round(320 / group)));
     console.log(`dumps: ${server.dir}`);
     await ctx.close();
   } finally {

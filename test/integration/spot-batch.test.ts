@@ -679,6 +679,33 @@ describe('placeSpotOrders with several orders in one call', () => {
   });
 });
 
+/**
+ * A market for the fault tests: a, b and m funded, m's ask at 90000 and b's own ask at 90001 (1000
+ * lots each) resting; answers a limit order builder on it.
+ */
+async function faultMarket(ctx: Ctx): Promise<(userId: string, side: 'buy' | 'sell', price: string, lots: string) => PlaceSpotInput> {
+  const pair = (await ctx.markets.store.getPair('spot', PAIR)) as Pair;
+  for (const u of ['a', 'b', 'm']) {
+    await depositOnMarket(ctx, pair, u, 'USDT', 1_000);
+    await depositOnMarket(ctx, pair, u, 'BTC', 1);
+  }
+  const order = (userId: string, side: 'buy' | 'sell', price: string, lots: string): PlaceSpotInput => ({
+    userId, pair, side, type: 'limit', priceTicks: price, amountLots: lots,
+    postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: 1,
+  });
+  await ctx.spot.engine.place(order('m', 'sell', '90000', '1000'));
+  await ctx.spot.engine.place(order('b', 'sell', '90001', '1000'));
+  return order;
+}
+
+/** `batch` in one call, its second order given a self-trade mode the service never sends (`withFault`), else its first alone. */
+function placeWithFault(ctx: Ctx, batch: PlaceSpotInput[], withFault: boolean): Promise<ScriptReply[]> {
+  const [keys, args] = ctx.spot.engine.placeArgs(withFault ? batch : batch.slice(0, 1));
+  // it fills m's ask, then breaks on b's own
+  if (withFault) args[9 + 10 + 7] = 'x';
+  return ctx.scripts.run<ScriptReply[]>('placeSpotOrders', keys, args);
+}
+
 describe('a runtime error inside a batch', () => {
   it('leaves the orders before it placed in full, and answers ENGINE_ERROR for it and the rest', async () => {
     const ctx = await testContext();
@@ -722,23 +749,9 @@ describe('a runtime error inside a batch', () => {
     const clean = await testContext();
     try {
       const run = async (ctx: Ctx, withFault: boolean) => {
-        const pair = (await ctx.markets.store.getPair('spot', PAIR)) as Pair;
-        for (const u of ['a', 'b', 'm']) {
-          await depositOnMarket(ctx, pair, u, 'USDT', 1_000);
-          await depositOnMarket(ctx, pair, u, 'BTC', 1);
-        }
-        const order = (userId: string, side: 'buy' | 'sell', price: string, lots: string): PlaceSpotInput => ({
-          userId, pair, side, type: 'limit', priceTicks: price, amountLots: lots,
-          postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: 1,
-        });
-        // makers: m's ask at 90000 (1000 lots), then b's own ask at 90001
-        await ctx.spot.engine.place(order('m', 'sell', '90000', '1000'));
-        await ctx.spot.engine.place(order('b', 'sell', '90001', '1000'));
+        const order = await faultMarket(ctx);
         const batch = [order('a', 'buy', '80000', '1000'), { ...order('b', 'buy', '90001', '2000'), clientOrderId: 'x1' }, order('a', 'buy', '80001', '1000')];
-        const [keys, args] = ctx.spot.engine.placeArgs(withFault ? batch : batch.slice(0, 1));
-        // b's buy carries a self-trade mode the service never sends: it fills m's ask, then breaks on b's own
-        if (withFault) args[9 + 10 + 7] = 'x';
-        return ctx.scripts.run<ScriptReply[]>('placeSpotOrders', keys, args);
+        return placeWithFault(ctx, batch, withFault);
       };
       const replies = await run(faulty, true);
       expect(replies.map((r) => r.slice(0, 2))).toEqual([['OK', '3'], ['ERR', 'ENGINE_ERROR'], ['ERR', 'ENGINE_ERROR']]);
@@ -765,22 +778,9 @@ describe('a runtime error inside a batch', () => {
     const clean = await testContext();
     try {
       const run = async (ctx: Ctx, withFault: boolean) => {
-        const pair = (await ctx.markets.store.getPair('spot', PAIR)) as Pair;
-        for (const u of ['a', 'b', 'm']) {
-          await depositOnMarket(ctx, pair, u, 'USDT', 1_000);
-          await depositOnMarket(ctx, pair, u, 'BTC', 1);
-        }
-        const order = (userId: string, side: 'buy' | 'sell', price: string, lots: string): PlaceSpotInput => ({
-          userId, pair, side, type: 'limit', priceTicks: price, amountLots: lots,
-          postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: 1,
-        });
-        await ctx.spot.engine.place(order('m', 'sell', '90000', '1000'));
-        await ctx.spot.engine.place(order('b', 'sell', '90001', '1000'));
+        const order = await faultMarket(ctx);
         // a takes part of m's ask; b's buy takes the rest of it, then breaks on b's own ask
-        const batch = [order('a', 'buy', '90000', '400'), order('b', 'buy', '90001', '2000')];
-        const [keys, args] = ctx.spot.engine.placeArgs(withFault ? batch : batch.slice(0, 1));
-        if (withFault) args[9 + 10 + 7] = 'x';
-        const replies = await ctx.scripts.run<ScriptReply[]>('placeSpotOrders', keys, args);
+        const replies = await placeWithFault(ctx, [order('a', 'buy', '90000', '400'), order('b', 'buy', '90001', '2000')], withFault);
         // the next trade, in a call of its own, takes the next trade id
         const after = await ctx.spot.engine.place(order('a', 'buy', '90000', '100'));
         return { replies, after: after.order };

@@ -85,6 +85,42 @@ export async function placeAll<T>(
   }
 }
 
+/** How one flow's orders go out: a call's orders onto a pipeline. */
+export type QueueCall<T> = (p: ChainableCommander, orders: T[]) => void;
+
+/** What no engine can go below: the floor script of the same flow (lib/futures-floor, lib/spot-floor). */
+export interface FloorScript<T> {
+  queue(p: ChainableCommander, kind: 'resting' | 'crossing', orders: T[]): void;
+}
+
+/**
+ * An engine profile's phases: the first `warmup` resting orders (64 a call, to reach the bench's
+ * sizes), the rest of them and the crossing ones at `group` a call, each counted on its own; then
+ * the same through `floor` when given (its prepare done). `calls`: calls per pipeline for a group.
+ */
+export async function profileFlow<T>(
+  server: CallgrindRedis,
+  redis: Redis,
+  flow: { resting: T[]; crossing: T[]; warmup: number; group: number },
+  engine: QueueCall<T>,
+  floor: FloorScript<T> | null,
+  calls: (group: number) => number = () => 50,
+): Promise<void> {
+  const { resting, crossing, warmup } = flow;
+  const phase = async (name: string, items: T[], queue: QueueCall<T>, group = flow.group) => {
+    if (items.length === 0) return;
+    await server.phase(redis, name, items.length, () => placeAll(redis, items, group, queue, calls(group)), ` (${group} per call)`);
+  };
+  await phase('warmup', resting.slice(0, warmup), engine, 64);
+  await phase('resting', resting.slice(warmup), engine);
+  await phase('crossing', crossing, engine);
+  if (!floor) return;
+  const via = (kind: 'resting' | 'crossing'): QueueCall<T> => (p, orders) => floor.queue(p, kind, orders);
+  await phase('floor-warmup', resting.slice(0, warmup), via('resting'), 64);
+  await phase('floor-resting', resting.slice(warmup), via('resting'));
+  await phase('floor-crossing', crossing, via('crossing'));
+}
+
 async function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
     const s = createServer();
