@@ -50,8 +50,8 @@
                                             one of the batch; earlier orders stay placed, the
                                             failing one leaves no trace (includes/undoLog: its
                                             writes, balance changes and events are undone)
-  Events: one entry on KEYS[10]: per order accepted, trade*, done*; book* for the batch
-  (see includes/publishEvents).
+  Events: one entry on KEYS[10]: per order accepted, trade*, done*, st* (each maker's state it
+  wrote), then its own new and st; book* for the batch (see includes/publishEvents, includes/packedEvent).
 ]]
 local rcall = redis.call
 --- @include "includes/matchOrder"
@@ -157,10 +157,14 @@ local function placeOne(k, a)
   undoRemember(ctx, 'n', orderKey(P, idText))
   undoRemember(ctx, 'z', userOrdersKey, idText)
   if clid ~= '' then undoRemember(ctx, 'h', clidKey, clid) end
-  rcall('HSET', orderKey(P, idText),
-    'spot', spotRecordText(user, pair, side, otype, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8],
-      ts, clid),
-    'state', spotStateText(filled, filledQuote, fee, rsv, status, ts))
+  local record = spotRecordText(user, pair, side, otype, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7],
+    ARGV[a + 8], ts, clid)
+  local state = spotStateText(filled, filledQuote, fee, rsv, status, ts, '1')
+  rcall('HSET', orderKey(P, idText), 'spot', record, 'state', state)
+  -- the private stream's (docs/events.md): the record and its first state, after the order's fills
+  local events = ctx.events
+  events[#events + 1] = ORDER_EVENTS.new(idText, record)
+  events[#events + 1] = ORDER_EVENTS.state(idText, user, state)
   rcall('ZADD', userOrdersKey, idText, idText)
   if clid ~= '' then rcall('HSET', clidKey, clid, idText) end
   return { 'OK', idText, status, filled, filledQuote, fee, rsv }

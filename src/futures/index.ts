@@ -23,6 +23,7 @@ export { FuturesEngine } from './futures-engine';
 export { FuturesKeyring } from './futures-keyring';
 export { FuturesMarketService, type FuturesDealDto, type FuturesUserDealDto } from './futures-market.service';
 export { futuresOrderDto, unrealizedMinor, type FuturesOrderDto } from './futures-order-dto';
+export { decodeFuturesOrder, withFuturesState, type FuturesOrderRecord } from './futures-order-record';
 export { FuturesOrderService, type CreateFuturesRequest, type CloseRequest, type CreateManyResult } from './futures-order.service';
 export { FuturesPriceService } from './prices/futures-price.service';
 export { FuturesRiskService } from './futures-risk.service';

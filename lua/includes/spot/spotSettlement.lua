@@ -79,10 +79,12 @@ local function spotFill(ctx, taker, maker, ticks, qty, _, ev)
 
   -- a maker that this fill empties is written once, by spotFinishMaker
   if maker.remaining > qty then
+    maker.v = maker.v + 1
+    local state = spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), fmt(maker.rsv),
+      'partiallyFilled', ctx.ts, ORDER_EVENTS.version(maker.v))
     undoRemember(ctx, 'h', orderKey(ctx.P, maker.idText), 'state')
-    redis.call('HSET', orderKey(ctx.P, maker.idText), 'state',
-      spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), fmt(maker.rsv), 'partiallyFilled',
-        ctx.ts))
+    redis.call('HSET', orderKey(ctx.P, maker.idText), 'state', state)
+    ctx.events[#ctx.events + 1] = ORDER_EVENTS.state(maker.idText, maker.user, state)
   end
   local takerFee, makerFee = buyerFee, sellerFee
   if taker.side == 'sell' then takerFee, makerFee = sellerFee, buyerFee end
@@ -99,10 +101,14 @@ local function spotFinishMaker(ctx, maker, status)
   end
   undoRemember(ctx, 'h', orderKey(ctx.P, maker.idText), 'state')
   undoRemember(ctx, 's', userOpenKey(ctx.P, 'spot', ctx.pair, maker.user), maker.idText)
-  redis.call('HSET', orderKey(ctx.P, maker.idText), 'state',
-    spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), '0', status, ctx.ts))
+  maker.v = maker.v + 1
+  local state = spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), '0', status, ctx.ts,
+    ORDER_EVENTS.version(maker.v))
+  redis.call('HSET', orderKey(ctx.P, maker.idText), 'state', state)
   redis.call('SREM', userOpenKey(ctx.P, 'spot', ctx.pair, maker.user), maker.idText)
-  ctx.events[#ctx.events + 1] = doneEvent(maker.idText, maker.user, status)
+  local events = ctx.events
+  events[#events + 1] = doneEvent(maker.idText, maker.user, status)
+  events[#events + 1] = ORDER_EVENTS.state(maker.idText, maker.user, state)
 end
 
 local SPOT_SETTLEMENT = {

@@ -17,6 +17,7 @@ type Socket = uWS.WebSocket<SocketData>;
 class UserSession implements UserConnection {
   userId = '';
   readonly channels = new Set<UserChannel>();
+  readonly versions = new Map<string, number>();
   closed = false;
   /** Frames that came while a token was being verified: handled, in order, once it is. */
   waiting: string[] | null = null;
