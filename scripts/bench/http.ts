@@ -32,6 +32,7 @@ import { seedMarkets } from '../../src/markets/market-seeder';
 import { advanceWhile, startProgress, type Progress } from '../lib/progress';
 import { processCpuSeconds, reportFailure, reportPort, startChildServer, withChildServer, type ChildServer } from './lib/child-server';
 import { startCpuProfile, summarizeCpuProfile } from './lib/cpu-profile';
+import { REQUEST_LAYERS } from './lib/request-layers';
 import { envInt, exitAfter } from './lib/deadline';
 import { postLoad, type PostLoadSample } from './lib/post-load';
 import { clearBenchData, startBenchRedis } from './lib/redis-server';
@@ -110,6 +111,8 @@ interface AppSample extends Sample {
   ordersPerCall: number;
   /** Redis main-thread CPU per answered order, µs. */
   redisCpuUs: number;
+  /** Reads Redis made from client sockets per answered order: about the api's socket writes to it (INFO stats total_reads_processed). */
+  redisReadsPerOrder: number;
   /** Per command (scripts' inner calls included, as INFO commandstats counts them): calls and µs per answered order. */
   commandsPerOrder: Record<string, { calls: number; usec: number }>;
   rested: number;
@@ -189,6 +192,11 @@ function perOrder(before: Map<string, CommandStat>, after: Map<string, CommandSt
   return out;
 }
 
+/** Socket reads Redis has made from its clients so far. */
+async function readsProcessed(redis: Redis): Promise<number> {
+  return Number(/^total_reads_processed:(\d+)/m.exec(await redis.info('stats'))?.[1]);
+}
+
 /** Orders per placeSpotOrders call so far, from an app's /metrics (group commit, src/spot/spot-engine.ts). */
 async function batchTotals(port: number): Promise<{ orders: number; calls: number }> {
   const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -224,11 +232,13 @@ async function oneRun(
     const app = await withChildServer(__filename, 'app', appEnv, async (port, server) => {
       const cpu0 = await redisCpu();
       const stats0 = await commandStats(ctx.redis as Redis);
+      const reads0 = await readsProcessed(ctx.redis as Redis);
       const sample = await withServerCpu(server, () => advanceWhile(progress, DURATION, load(port, tokens, tally.onBody)));
       const redisCpuUs = (((await redisCpu()) - cpu0) * 1e6) / Math.max(1, tally.ok());
       const commandsPerOrder = perOrder(stats0, await commandStats(ctx.redis as Redis), tally.ok());
+      const redisReadsPerOrder = ((await readsProcessed(ctx.redis as Redis)) - reads0) / Math.max(1, tally.ok());
       const batch = await batchTotals(port);
-      return { ...sample, redisCpuUs, commandsPerOrder, ordersPerCall: batch.orders / batch.calls };
+      return { ...sample, redisCpuUs, commandsPerOrder, redisReadsPerOrder, ordersPerCall: batch.orders / batch.calls };
     });
     if (tally.firstFailure()) console.log(`  first non-2xx response: ${tally.firstFailure()}`);
     const many = PROCESSES > 0 ? await manyProcesses(env, tokens, redisCpu, progress) : undefined;
@@ -293,7 +303,7 @@ async function main(): Promise<void> {
       runs.push(r);
       console.log(
         `run ${i + 1}/${RUNS}: app ${fmtNum(r.app.reqPerSec)} req/s (p50 ${r.app.latencyP50Ms} ms, p99 ${r.app.latencyP99Ms} ms, ` +
-          `${fmtNum(r.app.serverCpuUs, 0)} µs CPU/req, Redis ${fmtNum(r.app.redisCpuUs, 1)} µs/order, ` +
+          `${fmtNum(r.app.serverCpuUs, 0)} µs CPU/req, Redis ${fmtNum(r.app.redisCpuUs, 1)} µs and ${fmtNum(r.app.redisReadsPerOrder, 2)} socket reads/order, ` +
           `${r.app.non2xx} non-2xx, ${r.app.errors} errors; ${r.app.rested} rested, ${r.app.filled} filled, ` +
           `${r.app.partiallyFilled} partly filled; ${fmtNum(r.app.ordersPerCall, 1)} orders per script call), ` +
           `baseline ${fmtNum(r.baseline.reqPerSec)} req/s (${fmtNum(r.baseline.serverCpuUs, 0)} µs CPU/req); ` +
@@ -395,7 +405,7 @@ async function main(): Promise<void> {
       .sort((a, b) => b[1].usec - a[1].usec)
       .map(([name, c]) => [name, fmtNum(c.calls, 2), fmtNum(c.usec, 1)]),
   );
-  const profile = profileDir ? profileReport(profileDir) : undefined;
+  const profile = profileDir ? profileReport(profileDir, app.serverCpuUs) : undefined;
   const file = writeResults('http', {
     bench: 'http',
     startedAt: started.toISOString(),
@@ -410,12 +420,14 @@ async function main(): Promise<void> {
 }
 
 /** The app's profiles (one per run), summarized and printed: where a request's CPU goes. */
-function profileReport(dir: string) {
+function profileReport(dir: string, cpuUsPerRequest: number) {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f));
-  const summaries = files.map((f) => summarizeCpuProfile(f));
+  const summaries = files.map((f) => summarizeCpuProfile(f, 25, REQUEST_LAYERS));
   const last = summaries.at(-1);
   if (!last) return undefined;
   const pct = (s: number) => `${(s * 100).toFixed(1)} %`;
+  printTable(`App CPU by part of the request (innermost part on the stack; µs of the median ${fmtNum(cpuUsPerRequest, 0)} µs CPU per request)`,
+    ['part', 'share', 'µs/request'], last.byLayer.map((a) => [a.name, pct(a.share), fmtNum(a.share * cpuUsPerRequest, 0)]));
   printTable(`App CPU by area (self time, last of ${files.length} profiles, ${fmtNum(last.busyMs, 0)} ms busy)`, ['area', 'share'],
     last.byArea.map((a) => [a.name, pct(a.share)]));
   printTable('App CPU by function (self time)', ['function', 'share'], last.topSelf.map((a) => [a.name, pct(a.share)]));

@@ -108,6 +108,8 @@ async function measurePhase(
   const perPipeline = Math.max(1, Math.round(BATCH / calls[0].length));
   const onBatch = (batch: readonly PlaceSpotInput[][]) => progress.increment(batch.reduce((n, c) => n + c.length, 0));
   const run = await runPipelined(redis, { items: calls, queue, batchSize: perPipeline, inFlight: IN_FLIGHT, isOk, onBatch });
+  // what went wrong, before the run's check refuses it
+  if (run.errors > 0) console.error(`${run.errors} error replies, the first: ${String(run.firstError)}`);
   const cpu1 = await serverCpuSeconds(redis);
   const stats = await commandStats(redis);
   const hist = await latencyHistogram(redis, 'fcall');

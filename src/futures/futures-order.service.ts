@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { requirePair } from '../markets';
 import { fitsEngine, MAX_SAFE, minorString, toMinorDown, decimal } from '../domain/decimal';
 import { futuresParams, FuturesStatus } from '../domain/futures';
-import { AppError, engineError, notFound, rejected } from '../domain/errors';
+import { AppError, conflict, engineError, notFound, rejected } from '../domain/errors';
 import type { Pair } from '../domain/market';
 import { decodePlace, type CloseSize, type FuturesEngine, type CreateFuturesInput, type FuturesPlaceReply } from './futures-engine';
 import type { StpMode } from '../domain/order';
@@ -138,11 +138,18 @@ export class FuturesOrderService {
   private async createFunded(input: CreateFuturesInput): Promise<FuturesPlaceReply> {
     const pair = await this.futuresPair(input.pairCode);
     const escrow = this.funding.escrow as NonNullable<FuturesFunding['escrow']>;
+    const clid = input.clientOrderId;
+    // one clientOrderId per user over every market: claimed in shard 0's registry first (SPEC 4.3)
+    if (clid && shardOfPair(pair) !== 0) {
+      const held = await this.engine.claimClientOrderId(input.userId, clid, shardOfPair(pair));
+      if (held !== null) return this.earlierOrder(input.userId, held, clid);
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.engine.create(input);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
+        if (err.code === 'CLIENT_ORDER_ID_ELSEWHERE' && clid && err.engineDetail) return this.earlierOrder(input.userId, err.engineDetail, clid);
         if (!needsTopUp(err, pair)) throw err;
         if (attempt >= FUNDED_ATTEMPTS) throw new AppError(503, 'ESCROW_BUSY', 'Orders of this account kept taking each other\'s margin top-ups; retry');
         // the account's hash on this shard is made by the first top-up (an unknown account: 404 there)
@@ -204,6 +211,19 @@ export class FuturesOrderService {
       }
     }
     return out;
+  }
+
+  /**
+   * The order a clientOrderId already names: `held` is its id (an order of shard 0) or `@<shard>`
+   * (that shard's own registry has it). 409 when it names no order of the user (claimed for a market
+   * whose order was refused, or is being placed right now).
+   */
+  private async earlierOrder(userId: string, held: string, clid: string): Promise<FuturesPlaceReply> {
+    const k = held.startsWith('@') ? this.keys.all()[Number(held.slice(1))] : this.keys.registry;
+    const id = held.startsWith('@') ? await this.redis.hget(k.futuresClientOrderIds(userId), clid) : held;
+    const h = id ? futuresOrderOf(await this.redis.hgetall(k.order(id))) : {};
+    if (h.user !== userId) throw conflict('CLIENT_ORDER_ID_IN_USE', `clientOrderId ${clid} is taken by an order on another market`);
+    return { duplicate: true, order: { id: h.id, clid: h.clid ?? clid, status: h.status } };
   }
 
   /** Each account's `copy` flag, read in one round trip. */

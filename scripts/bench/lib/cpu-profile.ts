@@ -27,6 +27,16 @@ export interface ProfileSummary {
   topSelf: ProfileShare[];
   /** Time with the function anywhere on the stack, for the project's own (src/) functions. */
   topInclusive: ProfileShare[];
+  /** Self time by layer (`layers` given): each sample to the innermost layer on its stack, fallbacks last. */
+  byLayer: ProfileShare[];
+}
+
+/** A named part of the work (a middleware, a library) and the frames (`function@url`) that are its code. */
+export interface ProfileLayer {
+  name: string;
+  frames: RegExp;
+  /** Counted only when no other layer is on the stack (Node's own stream and socket code, say, under everything). */
+  fallback?: boolean;
 }
 
 /** Where a function's code lives, coarse enough to name a middleware or a library. */
@@ -44,7 +54,7 @@ const label = (f: { functionName: string; url: string; lineNumber: number }) =>
   `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(node_modules|src)\//, '$1/')}:${f.lineNumber + 1}`;
 
 /** Self and inclusive time of one profile, largest first, `top` rows each. */
-export function summarizeCpuProfile(file: string, top = 25): ProfileSummary {
+export function summarizeCpuProfile(file: string, top = 25, layers: ProfileLayer[] = []): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -60,6 +70,7 @@ export function summarizeCpuProfile(file: string, top = 25): ProfileSummary {
   const area = new Map<string, number>();
   const fnSelf = new Map<string, number>();
   const fnInclusive = new Map<string, number>();
+  const layer = new Map<string, number>();
   let busy = 0;
   for (const [id, us] of self) {
     const node = byId.get(id);
@@ -70,18 +81,25 @@ export function summarizeCpuProfile(file: string, top = 25): ProfileSummary {
     fnSelf.set(label(node.callFrame), (fnSelf.get(label(node.callFrame)) ?? 0) + us);
     // each function once per stack, however deep it recurses
     const seen = new Set<string>();
+    let inLayer: string | undefined;
+    let inFallback: string | undefined;
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const f = (byId.get(at) as CpuProfile['nodes'][number]).callFrame;
+      const frame = `${f.functionName}@${f.url}`;
+      inLayer ??= layers.find((l) => !l.fallback && l.frames.test(frame))?.name;
+      inFallback ??= layers.find((l) => l.fallback && l.frames.test(frame))?.name;
       if (!/\/src\//.test(f.url)) continue;
       const name = label(f);
       if (seen.has(name)) continue;
       seen.add(name);
       fnInclusive.set(name, (fnInclusive.get(name) ?? 0) + us);
     }
+    const l = inLayer ?? inFallback ?? 'other';
+    layer.set(l, (layer.get(l) ?? 0) + us);
   }
   const rank = (m: Map<string, number>) =>
     [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, us]) => ({ name, share: us / busy }));
-  return { busyMs: busy / 1000, byArea: rank(area), topSelf: rank(fnSelf), topInclusive: rank(fnInclusive) };
+  return { busyMs: busy / 1000, byArea: rank(area), topSelf: rank(fnSelf), topInclusive: rank(fnInclusive), byLayer: rank(layer) };
 }
 
 /**

@@ -96,7 +96,7 @@ export class WsGateway {
     private readonly opts: GatewayOptions,
   ) {
     const conn = (name: string) =>
-      createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name, log: ctx.log });
+      createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, natMap: ctx.config.redisClusterNatMap, blocking: true, name, log: ctx.log });
     this.marketsKey = ctx.keys.marketsStream();
     this.userFeed = new UserFeed(new UserStateReader(ctx), ctx.log);
     // each shard's user event stream is read by that shard's engine tail (its slot)
