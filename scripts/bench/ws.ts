@@ -547,7 +547,7 @@ async function main(): Promise<void> {
     ],
     runs.flatMap((r, i) =>
       [r.baseline, r.gateway].map((p) => [
-        i + 1,
+        `${i + 1}`,
         p.name,
         p.bookUpdatesPerSec,
         p.messagesPerSec,

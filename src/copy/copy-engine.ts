@@ -47,6 +47,11 @@ export interface RiskArgs {
 export interface CopyPayees {
   homeOf(userId: string): Promise<number>;
   deliver(transferId: string, from: number): Promise<void>;
+  /**
+   * Brings a futures account's free margin from the market shards it sits on back to the account's
+   * registry, where the copy scripts read its cash (nothing to do with one shard).
+   */
+  gather(userId: string, accountId: string, cur: string): Promise<void>;
 }
 
 /**
@@ -127,6 +132,9 @@ export class CopyEngine {
 
   /** Returns the minor units moved back to the slave's account. */
   async completeFinish(sub: SubscriptionRecord, master: MasterRecord): Promise<string> {
+    // the subscription's free margin on other shards (a master trading there) comes back first,
+    // so the step settles and returns the subscription's whole cash
+    await this.payees.gather(sub.user, sub.acct, sub.currency);
     const r = await this.once(
       'completeCopyFinish',
       [
@@ -156,6 +164,7 @@ export class CopyEngine {
 
   async completeMasterClose(master: MasterRecord, now: number): Promise<void> {
     const k = this.keys;
+    await this.payees.gather(master.user, master.id, master.currency);
     const [, id, , , home] = await this.sendArgs(master.user);
     const r = await this.once(
       'completeMasterClose',

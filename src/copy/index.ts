@@ -34,7 +34,7 @@ export function createCopy(
   deps: Pick<PlatformDeps, 'config' | 'log' | 'redis' | 'keys' | 'scripts'> & {
     markets: MarketStore;
     futures: Pick<Futures, 'accounts' | 'engine' | 'orders' | 'market' | 'accountReader' | 'accountStats'>;
-    funds: Pick<Funds, 'homes' | 'relay'>;
+    funds: Pick<Funds, 'homes' | 'relay' | 'escrow'>;
   },
 ): Copy {
   const { config, log, redis, keys, scripts, markets, futures, funds } = deps;
@@ -44,6 +44,9 @@ export function createCopy(
       // the step that sent it is done; a payment the relay cannot carry now waits in the outbox
       // for the worker's drain (src/wallet/wallet-workers.ts)
       await funds.relay?.deliver({ id, from }).catch((err: unknown) => log.warn({ err, transfer: id, shard: from }, 'copy payment not delivered yet'));
+    },
+    async gather(userId, accountId, cur) {
+      await funds.escrow?.sweepHome(userId, cur, [], accountId);
     },
   };
   const d: CopyDeps = {

@@ -139,7 +139,7 @@ export class FuturesOrderService {
     const pair = await this.futuresPair(input.pairCode);
     const escrow = this.funding.escrow as NonNullable<FuturesFunding['escrow']>;
     const clid = input.clientOrderId;
-    // one clientOrderId per user over every market: claimed in shard 0's registry first (SPEC 4.3)
+    // one clientOrderId per user over every market: claimed in shard 0's registry first (docs/futures.md)
     if (clid && shardOfPair(pair) !== 0) {
       const held = await this.engine.claimClientOrderId(input.userId, clid, shardOfPair(pair));
       if (held !== null) return this.earlierOrder(input.userId, held, clid);
@@ -150,8 +150,7 @@ export class FuturesOrderService {
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         if (err.code === 'CLIENT_ORDER_ID_ELSEWHERE' && clid && err.engineDetail) return this.earlierOrder(input.userId, err.engineDetail, clid);
-        const firstUse = err.code === 'ACCOUNT_NOT_FOUND' && shardOfPair(pair) !== 0;
-        if (err.code !== 'INSUFFICIENT_MARGIN' && !firstUse) throw err;
+        if (!needsTopUp(err, pair)) throw err;
         if (attempt >= FUNDED_ATTEMPTS) throw new AppError(503, 'ESCROW_BUSY', 'Orders of this account kept taking each other\'s margin top-ups; retry');
         // the account's hash on this shard is made by the first top-up (an unknown account: 404 there)
         const need = err.engineDetail && /^\d+$/.test(err.engineDetail) ? err.engineDetail : '1';
@@ -188,17 +187,28 @@ export class FuturesOrderService {
         out[index] = { ok: false, error: err };
       }
     }
+    const unfunded: { index: number; input: CreateFuturesInput }[] = [];
     for (const batch of byPair.values()) {
       const replies = await this.engine.createMany(batch.map((b) => b.input));
-      batch.forEach(({ index }, i) => {
+      for (const [i, { index, input }] of batch.entries()) {
         const r = replies[i];
-        if (r[0] === 'ERR') {
-          out[index] = { ok: false, error: engineError(String(r[1]), r[2] ? String(r[2]) : undefined) };
-          return;
+        if (r[0] !== 'ERR') {
+          out[index] = placedResult(decodePlace(r));
+          continue;
         }
-        const { duplicate, order } = decodePlace(r);
-        out[index] = { ok: true, id: Number(order.id), clientOrderId: order.clid || null, status: Number(order.status), duplicate };
-      });
+        const error = engineError(String(r[1]), r[2] ? String(r[2]) : undefined);
+        // refused for its margin on the market's shard: placed again with a top-up, as `create` does
+        if (this.funding.escrow && needsTopUp(error, await this.futuresPair(input.pairCode))) unfunded.push({ index, input });
+        else out[index] = { ok: false, error };
+      }
+    }
+    for (const { index, input } of unfunded) {
+      try {
+        out[index] = placedResult(await this.createFunded(input));
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        out[index] = { ok: false, error: err };
+      }
     }
     return out;
   }
@@ -345,3 +355,14 @@ export class FuturesOrderService {
 const assertSafe = (v: BigNumber) => {
   if (!fitsEngine(v)) throw rejected('NOTIONAL_TOO_LARGE', `Value exceeds ${MAX_SAFE.toFixed()} engine units`);
 };
+
+/**
+ * An order refused for its margin on its market's shard: short there, or the account never there
+ * yet (the first top-up makes its hash on that shard). Shard 0 holds every account's registry.
+ */
+const needsTopUp = (err: AppError, pair: Pick<Pair, 'engineShard'>): boolean =>
+  err.code === 'INSUFFICIENT_MARGIN' || (err.code === 'ACCOUNT_NOT_FOUND' && shardOfPair(pair) !== 0);
+
+const placedResult = ({ duplicate, order }: FuturesPlaceReply): CreateManyResult => ({
+  ok: true, id: Number(order.id), clientOrderId: order.clid || null, status: Number(order.status), duplicate,
+});

@@ -35,6 +35,7 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
   const redis = createRedis({
     url: config.redisUrl,
     cluster: config.redisCluster,
+    natMap: config.redisClusterNatMap,
     name: 'engine',
     commandTimeoutMs: config.redisCommandTimeoutMs,
     log,

@@ -27,7 +27,10 @@ export function next(child: ChildProcess, cmd: string, timeoutMs = 120_000): Pro
  */
 export function spawnRole(file: string, role: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ChildProcess {
   const child = fork(file, ['--role', role], { env, execArgv: [...process.execArgv, ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  process.once('exit', () => child.kill('SIGKILL'));
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  // a bench that spawns a child per run keeps one listener per child alive, not one per run
+  child.once('exit', () => process.off('exit', kill));
   return child;
 }
 

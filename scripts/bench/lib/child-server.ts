@@ -18,7 +18,8 @@ export async function startChildServer(
   file: string,
   args: string[],
   env: NodeJS.ProcessEnv,
-  timeoutMs = 30_000,
+  // generous: on a box shared by many sessions tsx alone can take half a minute to load the app
+  timeoutMs = 120_000,
 ): Promise<ChildServer> {
   const child: ChildProcess = fork(file, args, {
     env,

@@ -1,5 +1,8 @@
 import BigNumber from 'bignumber.js';
+import request from 'supertest';
+import { parseEntry } from '../../../src/platform/market-event';
 import type { Transfer } from '../../../src/wallet';
+import { admin } from '../futures/helpers';
 import { httpHelpers, userWithHome } from '../shards/shard-fixture';
 import { copyBed, type CopyBed } from './helpers';
 
@@ -74,15 +77,16 @@ async function realize(mOrder: number) {
 
 /**
  * Conserved over every shard, the reconciler exact with nothing in transit and every outbox empty.
- * The one negative the reconciler may name is the copy shard's pnl pool: the followers' and the
- * master's profit was paid from it while the counterparties' positions are still open (it carries
- * their claim, docs/futures.md), so `holds` is read as difference 0 with no other negative.
+ * The only negatives the reconciler may name are pnl pools: the followers' and the master's profit
+ * was paid from a market shard's pool while the counterparties' positions are still open (it
+ * carries their claim, docs/futures.md), so `holds` is read as difference 0 with no other negative.
  */
 async function atRest() {
   await b.usdtTotal();
   for (const row of await httpHelpers(b.app).reconcile()) {
     expect([row.currencyCode, row.difference, row.terms.inTransit]).toEqual([row.currencyCode, 0, 0]);
-    expect(row.negative.filter((k) => k !== `${b.ctx.keys.futuresPnlPool()} ${row.currencyCode}`)).toEqual([]);
+    const pools = b.ctx.shards.all().map((k) => `${k.futuresPnlPool()} ${row.currencyCode}`);
+    expect(row.negative.filter((k) => !pools.includes(k))).toEqual([]);
   }
   for (let shard = 0; shard < 3; shard++) expect(await b.ctx.funds.ledger.outbox(shard)).toEqual([]);
 }
@@ -215,6 +219,72 @@ describe('faults in a payment\'s delivery', () => {
     expect(await usdt(1, owner)).toBeCloseTo(home + moved.shiftedBy(-8).toNumber(), 8);
     for (const t of pending) expect(await b.ctx.redis.get(b.ctx.shards.keys(1).transferCredit(t.id))).toBe(t.amount);
     expect(floor8(moved.shiftedBy(-8))).toBeGreaterThan(0);
+    await atRest();
+  });
+});
+
+describe('a master trading a futures market on another shard than the accounts\' registry', () => {
+  const SOL = 'SOL_USDT'; // shard 1: SOL_USDT's book, positions and the accounts' margin for it live there
+  let lastId = '0-0';
+
+  /** Hands every new SOL_USDT stream entry (on its own shard) to the mirror, as the dispatcher would. */
+  async function pumpSol() {
+    const entries = await b.ctx.redis.xrange(b.ctx.shards.keys(1).events('futures', SOL), `(${lastId}`, '+');
+    for (const [id, fields] of entries) {
+      await b.ctx.copy.mirror.handleEntry(parseEntry(id, fields));
+      lastId = id;
+    }
+  }
+
+  const sol = (user: string, acct: number, isLong: boolean, price: number | null, amount: number) =>
+    b.create(user, { isMarket: price === null, isLong, price: price ?? 0, amount, currencyPairCode: SOL, futuresAccountId: acct });
+
+  const marginOn = async (shard: number, acct: string | number) => {
+    const [balance, locked] = await b.ctx.redis.hmget(b.ctx.shards.keys(shard).futuresAccount(acct), 'balance', 'locked');
+    return { balance: Number(balance ?? 0), locked: Number(locked ?? 0) };
+  };
+
+  it('mirrors there, and the finish brings the subscription\'s margin back, settles the whole profit and returns it all', async () => {
+    lastId = '0-0';
+    expect((await request(b.app).post('/api/admin/currencies').set('Authorization', admin).send({ code: 'SOL', name: 'SOL', decimals: 8 })).status).toBe(200);
+    const pair = await request(b.app).post('/api/admin/pairs').set('Authorization', admin).send({
+      kind: 'futures', baseCurrencyCode: 'SOL', quoteCurrencyCode: 'USDT', digitsPrice: 2, digitsAmount: 3, minBaseAmount: 0.001,
+      minQuoteAmount: 5, makerFee: 0.0002, takerFee: 0.0005, contractValue: 1, lotSize: 0.001, maxLeverage: 50,
+      maintenanceMarginRate: 0.01, engineShard: 1,
+    });
+    expect([pair.status, pair.body.engineShard]).toEqual([200, 1]);
+    const mm = await b.fundedAccount('solmm', 1_000_000, 10);
+    expect((await sol('solmm', mm, true, 99, 50)).status).toBe(200);
+    expect((await sol('solmm', mm, false, 101, 50)).status).toBe(200);
+    const slave = await b.slave(follower, 2_000);
+    const sub = await subscription((await b.subscribe(follower, m, slave, 1_000)).id);
+
+    const open = await sol(owner, m, true, null, 10);
+    expect(open.status).toBe(200);
+    await pumpSol();
+    // the mirrored position's margin was topped up on shard 1 from the subscription account's registry
+    expect((await marginOn(1, sub.acct)).locked).toBeGreaterThan(0);
+    const ann = await b.fundedAccount('solann', 1_000_000, 10);
+    expect((await sol('solann', ann, true, 130, 100)).status).toBe(200);
+    expect((await b.put(owner, '/api/futures/trade/close', { orderId: open.body.id, isMarket: true })).status).toBe(200);
+    await pumpSol();
+    const there = await marginOn(1, sub.acct);
+    expect([there.locked, there.balance > 0]).toEqual([0, true]); // closed at a profit: the proceeds sit on shard 1
+
+    carried = [];
+    const fin = await b.post(follower, `${S}/finishMasterCopy`, finishBody(slave));
+    expect(fin.status).toBe(200);
+    expect(await marginOn(1, sub.acct)).toEqual({ balance: 0, locked: 0 });
+    const done = await subscription(sub.id);
+    const l = await b.ctx.redis.hgetall(b.ctx.keys.copyLedger(sub.id));
+    // the whole realized profit was seen: 20 % of it shared, paid to the owner's home
+    // realized profit R = cash − netIn + what was paid to the master (fee and share)
+    const realized = new BigNumber(done.settledEquity).minus(1_000e8).plus(l.commission).plus(l.shared);
+    expect(realized.toNumber()).toBeGreaterThan(0);
+    expect(l.shared).toBe(realized.times(0.2).integerValue(BigNumber.ROUND_FLOOR).toFixed(0));
+    const paid = (await sentToOwner()).filter((r) => r.kind === 'payment').reduce((t, r) => t.plus(r.amount), new BigNumber(0));
+    expect(paid.toFixed(0)).toBe(new BigNumber(l.commission).plus(l.shared).toFixed(0));
+    expect((await b.account(follower, slave)).available).toBeCloseTo(new BigNumber(done.settledEquity).shiftedBy(-8).plus(1_000).toNumber(), 8);
     await atRest();
   });
 });

@@ -123,6 +123,12 @@ describe('futures markets on engine shards 1 and 2', () => {
     const usdt = (await h.reconcile()).find((r) => r.currencyCode === 'USDT')!;
     const accounts = (await marginEverywhere(a)).balance + (await marginEverywhere(a)).locked + (await marginEverywhere(c)).balance + (await marginEverywhere(c)).locked;
     expect(minor(usdt.terms.futuresAccounts)).toBe(accounts);
+    // and per shard: each shard's part is the two accounts' hashes there
+    const perShard = (usdt as unknown as { shards: { shard: number; futuresAccounts: number }[] }).shards;
+    for (let shard = 0; shard < 3; shard++) {
+      const [x, y] = [await marginOn(shard, a), await marginOn(shard, c)];
+      expect([shard, minor(perShard[shard].futuresAccounts)]).toEqual([shard, x.balance + x.locked + y.balance + y.locked]);
+    }
 
     // the account's free margin goes back to the wallet whole: what sits on shards 1 and 2 comes to shard 0 first
     const free = (await marginEverywhere(a)).balance;
