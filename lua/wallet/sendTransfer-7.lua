@@ -29,9 +29,10 @@
     {'NONE'}         nothing to move (all / idle with an empty, busy or reserving escrow)
     {'ERR', 'INSUFFICIENT_BALANCE', currency}   exact mode below the least amount: nothing done
     {'ERR', 'ACCOUNT_NOT_FOUND', id}   the account here is not the user's in this currency: nothing done
-  Events: an entry on KEYS[5]: id, user, cur, amount, from, to, acct.
+  Events: an entry on KEYS[5]: id, user, cur, amount, from, to, acct, kind (move), payer (the user).
 ]]
 --- @include "includes/fmt"
+--- @include "includes/wallet/transferOut"
 local rcall = redis.call
 local avail, rsv, touched, record, outbox, pending, versions = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5],
   KEYS[6], KEYS[7]
@@ -73,10 +74,6 @@ end
 
 local amount = fmt(take)
 rcall('HSET', avail, field, fmt(balance - take))
-local entry = rcall('XADD', outbox, '*', 'id', id, 'user', user, 'cur', cur, 'amount', amount, 'from', ARGV[7],
-  'to', ARGV[8], 'acct', acct)
-rcall('HSET', record, 'user', user, 'cur', cur, 'amount', amount, 'from', ARGV[7], 'to', ARGV[8], 'state', 'sent',
-  'entry', entry, 'ts', ARGV[9], 'acct', acct)
-rcall('HSET', pending, id, cur .. '|' .. amount .. '|' .. ARGV[8] .. '|' .. acct)
-rcall('HINCRBY', versions, user, 1)
+transferOut(record, outbox, pending, versions, { id = id, user = user, cur = cur, amount = amount, from = ARGV[7],
+  to = ARGV[8], ts = ARGV[9], acct = acct })
 return { 'OK', amount }

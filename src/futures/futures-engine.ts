@@ -246,6 +246,20 @@ export class FuturesEngine {
     );
   }
 
+  /**
+   * Claims `clientOrderId` in shard 0's registry for an order about to be placed on `shard`
+   * (lua/spot/claimClientOrderId-1.lua): null when it is the order's, else what holds it there (an
+   * order id of shard 0, or `@<shard>` of another shard's order).
+   */
+  async claimClientOrderId(userId: string, clientOrderId: string, shard: number): Promise<string | null> {
+    const [status, held] = await this.scripts.run<string[]>(
+      'claimClientOrderId',
+      [this.keys.registry.futuresClientOrderIds(userId)],
+      [clientOrderId, `@${shard}`],
+    );
+    return status === 'OK' ? null : held;
+  }
+
   /** TP/SL of one market at its mark price; returns the ids closed, with the reason of each. */
   async sweepTriggers(pairCode: string, markTicks: string, timestamp: number, limit = 1000): Promise<{ id: string; reason: string }[]> {
     const reply = await this.scripts.run<[string, string, string[]]>(

@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { requirePair } from '../markets';
 import { fitsEngine, MAX_SAFE, minorString, toMinorDown, decimal } from '../domain/decimal';
 import { futuresParams, FuturesStatus } from '../domain/futures';
-import { AppError, engineError, notFound, rejected } from '../domain/errors';
+import { AppError, conflict, engineError, notFound, rejected } from '../domain/errors';
 import type { Pair } from '../domain/market';
 import { decodePlace, type CloseSize, type FuturesEngine, type CreateFuturesInput, type FuturesPlaceReply } from './futures-engine';
 import type { StpMode } from '../domain/order';
@@ -138,13 +138,19 @@ export class FuturesOrderService {
   private async createFunded(input: CreateFuturesInput): Promise<FuturesPlaceReply> {
     const pair = await this.futuresPair(input.pairCode);
     const escrow = this.funding.escrow as NonNullable<FuturesFunding['escrow']>;
+    const clid = input.clientOrderId;
+    // one clientOrderId per user over every market: claimed in shard 0's registry first (docs/futures.md)
+    if (clid && shardOfPair(pair) !== 0) {
+      const held = await this.engine.claimClientOrderId(input.userId, clid, shardOfPair(pair));
+      if (held !== null) return this.earlierOrder(input.userId, held, clid);
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.engine.create(input);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        const firstUse = err.code === 'ACCOUNT_NOT_FOUND' && shardOfPair(pair) !== 0;
-        if (err.code !== 'INSUFFICIENT_MARGIN' && !firstUse) throw err;
+        if (err.code === 'CLIENT_ORDER_ID_ELSEWHERE' && clid && err.engineDetail) return this.earlierOrder(input.userId, err.engineDetail, clid);
+        if (!needsTopUp(err, pair)) throw err;
         if (attempt >= FUNDED_ATTEMPTS) throw new AppError(503, 'ESCROW_BUSY', 'Orders of this account kept taking each other\'s margin top-ups; retry');
         // the account's hash on this shard is made by the first top-up (an unknown account: 404 there)
         const need = err.engineDetail && /^\d+$/.test(err.engineDetail) ? err.engineDetail : '1';
@@ -181,19 +187,43 @@ export class FuturesOrderService {
         out[index] = { ok: false, error: err };
       }
     }
+    const unfunded: { index: number; input: CreateFuturesInput }[] = [];
     for (const batch of byPair.values()) {
       const replies = await this.engine.createMany(batch.map((b) => b.input));
-      batch.forEach(({ index }, i) => {
+      for (const [i, { index, input }] of batch.entries()) {
         const r = replies[i];
-        if (r[0] === 'ERR') {
-          out[index] = { ok: false, error: engineError(String(r[1]), r[2] ? String(r[2]) : undefined) };
-          return;
+        if (r[0] !== 'ERR') {
+          out[index] = placedResult(decodePlace(r));
+          continue;
         }
-        const { duplicate, order } = decodePlace(r);
-        out[index] = { ok: true, id: Number(order.id), clientOrderId: order.clid || null, status: Number(order.status), duplicate };
-      });
+        const error = engineError(String(r[1]), r[2] ? String(r[2]) : undefined);
+        // refused for its margin on the market's shard: placed again with a top-up, as `create` does
+        if (this.funding.escrow && needsTopUp(error, await this.futuresPair(input.pairCode))) unfunded.push({ index, input });
+        else out[index] = { ok: false, error };
+      }
+    }
+    for (const { index, input } of unfunded) {
+      try {
+        out[index] = placedResult(await this.createFunded(input));
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        out[index] = { ok: false, error: err };
+      }
     }
     return out;
+  }
+
+  /**
+   * The order a clientOrderId already names: `held` is its id (an order of shard 0) or `@<shard>`
+   * (that shard's own registry has it). 409 when it names no order of the user (claimed for a market
+   * whose order was refused, or is being placed right now).
+   */
+  private async earlierOrder(userId: string, held: string, clid: string): Promise<FuturesPlaceReply> {
+    const k = held.startsWith('@') ? this.keys.all()[Number(held.slice(1))] : this.keys.registry;
+    const id = held.startsWith('@') ? await this.redis.hget(k.futuresClientOrderIds(userId), clid) : held;
+    const h = id ? futuresOrderOf(await this.redis.hgetall(k.order(id))) : {};
+    if (h.user !== userId) throw conflict('CLIENT_ORDER_ID_IN_USE', `clientOrderId ${clid} is taken by an order on another market`);
+    return { duplicate: true, order: { id: h.id, clid: h.clid ?? clid, status: h.status } };
   }
 
   /** Each account's `copy` flag, read in one round trip. */
@@ -325,3 +355,14 @@ export class FuturesOrderService {
 const assertSafe = (v: BigNumber) => {
   if (!fitsEngine(v)) throw rejected('NOTIONAL_TOO_LARGE', `Value exceeds ${MAX_SAFE.toFixed()} engine units`);
 };
+
+/**
+ * An order refused for its margin on its market's shard: short there, or the account never there
+ * yet (the first top-up makes its hash on that shard). Shard 0 holds every account's registry.
+ */
+const needsTopUp = (err: AppError, pair: Pick<Pair, 'engineShard'>): boolean =>
+  err.code === 'INSUFFICIENT_MARGIN' || (err.code === 'ACCOUNT_NOT_FOUND' && shardOfPair(pair) !== 0);
+
+const placedResult = ({ duplicate, order }: FuturesPlaceReply): CreateManyResult => ({
+  ok: true, id: Number(order.id), clientOrderId: order.clid || null, status: Number(order.status), duplicate,
+});

@@ -36,6 +36,9 @@ const PACKED_FIELDS: Record<string, readonly (string | null)[]> = {
 /** Kinds whose last field is the rest of the event, bars included (a record's text). */
 const REST_LAST = new Set(['st', 'new']);
 
+/** `events` without the private stream's order states (`st`, `new`), which only it reads. */
+export const withoutOrderStates = (events: MarketEvent[]): MarketEvent[] => events.filter((e) => !REST_LAST.has(e.e));
+
 /** The event a packed one stands for: the object the engine would have written. */
 export function unpackEvent(text: string): MarketEvent {
   const parts = text.split('|');

@@ -6,10 +6,17 @@ import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { isRedisUnavailable } from '../platform/redis/unavailable';
 
-/** One transfer of a user's money between two engine shards; its id is random, never a counter. */
+/**
+ * One transfer of money between two engine shards; its id is random, never a counter. `user` is
+ * the one credited at `to`: the sender too for a move of the user's own money, the payee of a
+ * payment from one user to another (a copy fee or profit share, lua/includes/copy/settle.lua).
+ */
 export interface Transfer {
   id: string;
   user: string;
+  /** `move` (one user's own money) or `payment` (from `payer` to `user`); read from the outbox. */
+  kind?: 'move' | 'payment';
+  payer?: string;
   cur: string;
   from: number;
   to: number;
@@ -120,7 +127,7 @@ export class TransferLedger {
       for (let i = 0; i < fields.length; i += 2) f[fields[i]] = fields[i + 1];
       return {
         id: f.id, user: f.user, cur: f.cur, amount: f.amount, from: Number(f.from), to: Number(f.to), acct: f.acct ?? '',
-        sentMs: Number(entryId.split('-')[0]),
+        kind: f.kind === 'payment' ? 'payment' : 'move', payer: f.payer ?? f.user, sentMs: Number(entryId.split('-')[0]),
       };
     });
   }

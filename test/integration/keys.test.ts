@@ -129,6 +129,25 @@ return { futuresAccountKey(ARGV[1], ARGV[2]), futuresAccountOpenKey(ARGV[1], ARG
     }
   });
 
+  it('for a transfer record a copy payment writes (its id arrives in ARGV)', async () => {
+    const ctx = await testContext();
+    try {
+      const lua = resolveIncludes(
+        LUA_DIR,
+        `--- @include "includes/keys"
+return transferKey(ARGV[1], ARGV[2])`,
+        'transfer-key-probe.lua',
+      );
+      for (const k of [ctx.keys, new Keys(ctx.keys.prefix, 2)]) {
+        expect(await ctx.redis.eval(lua, 0, k.engine, 'b3f1c2d4-0000-4000-8000-000000000001')).toBe(
+          k.transfer('b3f1c2d4-0000-4000-8000-000000000001'),
+        );
+      }
+    } finally {
+      await ctx.cleanup();
+    }
+  });
+
   it('every engine key shares the shard hash tag', () => {
     const k = new Keys('ex', 3);
     for (const key of [

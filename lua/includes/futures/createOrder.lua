@@ -87,7 +87,11 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
 
   if clid ~= '' then
     local existing = call('HGET', clidKey, clid)
-    if existing then return fOrderReply(P, 'DUP', existing) end
+    if existing then
+      -- `@<shard>`: on shard 0, the registry, a clientOrderId claimed by an order on another shard
+      if string.byte(existing) == 64 then return { 'ERR', 'CLIENT_ORDER_ID_ELSEWHERE', existing } end
+      return fOrderReply(P, 'DUP', existing)
+    end
   end
 
   -- the market as this call's first order read it (no order changes the pair hash)

@@ -9,6 +9,7 @@ export async function startFuturesWorkers(deps: FuturesWorkerDeps): Promise<{ cl
   const connection = createRedis({
     url: deps.config.redisUrl,
     cluster: deps.config.redisCluster,
+    natMap: deps.config.redisClusterNatMap,
     blocking: true,
     name: 'futures-workers',
     log: deps.log,

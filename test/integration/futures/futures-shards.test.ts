@@ -123,6 +123,12 @@ describe('futures markets on engine shards 1 and 2', () => {
     const usdt = (await h.reconcile()).find((r) => r.currencyCode === 'USDT')!;
     const accounts = (await marginEverywhere(a)).balance + (await marginEverywhere(a)).locked + (await marginEverywhere(c)).balance + (await marginEverywhere(c)).locked;
     expect(minor(usdt.terms.futuresAccounts)).toBe(accounts);
+    // and per shard: each shard's part is the two accounts' hashes there
+    const perShard = (usdt as unknown as { shards: { shard: number; futuresAccounts: number }[] }).shards;
+    for (let shard = 0; shard < 3; shard++) {
+      const [x, y] = [await marginOn(shard, a), await marginOn(shard, c)];
+      expect([shard, minor(perShard[shard].futuresAccounts)]).toEqual([shard, x.balance + x.locked + y.balance + y.locked]);
+    }
 
     // the account's free margin goes back to the wallet whole: what sits on shards 1 and 2 comes to shard 0 first
     const free = (await marginEverywhere(a)).balance;
@@ -146,6 +152,31 @@ describe('futures markets on engine shards 1 and 2', () => {
     const m = await marginEverywhere(acct);
     expect(m.balance + m.locked).toBe(minor(100));
     expect(m.locked).toBe((await marginOn(1, acct)).locked);
+    await expectAtRest();
+  });
+
+  it('places one order for one clientOrderId sent to markets on three shards, one after the other or at once', async () => {
+    const user = await userWithHome(b.ctx, 2, 'three');
+    const acct = await b.fundedAccount(user, 1000, 10);
+    // shard 1 first: shard 0's registry records the claim, so shard 2 and shard 0 answer the same order
+    const first = await order(user, acct, SOL, true, 100, 1, { clientOrderId: 'one' });
+    expect(first.status).toBe(200);
+    for (const pair of [XRP, 'BTC_USDT']) {
+      const again = await order(user, acct, pair, true, pair === XRP ? 50 : 1000, 1, { clientOrderId: 'one' });
+      expect([pair, again.status, again.body.id]).toEqual([pair, 200, first.body.id]);
+    }
+    // shard 0 first: its order holds the id in the registry, a market of shard 1 answers it
+    const home = await order(user, acct, 'BTC_USDT', true, 1000, 0.01, { clientOrderId: 'two' });
+    expect(home.status).toBe(200);
+    expect((await order(user, acct, SOL, true, 100, 1, { clientOrderId: 'two' })).body.id).toBe(home.body.id);
+    // all at once, to all three markets
+    const racing = await Promise.all([SOL, XRP, 'BTC_USDT', SOL, XRP, 'BTC_USDT'].map((pair) =>
+      order(user, acct, pair, true, pair === 'BTC_USDT' ? 1000 : 50, pair === 'BTC_USDT' ? 0.01 : 1, { clientOrderId: 'three' })));
+    const ok = racing.filter((r) => r.status === 200);
+    for (const r of racing) if (r.status !== 200) expect([r.status, r.body.error.code]).toEqual([409, 'CLIENT_ORDER_ID_IN_USE']);
+    expect(new Set(ok.map((r) => r.body.id)).size).toBe(1);
+    const history = (await b.get(user, '/api/futures/trade/orders-history')).body as { clientOrderId: string | null }[];
+    expect(history.map((o) => o.clientOrderId).sort()).toEqual(['one', 'three', 'two']);
     await expectAtRest();
   });
 
@@ -176,6 +207,30 @@ describe('futures markets on engine shards 1 and 2', () => {
     expect((await h.balances(user)).USDT.available).toBe(before + 50);
     const m = await marginEverywhere(acct);
     expect(m.balance + m.locked).toBe(minor(50));
+    await expectAtRest();
+  });
+});
+
+describe('idle margin goes back to shard 0', () => {
+  it('sweeps an account\'s free margin on a shard once it is idle and locks nothing there, never while an order holds margin', async () => {
+    const user = await userWithHome(b.ctx, 1, 'idle');
+    const acct = await b.fundedAccount(user, 100, 10);
+    const resting = await order(user, acct, SOL, true, 100, 1);
+    expect(resting.status).toBe(200);
+    const escrow = b.ctx.funds.escrow as NonNullable<typeof b.ctx.funds.escrow>;
+    // an open order locks margin on shard 1: nothing moves, however idle
+    expect(await escrow.sweepIdle(1, undefined, 0)).toBe(0);
+    expect((await marginOn(1, acct)).locked).toBeGreaterThan(0n);
+    const close = await b.put(user, '/api/futures/trade/close', { orderId: resting.body.id, isMarket: true });
+    expect(close.status).toBe(200);
+    expect((await marginOn(1, acct)).locked).toBe(0n);
+    const free = (await marginOn(1, acct)).balance;
+    expect(free).toBeGreaterThan(0n);
+    // the policy's idle time has not passed (3600 s): nothing moves
+    expect(await escrow.sweepIdle(1)).toBe(0);
+    expect(await escrow.sweepIdle(1, undefined, 0)).toBe(1);
+    expect(await marginOn(1, acct)).toEqual({ balance: 0n, locked: 0n });
+    expect((await marginOn(0, acct)).balance).toBe(minor(100));
     await expectAtRest();
   });
 });

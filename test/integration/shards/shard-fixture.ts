@@ -72,7 +72,7 @@ export function httpHelpers(app: Express) {
       expect(r.status).toBe(200);
       return Object.fromEntries(r.body.map((b: { currencyCode: string }) => [b.currencyCode, b]));
     },
-    async reconcile(): Promise<{ currencyCode: string; holds: boolean; terms: Record<string, number>; negative: string[] }[]> {
+    async reconcile(): Promise<{ currencyCode: string; holds: boolean; difference: number; terms: Record<string, number>; negative: string[] }[]> {
       const r = await request(app).get('/api/admin/reconcile').set('Authorization', admin);
       expect(r.status).toBe(200);
       return r.body;

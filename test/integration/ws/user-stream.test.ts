@@ -401,6 +401,42 @@ describe('private stream: money outside the markets and futures', () => {
     expectNoGap(v);
   });
 
+  it('a futures maker filled by three takers in one batch: every state of its order and position, in order; the last equals REST', async () => {
+    const FPAIR = 'BTC_USDT';
+    const maker = fresh('fmaker');
+    const taker = fresh('ftaker');
+    await deposit(maker, 'USDT', 1_000);
+    await deposit(taker, 'USDT', 1_000);
+    const ma = await futuresAccount(maker, 900);
+    const ta = await futuresAccount(taker, 900);
+    const m = await signedIn(maker, ['orders', 'positions']);
+    await request(app).post('/api/admin/index-price').set('Authorization', bearer('admin', true)).send({ currencyPairCode: FPAIR, price: 100 });
+    const pair = (await ctx.markets.store.getPair('futures', FPAIR))!;
+    const lot = 10 ** (pair.digitsAmount - 2);
+    const base = { pairCode: FPAIR, isMarket: false, priceTicks: String(100 * 10 ** pair.digitsPrice), postOnly: false, stp: 'NONE' as const, clientOrderId: null };
+    const takes = [1, 2, 3].map((k) => k * lot);
+    const now = Date.now();
+    const replies = await ctx.futures.engine.createMany([
+      { ...base, userId: maker, accountId: String(ma), side: 'sell', amountLots: String(takes.reduce((a, b) => a + b, 0)), timestamp: now },
+      ...takes.map((q, i) => ({ ...base, userId: taker, accountId: String(ta), side: 'buy' as const, amountLots: String(q), timestamp: now + i + 1 })),
+    ]);
+    const id = Number((replies[0] as string[])[1]);
+    const of = (channel: string) => frames(m, channel).filter((o) => o.id === id);
+    await until(() => of('orders').length >= takes.length + 1);
+    let cum = 0;
+    const held = takes.map((q) => fromMinor(String((cum += q)), pair.digitsAmount));
+    // Created, then in position with 1, 3 and 6 hundredths: one state per taker of the batch
+    expect(of('orders').map((o) => [o.futuresOrderStatus, o.amountInPosition, o.updateId])).toEqual([
+      [10, 0, 1], ...held.map((a, i) => [50, a, i + 2]),
+    ]);
+    expect(of('positions').map((o) => o.amountInPosition)).toEqual(held);
+    const rest = ((await get(maker, `${F}/trade/positions`).query({ IsActive: true })).body as Row[]).find((o) => o.id === id)!;
+    const atMark = new Set(['unRealizedPnl', 'unRealizedPnlPercentage', 'totalPnlPercentage', 'roe', 'markPrice', 'adlQuantile']);
+    const stable = Object.fromEntries(Object.entries(rest).filter(([k]) => !atMark.has(k)));
+    expect(of('positions').pop()).toMatchObject(stable);
+    expectNoGap(m);
+  });
+
   it('copy trading: starting and finishing a copy send the follower\'s accounts with reason copy', async () => {
     const lead = fresh('lead');
     const follower = fresh('follower');
