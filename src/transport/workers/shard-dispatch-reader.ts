@@ -61,6 +61,7 @@ export class ShardDispatchReader {
     this.conn = createRedis({
       url: ctx.config.redisUrl,
       cluster: ctx.config.redisCluster,
+      natMap: ctx.config.redisClusterNatMap,
       blocking: true,
       name: `dispatcher-${shard}`,
       log: ctx.log,

@@ -1,9 +1,8 @@
 import request from 'supertest';
 import { shardOfId } from '../../../src/domain/shard-ids';
-import type { RedisServerProcess } from '../../../src/platform/redis/redis-server-process';
 import { bearer } from '../../support/harness';
 import { newTransfer } from '../../../src/wallet/transfer-ledger';
-import { durableRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
+import { durableRedis, type ShardRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
 
 // Seeded markets with ENGINE_SHARDS=3: BTC_USDT on shard 0, ETH_USDT on shard 1, BTC_USDT.TRC20 on shard 2.
 const buy = (pair: string, price: number, amount: number, extra: Record<string, unknown> = {}) => ({
@@ -11,7 +10,7 @@ const buy = (pair: string, price: number, amount: number, extra: Record<string, 
 });
 const sell = (pair: string, price: number, amount: number) => ({ currencyPairCode: pair, side: 'sell', type: 'limit', price, amount });
 
-let server: RedisServerProcess;
+let server: ShardRedis;
 let w: Awaited<ReturnType<typeof shardWorld>>;
 beforeAll(async () => {
   server = await durableRedis();
@@ -19,7 +18,7 @@ beforeAll(async () => {
 afterAll(async () => server.stop());
 beforeEach(async () => {
   // no idle sweeps during a test: only what a test does moves money
-  w = await shardWorld(server.url, 3, { ESCROW_HEADROOM_PERCENT: '10', ESCROW_IDLE_SECONDS: '3600' });
+  w = await shardWorld(server, 3, { ESCROW_HEADROOM_PERCENT: '10', ESCROW_IDLE_SECONDS: '3600' });
 });
 afterEach(async () => w.ctx.cleanup());
 
