@@ -139,7 +139,7 @@ export class FuturesOrderService {
     const pair = await this.futuresPair(input.pairCode);
     const escrow = this.funding.escrow as NonNullable<FuturesFunding['escrow']>;
     const clid = input.clientOrderId;
-    // one clientOrderId per user over every market: claimed in shard 0's registry first (SPEC 4.3)
+    // one clientOrderId per user over every market: claimed in shard 0's registry first (docs/futures.md)
     if (clid && shardOfPair(pair) !== 0) {
       const held = await this.engine.claimClientOrderId(input.userId, clid, shardOfPair(pair));
       if (held !== null) return this.earlierOrder(input.userId, held, clid);

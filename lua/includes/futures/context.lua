@@ -113,7 +113,7 @@ end
 -- changed levels, lastTicks, ts); the key names built so far (accounts, orderKeys); the context of
 -- its orders (ctx, includes/futures/createOrder: with allocated, market, fees, acctValues);
 -- includes/futures/triggerIndex's liqL, liqS, liqGone; includes/idCounter's oidNext, oidTop,
--- tidNext, tidTop. Every field is named in the constructor, nil until set (a table filled field by
+-- tidNext, tidTop, tidFirst. Every field is named in the constructor, nil until set (a table filled field by
 -- field rehashes as it grows); the event list starts with the slots of a usual batch (4 orders: 16
 -- events), not grown one doubling at a time (a nil slot is absent to # and to cjson).
 -- Kept across calls with its tables and its orders' context, and emptied here at each call's start:
@@ -130,7 +130,7 @@ do
       b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], changed = { bids = {}, asks = {} },
         events = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil },
         accounts = {}, orderKeys = {}, n = n, ctx = nil, allocated = nil, market = nil, ts = nil, lastTicks = nil,
-        fees = nil, acctValues = nil, oidNext = nil, oidTop = nil, tidNext = nil, tidTop = nil,
+        fees = nil, acctValues = nil, oidNext = nil, oidTop = nil, tidNext = nil, tidTop = nil, tidFirst = nil,
         liqL = nil, liqS = nil, liqGone = nil, inUse = true, fresh = false }
       kept = b
       return b
@@ -139,7 +139,7 @@ do
     -- below): a field added there is put back here
     b.P, b.pair, b.maxlen, b.n, b.inUse, b.fresh = ARGV[1], ARGV[2], ARGV[3], n, true, true
     b.allocated, b.market, b.ts, b.lastTicks, b.fees = nil, nil, nil, nil, nil
-    b.oidNext, b.oidTop, b.tidNext, b.tidTop, b.liqL, b.liqS, b.liqGone = nil, nil, nil, nil, nil, nil, nil
+    b.oidNext, b.oidTop, b.tidNext, b.tidTop, b.tidFirst, b.liqL, b.liqS, b.liqGone = nil, nil, nil, nil, nil, nil, nil, nil
     local events, changed = b.events, b.changed
     for i = #events, 1, -1 do events[i] = nil end
     emptyTable(changed.bids)
