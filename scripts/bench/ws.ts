@@ -418,7 +418,9 @@ async function withCpu(
  * RATE book-changing commands a second for `seconds` through the spot order service (limit orders
  * that rest and cross, and cancels), one every 1000/RATE ms on a timer, so the load is steady
  * rather than in bursts. A cancel that finds its order filled meanwhile places a resting order
- * instead: every command changes the book once, so the book updates match the rate.
+ * instead: every command changes the book. (The order service's group commit still puts orders
+ * that arrive while a script call runs into one call, one stream entry and one `seq`, so a busy
+ * box sees fewer, larger book updates than commands.)
  */
 async function driveEngine(
   ctx: AppContext,
