@@ -69,10 +69,13 @@ const HTTP_SHAPE: HttpShape = {
   processes: envInt('BENCH_HTTP_PROCESSES', 3),
   connections: envInt('BENCH_HTTP_CONNECTIONS', 16),
   seconds: envInt('BENCH_HTTP_SECONDS', 5),
+  warmupSeconds: envInt('BENCH_HTTP_WARMUP_SECONDS', 3),
   users: envInt('BENCH_FUNDED_USERS', 64),
 };
 
 const LEVELS = 1_000;
+/** Commands per master printed after each HTTP run (calls and in-command µs per order). */
+const TOP_COMMANDS = 10;
 const USERS = 10;
 /** The three spot markets of config/markets.json; sizes above both pair minimums at every price used. */
 const MARKETS = [
@@ -367,6 +370,10 @@ async function httpMode(clusterUrl: string) {
         `http run ${run}/${RUNS}, ${layout.name}: ${fmtNum(r.ordersPerSec)} orders/s, busiest ${fmtNum(r.busiestCpuUs)} µs/order, ` +
           `all ${fmtNum(r.allCpuUs)}; ${JSON.stringify(r.statuses)}, transfers ${r.transfers}, ${r.errors} errors`,
       );
+      for (const [node, cmds] of Object.entries(r.commands)) {
+        const top = Object.entries(cmds).slice(0, TOP_COMMANDS).map(([c, s]) => `${c} ${fmtNum(s.callsPerOrder, 2)}×/${fmtNum(s.usecPerOrder, 1)}µs`);
+        console.log(`  ${node}: ${fmtNum(r.byMaster[node], 1)} µs/order (idle ${fmtNum(r.idlePerOrder[node], 1)}); ${top.join(', ')}`);
+      }
       if (r.errors) throw new Error(`http run ${run} (${layout.name}): ${r.errors} errors, first ${r.firstFailure}`);
     }
   }

@@ -55,7 +55,7 @@ export class Escrow {
       if (!(await this.sweepHome(userId, cur, [home, shard]))) throw insufficient(cur);
       await this.ledger.send(t, 'exact', want.toFixed(0), shortfall.toFixed(0));
     }
-    await this.relay.deliver(t);
+    await this.relay.deliverSent(t);
   }
 
   /**
@@ -79,7 +79,7 @@ export class Escrow {
       if (skip.includes(shard)) continue;
       const t = newTransfer(userId, cur, shard, home);
       if ((await this.ledger.send(t, 'all')) === null) continue;
-      await this.relay.deliver(t);
+      await this.relay.deliverSent(t);
       moved = true;
     }
     return moved;
@@ -117,7 +117,7 @@ export class Escrow {
           const t = newTransfer(userId, cur, shard, home);
           try {
             if ((await this.ledger.send(t, 'idle', '0', '0', idleBefore)) === null) continue;
-            await this.relay.deliver(t);
+            await this.relay.deliverSent(t);
             swept++;
           } catch (err) {
             log?.warn({ err, transfer: t.id, shard }, 'idle sweep not delivered yet (the outbox keeps it)');

@@ -6,10 +6,13 @@ import { createContext } from '../../../src/transport/context';
 import { createApp } from '../../../src/transport/http/app';
 import { benchConfig, benchContext, BENCH_JWT_SECRET } from './bench-context';
 import { reportPort, startChildServer, type ChildServer } from './child-server';
-import { masters, measureCpu, type PhaseResult } from './master-cpu';
+import { idleCpuPerSecond, masters, measureCpu, type CommandsByMaster, type PhaseResult } from './master-cpu';
 import { postLoad } from './post-load';
 import { fundedUsers, shardMap, transferCount, type BenchMarket, type FundedLayout } from './shard-service-run';
 import { marketsFileWithShards } from './shard-markets-file';
+
+/** How long each master's CPU is read with the api processes up and idle, before the load. */
+const IDLE_MS = 2000;
 
 export interface HttpShape {
   /** api processes (ROLES=api), each loaded by its own autocannon. */
@@ -17,14 +20,23 @@ export interface HttpShape {
   /** Connections per process. */
   connections: number;
   seconds: number;
+  /** Seconds of the same load before the measured one. */
+  warmupSeconds: number;
   /** Users per market (half makers' names, half takers'; all post both sides). */
   users: number;
 }
 
 export interface HttpRunResult extends PhaseResult {
   statuses: Record<string, number>;
+  /** Transfers sent during the measured load (not the warm-up). */
   transfers: number;
   firstFailure?: string;
+  /** Per master, each command's calls and µs per 2xx order. */
+  commands: CommandsByMaster;
+  /** Per master, CPU µs per second with the api processes up and no request sent (measured before the load). */
+  idleUsPerSecond: Record<string, number>;
+  /** Per master, that idle CPU over the load's duration, per 2xx order: the part of byMaster no order caused. */
+  idlePerOrder: Record<string, number>;
 }
 
 /** In the child: an api on the parent's cluster and key prefix (configuration as JSON in BENCH_SHARD_API). */
@@ -84,12 +96,18 @@ export async function httpRun(url: string, layout: FundedLayout, markets: BenchM
       const s = /"status":"([A-Za-z]+)"/.exec(body)?.[1] ?? 'unknown';
       statuses[s] = (statuses[s] ?? 0) + 1;
     };
-    const m = await measureCpu(
-      ctx.redis,
-      () => Promise.all(children.map((c) => postLoad({ port: c.port, path: '/api/orders', connections: shape.connections, durationSeconds: shape.seconds, next, onResponse }))),
-      () => ok,
-    );
-    const errors = failed + m.result.reduce((e, r) => e + r.errors + r.timeouts, 0);
+    const load = (seconds: number) =>
+      Promise.all(children.map((c) => postLoad({ port: c.port, path: '/api/orders', connections: shape.connections, durationSeconds: seconds, next, onResponse })));
+    // not measured: each user's first top-up and each api process's first look at a user's home
+    // (cached for the process's life), which a run of a few seconds would otherwise count as steady state
+    const warm = shape.warmupSeconds > 0 ? await load(shape.warmupSeconds) : [];
+    const warmErrors = failed + warm.reduce((e, r) => e + r.errors + r.timeouts, 0);
+    ok = 0;
+    for (const s of Object.keys(statuses)) delete statuses[s];
+    const transfersBefore = await transferCount(ctx);
+    const idleUsPerSecond = await idleCpuPerSecond(ctx.redis, IDLE_MS);
+    const m = await measureCpu(ctx.redis, () => load(shape.seconds), () => ok);
+    const errors = warmErrors + failed + m.result.reduce((e, r) => e + r.errors + r.timeouts, 0);
     return {
       ordersPerSec: (ok / m.elapsedMs) * 1000,
       busiestCpuUs: m.busiestCpuUs,
@@ -97,8 +115,11 @@ export async function httpRun(url: string, layout: FundedLayout, markets: BenchM
       byMaster: m.byMaster,
       errors,
       statuses,
-      transfers: await transferCount(ctx),
+      transfers: (await transferCount(ctx)) - transfersBefore,
       firstFailure,
+      commands: m.commands,
+      idleUsPerSecond,
+      idlePerOrder: Object.fromEntries(Object.entries(idleUsPerSecond).map(([node, us]) => [node, (us * m.elapsedMs) / 1000 / Math.max(1, ok)])),
     };
   } finally {
     for (const c of children) await c.stop();
