@@ -60,12 +60,14 @@ export class Escrow {
 
   /**
    * Makes sure `minor` of `cur` is available to `userId` on `shard` before a script there takes it
-   * (a futures account funded from the wallet, a copy master's capital: futures run on shard 0).
+   * (a futures account funded from the wallet, a copy master's capital: futures run on shard 0;
+   * a spot order whose escrow was short last time). True when it moved money.
    */
-  async fund(userId: string, shard: number, cur: string, minor: string): Promise<void> {
+  async fund(userId: string, shard: number, cur: string, minor: string): Promise<boolean> {
     const held = await this.redis.hget(this.shards.keys(shard).walletAvailable(userId), cur);
-    if (new BigNumber(held ?? 0).gte(minor)) return;
+    if (new BigNumber(held ?? 0).gte(minor)) return false;
     await this.cover(userId, shard, cur, minor);
+    return true;
   }
 
   /** Brings the user's free `cur` on every shard but `skip` home; true when anything moved. */

@@ -42,7 +42,9 @@ export async function createFunds(deps: Pick<PlatformDeps, 'config' | 'redis' | 
   });
   return {
     homes, ledger, relay, escrow, reconciler,
-    fund: (userId, shard, cur, minor) => escrow.fund(userId, shard, cur, minor),
+    fund: async (userId, shard, cur, minor) => {
+      await escrow.fund(userId, shard, cur, minor);
+    },
     close: () => links.close(),
   };
 }

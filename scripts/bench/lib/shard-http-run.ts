@@ -20,8 +20,6 @@ export interface HttpShape {
   /** Connections per process. */
   connections: number;
   seconds: number;
-  /** Seconds of the same load before the measured one. */
-  warmupSeconds: number;
   /** Users per market (half makers' names, half takers'; all post both sides). */
   users: number;
 }
@@ -73,15 +71,18 @@ export async function httpRun(url: string, layout: FundedLayout, markets: BenchM
     }));
     const childEnv = { ...process.env, BENCH_SHARD_API: JSON.stringify({ url, prefix, env }) };
     for (let i = 0; i < shape.processes; i++) children.push(await startChildServer(childFile, ['--serve', 'api'], childEnv));
-    let n = 0;
-    const next = () => {
+    // request n: market n mod 3; the k-th request of a market alternates sides and goes round its users
+    const request = (n: number) => {
       const m = perMarket[n % perMarket.length];
-      const k = Math.floor(n++ / perMarket.length);
+      const k = Math.floor(n / perMarket.length);
       const side = k % 2 === 0 ? 'buy' : 'sell';
       const ticks = m.mid + Math.floor(Math.random() * 2001) - 1000;
       const body = { currencyPairCode: m.pair.code, side, type: 'limit', price: ticks / 10 ** m.pair.digitsPrice, amount: m.lots / 10 ** m.pair.digitsAmount };
       return { token: m.tokens[k % m.tokens.length], body: JSON.stringify(body) };
     };
+    let n = 0;
+    const next = () => request(n++);
+    const everyUserOnce = perMarket.length * perMarket[0].tokens.length;
     const statuses: Record<string, number> = {};
     let ok = 0;
     let failed = 0;
@@ -96,18 +97,23 @@ export async function httpRun(url: string, layout: FundedLayout, markets: BenchM
       const s = /"status":"([A-Za-z]+)"/.exec(body)?.[1] ?? 'unknown';
       statuses[s] = (statuses[s] ?? 0) + 1;
     };
-    const load = (seconds: number) =>
-      Promise.all(children.map((c) => postLoad({ port: c.port, path: '/api/orders', connections: shape.connections, durationSeconds: seconds, next, onResponse })));
-    // not measured: each user's first top-up and each api process's first look at a user's home
-    // (cached for the process's life), which a run of a few seconds would otherwise count as steady state
-    const warm = shape.warmupSeconds > 0 ? await load(shape.warmupSeconds) : [];
-    const warmErrors = failed + warm.reduce((e, r) => e + r.errors + r.timeouts, 0);
+    // not measured: each user's first top-up (and most first looks at a user's home, cached for an
+    // api process's life), which a run of a few seconds would otherwise count as steady state:
+    // one order of every user, split over the processes
+    const perProcess = Math.ceil(everyUserOnce / children.length);
+    const warm = await Promise.all(children.map((c) =>
+      postLoad({ port: c.port, path: '/api/orders', connections: shape.connections, durationSeconds: 120, requests: perProcess, next, onResponse })));
+    const warmSocketErrors = warm.reduce((e, r) => e + r.errors + r.timeouts, 0);
     ok = 0;
     for (const s of Object.keys(statuses)) delete statuses[s];
     const transfersBefore = await transferCount(ctx);
     const idleUsPerSecond = await idleCpuPerSecond(ctx.redis, IDLE_MS);
-    const m = await measureCpu(ctx.redis, () => load(shape.seconds), () => ok);
-    const errors = warmErrors + failed + m.result.reduce((e, r) => e + r.errors + r.timeouts, 0);
+    const m = await measureCpu(
+      ctx.redis,
+      () => Promise.all(children.map((c) => postLoad({ port: c.port, path: '/api/orders', connections: shape.connections, durationSeconds: shape.seconds, next, onResponse }))),
+      () => ok,
+    );
+    const errors = warmSocketErrors + failed + m.result.reduce((e, r) => e + r.errors + r.timeouts, 0);
     return {
       ordersPerSec: (ok / m.elapsedMs) * 1000,
       busiestCpuUs: m.busiestCpuUs,
