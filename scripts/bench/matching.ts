@@ -193,7 +193,9 @@ async function oneRun(
     // The timed phases get a connection of their own (no auto-pipelining, nothing else on it) and,
     // with BENCH_LUA_DIR, the scripts of another tree under the same command names.
     const bench = createRedis({ url: server.url, name: 'bench' }) as Redis;
-    const scripts = new Scripts(bench, LUA_DIR ? buildLuaLibrary(LUA_DIR) : undefined);
+    // the exactly-once form's deadline as the context's (as bench:shards): on a loaded box a pipeline
+    // of 500 orders can outlast the default, and every order past it answers OPERATION_ABORTED
+    const scripts = new Scripts(bench, LUA_DIR ? buildLuaLibrary(LUA_DIR) : undefined, config.redisCommandTimeoutMs);
     await scripts.preload();
     const engine = new SpotEngine(ctx.shards, scripts, config.streamMaxLen);
     const noopFn = await loadNoopFunction(redis);

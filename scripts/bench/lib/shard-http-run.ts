@@ -13,6 +13,7 @@ import { marketsFileWithShards } from './shard-markets-file';
 
 /** How long each master's CPU is read with the api processes up and idle, before the load. */
 const IDLE_MS = 2000;
+const API_START_MS = 120_000;
 
 export interface HttpShape {
   /** api processes (ROLES=api), each loaded by its own autocannon. */
@@ -70,7 +71,8 @@ export async function httpRun(url: string, layout: FundedLayout, markets: BenchM
       tokens: [...makers, ...takers].map((u) => jwt.sign({ sub: u }, BENCH_JWT_SECRET, { algorithm: 'HS256', expiresIn: '1h' })),
     }));
     const childEnv = { ...process.env, BENCH_SHARD_API: JSON.stringify({ url, prefix, env }) };
-    for (let i = 0; i < shape.processes; i++) children.push(await startChildServer(childFile, ['--serve', 'api'], childEnv));
+    // a loaded 2-core box can take longer than the default 30 s to start an api (its library load, its links)
+    for (let i = 0; i < shape.processes; i++) children.push(await startChildServer(childFile, ['--serve', 'api'], childEnv, API_START_MS));
     // request n: market n mod 3; the k-th request of a market alternates sides and goes round its users
     const request = (n: number) => {
       const m = perMarket[n % perMarket.length];
