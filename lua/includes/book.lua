@@ -22,9 +22,15 @@ end
 local function changeLevel(ctx, side, ticks, delta, p, deltaText)
   p = p or fmt(ticks)
   deltaText = deltaText or fmt(delta)
-  if ctx.undo then undoLevel(ctx, side, p) end
   local call = RCALL or rcallOf()
   local qty = call('HINCRBY', ctx.keys.lvlqty[side], p, deltaText)
+  -- the level before, from the reply: a total above 0 is a member of the level prices
+  if ctx.undo then
+    local before = qty - delta
+    undoRemember(ctx, 'c', side, p, ctx.changed[side][p] or false)
+    undoRemember(ctx, 'h', ctx.keys.lvlqty[side], p, before > 0 and before)
+    undoRemember(ctx, 'z', ctx.keys.levels[side], p, before > 0 and scoreText(side, p))
+  end
   if qty <= 0 then
     call('HDEL', ctx.keys.lvlqty[side], p)
     call('ZREM', ctx.keys.levels[side], p)
@@ -43,8 +49,9 @@ end
 local function restOrder(ctx, side, id, ticks, lots, p, lotsText, idText)
   p = p or fmt(ticks)
   local member = fmt016(id, idText)
-  if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member) end
   local call = RCALL or rcallOf()
+  -- a new order's member: nothing there before
+  if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member, false) end
   call('ZADD', ctx.keys.book[side], scoreText(side, p), member)
   changeLevel(ctx, side, ticks, lots, p, lotsText)
 end
@@ -52,9 +59,12 @@ end
 -- `member`, `p`, `lotsText`: the order's book member, its price and the lots as text when the
 -- caller already holds them (bestOrder gives the first two).
 local function unrestOrder(ctx, side, id, ticks, lots, member, p, lotsText)
-  if ctx.undo then undoRemember(ctx, 'z', ctx.keys.book[side], member or fmt016(id)) end
+  member = member or fmt016(id)
   local call = RCALL or rcallOf()
-  call('ZREM', ctx.keys.book[side], member or fmt016(id))
+  -- the reply says whether it was there, at its price's score
+  if call('ZREM', ctx.keys.book[side], member) == 1 and ctx.undo then
+    undoRemember(ctx, 'z', ctx.keys.book[side], member, scoreText(side, p or fmt(ticks)))
+  end
   if lots > 0 then changeLevel(ctx, side, ticks, -lots, p, lotsText and '-' .. lotsText) end
 end
 

@@ -10,9 +10,10 @@
 
 local function addDelta(ctx, key, field, v)
   if v == 0 then return end
-  if ctx.undo then undoDelta(ctx, key, field) end
   local deltas = ctx.deltas
   local byField = deltas[key]
+  -- the pending change before, false for none (includes/undoLog kind 'd')
+  if ctx.undo then undoRemember(ctx, 'd', key, field, byField and byField[field] or false) end
   if byField then
     byField[field] = (byField[field] or 0) + v
     return
@@ -35,12 +36,12 @@ local function moveDelta(ctx, key, from, to, v, cost)
     addDelta(ctx, key, to, v)
     return
   end
-  if ctx.undo then
-    undoDelta(ctx, key, from)
-    undoDelta(ctx, key, to)
-  end
   local deltas = ctx.deltas
   local byField = deltas[key]
+  if ctx.undo then
+    undoRemember(ctx, 'd', key, from, byField and byField[from] or false)
+    undoRemember(ctx, 'd', key, to, byField and byField[to] or false)
+  end
   if byField then
     byField[from] = (byField[from] or 0) - out
     byField[to] = (byField[to] or 0) + v

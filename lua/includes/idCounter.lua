@@ -1,7 +1,7 @@
 --[[
   A call's ids from the order and trade id counters (string keys INCR raises), handed out in order
   exactly as one INCR per id would, in one command per counter per call when the reservation fits.
-  For a batch (createFuturesOrders); the state is numbers in the batch's own table `b` (a table per
+  For a batch (createFuturesOrders, placeSpotOrders); the state is numbers in the batch's own table `b` (a table per
   counter per call measured more instructions than the commands it saved).
     order ids: the batch's first reserves one per order of the batch (INCRBY b.n).
     trade ids: the batch's first trade reserves one per order of the batch too (a crossing order
@@ -32,6 +32,8 @@ local function idsNextTrade(b, key)
   local id = b.tidNext
   if not id then
     id, b.tidTop = idsReserve(key, b.n, fmt(b.n))
+    -- the first of the call's trade ids, where an order undone (includes/undoLog) gives them back from
+    b.tidFirst = id
   elseif id > b.tidTop then
     id, b.tidTop = idsReserve(key, 64, '64')
   end
@@ -42,7 +44,12 @@ end
 -- Both counters where one INCR per id handed out would have left them (the ids reserved and not
 -- taken given back).
 local function idsWrite(b, orderKey, tradeKey)
+  -- a counter given back to 0 was absent before the call (no id is 0): it goes, as it was
   local call = RCALL or rcallOf()
-  if b.oidNext and b.oidNext - 1 ~= b.oidTop then call('INCRBY', orderKey, fmt(b.oidNext - 1 - b.oidTop)) end
-  if b.tidNext and b.tidNext - 1 ~= b.tidTop then call('INCRBY', tradeKey, fmt(b.tidNext - 1 - b.tidTop)) end
+  if b.oidNext and b.oidNext - 1 ~= b.oidTop and call('INCRBY', orderKey, fmt(b.oidNext - 1 - b.oidTop)) == 0 then
+    call('DEL', orderKey)
+  end
+  if b.tidNext and b.tidNext - 1 ~= b.tidTop and call('INCRBY', tradeKey, fmt(b.tidNext - 1 - b.tidTop)) == 0 then
+    call('DEL', tradeKey)
+  end
 end

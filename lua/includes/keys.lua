@@ -58,3 +58,10 @@ local function futuresRankKey(P, by)
   if by then return P .. 'frank:' .. by end
   return P .. 'frank'
 end
+
+-- A transfer's record on the sending shard (lua/wallet/sendTransfer), built here by a script whose
+-- transfer id arrives in ARGV (a copy payment: its id is random per attempt and must not change
+-- the step's KEYS, which name the step's operation record).
+local function transferKey(P, id)
+  return P .. 'xfer:' .. id
+end

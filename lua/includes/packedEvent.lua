@@ -12,7 +12,13 @@
   futures).
     accepted|id|u|side|type|p|a     p and a '' when absent (a market order's price, a budget)
     done|id|u|status
+    st|id|u|<state>                 an order's state as the command just wrote it, its version
+                                    last (includes/spot/spotOrder, includes/futures/orderRecord):
+                                    one per write, so the private stream sends every state in order
+    new|id|<fixed>                  a new order's fixed fields as its record holds them, before its
+                                    first `st` (the clientOrderId last: the text may hold '|')
 ]]
+--- @include "includes/fmt"
 
 local function acceptedEvent(id, user, side, otype, p, a)
   return 'accepted|' .. id .. '|' .. user .. '|' .. side .. '|' .. otype .. '|' .. p .. '|' .. a
@@ -20,4 +26,21 @@ end
 
 local function doneEvent(id, user, status)
   return 'done|' .. id .. '|' .. user .. '|' .. status
+end
+
+-- The private stream's two (docs/events.md), cheap by design: the texts are the ones the command
+-- writes to the record anyway. One table, not three locals: the library's top level is near Lua
+-- 5.1's 200 locals (src/platform/redis/lua-loader.ts).
+local ORDER_EVENTS = {
+  texts = { '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16' },
+}
+function ORDER_EVENTS.state(id, user, state)
+  return 'st|' .. id .. '|' .. user .. '|' .. state
+end
+function ORDER_EVENTS.new(id, fixed)
+  return 'new|' .. id .. '|' .. fixed
+end
+-- version v as text: the first ones without sprintf (an order is written a few times)
+function ORDER_EVENTS.version(v)
+  return ORDER_EVENTS.texts[v] or fmt(v)
 end

@@ -1,66 +1,67 @@
 --[[
   An undo log for one part of a command (one spot order of a batch), so a part whose run fails
-  leaves no trace (issue 11, finding 6). Before its first write to a hash field, sorted-set member,
-  set member, string, book level or pending balance change, the part remembers what was there;
-  undoRollback puts it all back and drops the part's events. Off (ctx.undo nil) the write sites
-  skip it: futures commands never turn it on.
+  leaves no trace (issue 11, finding 6). Each write of the part notes what was there before it: a
+  hash field, sorted-set member, set member, string, new key, an entry of ctx.changed (the levels an
+  event will print) or a pending balance change. undoRollback puts it all back, newest first (so a
+  thing written twice gets the value from before the first write), and drops the part's events and
+  the ids it took (ctx.ids, includes/idCounter). Off (ctx.undo nil) the write sites skip it:
+  futures commands never turn it on.
+  A write site that knows the prior value passes it (the command's reply tells it, or what the part
+  read before): no command is spent on the log. Only a site that passes none has it read here.
+  The log is one flat array (kind, key, sub, prior per write) kept by the context from one part to
+  the next and from one call to the next (ctx.undoLog): a part starts by setting its length to 0,
+  where a log of tables per write, made new each part, cost more than the writes it guarded.
 ]]
 
 local function undoBegin(ctx)
-  ctx.undo = {
-    seen = {}, ops = {}, changed = {}, deltas = {},
-    events = #ctx.events, deltaOrder = #ctx.deltaOrder,
-    bookChanged = ctx.bookChanged, lastTicks = ctx.lastTicks, ts = ctx.ts,
-  }
-end
-
--- kind: 'h' hash field, 'z' sorted-set member, 's' set member, 'k' string key, 'n' a key that does
--- not exist before this part (an order's new hash): undone by deleting it.
-local function undoRemember(ctx, kind, key, sub)
-  local u = ctx.undo
-  if not u then return end
-  local id = kind .. key .. '\0' .. (sub or '')
-  if u.seen[id] then return end
-  u.seen[id] = true
-  local prior
-  if kind == 'h' then
-    prior = redis.call('HGET', key, sub)
-  elseif kind == 'z' then
-    prior = redis.call('ZSCORE', key, sub)
-  elseif kind == 's' then
-    prior = redis.call('SISMEMBER', key, sub) == 1
-  elseif kind == 'n' then
-    prior = false
-  else
-    prior = redis.call('GET', key)
+  local u = ctx.undoLog
+  if not u then
+    u = { n = 0, events = 0, deltaOrder = 0, bookChanged = false, lastTicks = nil, ts = nil, oid = nil, tid = nil }
+    ctx.undoLog = u
   end
-  u.ops[#u.ops + 1] = { kind, key, sub, prior }
+  local ids = ctx.ids
+  u.n, u.events, u.deltaOrder = 0, #ctx.events, #ctx.deltaOrder
+  u.bookChanged, u.lastTicks, u.ts, u.oid = ctx.bookChanged, ctx.lastTicks, ctx.ts, nil
+  u.tid = ids and ids.tidNext or false
+  ctx.undo = u
 end
 
--- A book level about to change: its total, its place among the levels, and what publishEvents would print.
-local function undoLevel(ctx, side, p)
+-- kind: 'h' hash field, 'z' sorted-set member (prior: its score), 's' set member (prior: true when
+-- it was there), 'k' string key, 'n' a key that does not exist before this part (an order's new
+-- hash): undone by deleting it, 'c' ctx.changed[key][sub] (key: a book side), 'd' a pending
+-- balance change ctx.deltas[key][sub] (includes/deltas). `prior`: what was there, false for
+-- nothing; nil to read it here (a Redis kind).
+local function undoRemember(ctx, kind, key, sub, prior)
   local u = ctx.undo
   if not u then return end
-  undoRemember(ctx, 'h', ctx.keys.lvlqty[side], p)
-  undoRemember(ctx, 'z', ctx.keys.levels[side], p)
-  local id = side .. p
-  if u.changed[id] == nil then u.changed[id] = { side, p, ctx.changed[side][p] or false } end
-end
-
--- A pending balance change about to move (includes/deltas).
-local function undoDelta(ctx, key, field)
-  local u = ctx.undo
-  local id = key .. '\0' .. field
-  if u.deltas[id] ~= nil then return end
-  local byField = ctx.deltas[key]
-  u.deltas[id] = { key, field, byField and byField[field] or false }
+  if prior == nil then
+    if kind == 'h' then
+      prior = redis.call('HGET', key, sub)
+    elseif kind == 'z' then
+      prior = redis.call('ZSCORE', key, sub)
+    elseif kind == 's' then
+      prior = redis.call('SISMEMBER', key, sub) == 1
+    elseif kind == 'n' then
+      prior = false
+    else
+      prior = redis.call('GET', key)
+    end
+  end
+  local n = u.n
+  u[n + 1], u[n + 2], u[n + 3], u[n + 4] = kind, key, sub or false, prior
+  u.n = n + 4
 end
 
 local function undoRollback(ctx)
   local u = ctx.undo
-  for i = #u.ops, 1, -1 do
-    local kind, key, sub, prior = u.ops[i][1], u.ops[i][2], u.ops[i][3], u.ops[i][4]
-    if kind == 'h' then
+  for i = u.n - 3, 1, -4 do
+    local kind, key, sub, prior = u[i], u[i + 1], u[i + 2], u[i + 3]
+    if kind == 'd' then
+      local byField = ctx.deltas[key]
+      if byField then byField[sub] = prior or nil end
+    elseif kind == 'c' then
+      ctx.changed[key][sub] = prior or nil
+    elseif kind == 'h' then
       if prior then redis.call('HSET', key, sub, prior) else redis.call('HDEL', key, sub) end
     elseif kind == 'z' then
       if prior then redis.call('ZADD', key, prior, sub) else redis.call('ZREM', key, sub) end
@@ -72,11 +73,6 @@ local function undoRollback(ctx)
       redis.call('DEL', key)
     end
   end
-  for _, c in pairs(u.changed) do ctx.changed[c[1]][c[2]] = c[3] or nil end
-  for _, d in pairs(u.deltas) do
-    local byField = ctx.deltas[d[1]]
-    if byField then byField[d[2]] = d[3] or nil end
-  end
   -- keys first touched by this part leave the flush order (their fields are gone above)
   for i = #ctx.deltaOrder, u.deltaOrder + 1, -1 do
     ctx.deltas[ctx.deltaOrder[i]] = nil
@@ -84,5 +80,11 @@ local function undoRollback(ctx)
   end
   for i = #ctx.events, u.events + 1, -1 do ctx.events[i] = nil end
   ctx.bookChanged, ctx.lastTicks, ctx.ts = u.bookChanged, u.lastTicks, u.ts
+  -- the ids it took go back: its order's, and the trade ids from the first it took
+  local ids = ctx.ids
+  if ids then
+    if u.oid then ids.oidNext = u.oid end
+    ids.tidNext = u.tid or ids.tidFirst
+  end
   ctx.undo = nil
 end

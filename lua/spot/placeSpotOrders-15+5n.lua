@@ -50,36 +50,36 @@
                                             one of the batch; earlier orders stay placed, the
                                             failing one leaves no trace (includes/undoLog: its
                                             writes, balance changes and events are undone)
-  Events: one entry on KEYS[10]: per order accepted, trade*, done*; book* for the batch
-  (see includes/publishEvents).
+  Events: one entry on KEYS[10]: per order accepted, trade*, done*, st* (each maker's state it
+  wrote), then its own new and st; book* for the batch (see includes/publishEvents, includes/packedEvent).
 ]]
-local rcall = redis.call
 --- @include "includes/matchOrder"
 --- @include "includes/publishEvents"
 --- @include "includes/spot/spotSettlement"
 --- @include "includes/spot/spotOrder"
---- @include "includes/spot/spotMarketKeys"
+--- @include "includes/spot/spotBatch"
 --- @include "includes/safeInt"
 --- @include "includes/fmt"
 --- @include "includes/undoLog"
 --- @include "includes/packedEvent"
+--- @include "includes/idCounter"
+--- @include "includes/operationRecord"
 
+-- globals once a call, not once an order: a lookup costs ~270 instructions (includes/globals)
+local rcall, tonumber, pcall, tostring = redis.call, tonumber, pcall, tostring
+local n = (#KEYS - 15) / 5
 local P, pair = ARGV[1], ARGV[2]
-local ctx = newContext(P, spotMarketKeys(KEYS), '', ARGV[9])
-ctx.keys.history = { records = KEYS[13], times = KEYS[14], retention = KEYS[15] }
-ctx.pair = pair
-ctx.spot = {
-  base = ARGV[3], quote = ARGV[4], quoteScale = tonumber(ARGV[5]), baseScale = tonumber(ARGV[6]),
-  makerFee = tonumber(ARGV[7]), takerFee = tonumber(ARGV[8]),
-}
-local spot = ctx.spot
+-- the call's context, kept across calls (includes/spot/spotBatch), with the call's ids (ctx.ids)
+local ctx = spotBatch(KEYS, ARGV, n)
+local spot, ids = ctx.spot, ctx.ids
 
 -- One order, its keys from KEYS[k+1] and its arguments from ARGV[a+1]; returns its reply.
 local function placeOne(k, a)
   local userOrdersKey, userOpenKey, clidKey, availKey, rsvKey = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3],
     KEYS[k + 4], KEYS[k + 5]
   local user, side, otype = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
-  local price, amount, budget = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6])
+  local priceText, amountText = ARGV[a + 4], ARGV[a + 5]
+  local price, amount, budget = tonumber(priceText), tonumber(amountText), tonumber(ARGV[a + 6])
   local postOnly, stp, clid, ts = ARGV[a + 7] == '1', tonumber(ARGV[a + 8]), ARGV[a + 9], ARGV[a + 10]
 
   if clid ~= '' then
@@ -106,10 +106,11 @@ local function placeOne(k, a)
     return { 'ERR', 'NOTIONAL_TOO_LARGE', '' }
   end
 
-  if postOnly and otype == 'limit' then
-    local _, best = bestOrder(ctx, oppositeSide(side))
-    if best and crosses(side, price, best) then return { 'ERR', 'ORDER_POST_ONLY_WOULD_TAKE', '' } end
-  end
+  -- The opposite best, read once: the post-only check, and where matching starts (or, when it does
+  -- not cross, that the order rests without matching).
+  local makerId, ticks, member, bestText = bestOrder(ctx, OPPOSITE_SIDE[side])
+  local crossing = makerId ~= nil and crosses(side, price, ticks)
+  if postOnly and otype == 'limit' and crossing then return { 'ERR', 'ORDER_POST_ONLY_WOULD_TAKE', '' } end
 
   -- balances move at the end of the batch: what earlier orders of the batch moved counts too
   local available = tonumber(rcall('HGET', availKey, reserveCur) or '0') + pendingDelta(ctx, availKey, reserveCur)
@@ -119,62 +120,88 @@ local function placeOne(k, a)
 
   -- Accepted: from here on nothing rejects.
   ctx.ts = ts
-  undoRemember(ctx, 'k', ctx.keys.orderIds)
-  local id = rcall('INCR', ctx.keys.orderIds)
+  local id = idsNextOrder(ids, KEYS[1])
+  ctx.undo.oid = id
   local idText = fmt(id)
   addDelta(ctx, availKey, reserveCur, -reserve)
   addDelta(ctx, rsvKey, reserveCur, reserve)
+  ctx.events[#ctx.events + 1] = acceptedEvent(idText, user, side, otype, priceText, amountText)
 
-  local taker = { id = id, idText = idText, user = user, side = side, limit = price, stp = stp, price = price,
-    remaining = amount or math.huge, rsv = reserve, filled = 0, filledQuote = 0, fee = 0, budget = budget }
-  ctx.events[#ctx.events + 1] = acceptedEvent(idText, user, side, otype, ARGV[a + 4], ARGV[a + 5])
+  local outcome, status, remaining = 'stopped', nil, amount
+  local filled, filledQuote, fee, rsv = '0', '0', '0', nil
+  local taker
+  if crossing then
+    -- its amount's text serves a fill of all of it, its wallet keys its fills (includes/matchOrder,
+    -- spotSettlement)
+    taker = { id = id, idText = idText, user = user, side = side, limit = price, stp = stp, price = price,
+      remaining = amount or math.huge, amount = amount, amountText = amountText, rsv = reserve, filled = 0,
+      filledQuote = 0, fee = 0, budget = budget, budgetSpent = nil, availKey = availKey, rsvKey = rsvKey }
+    outcome = matchOrder(ctx, taker, SPOT_SETTLEMENT, makerId, ticks, member, bestText)
+    remaining = taker.remaining
+  end
 
-  local outcome = matchOrder(ctx, taker, SPOT_SETTLEMENT)
-
-  local status
-  if otype == 'limit' and outcome == 'stopped' and taker.remaining > 0 then
-    restOrder(ctx, ownSide(side), id, price, taker.remaining)
-    undoRemember(ctx, 's', userOpenKey, idText)
-    rcall('SADD', userOpenKey, idText)
-    if taker.filled > 0 then status = 'partiallyFilled' else status = 'open' end
+  if otype == 'limit' and outcome == 'stopped' and remaining > 0 then
+    -- untouched, it rests as it came: its texts as sent (the service sends canonical integers)
+    if taker then restOrder(ctx, ownSide(side), id, price, remaining, priceText, nil, idText)
+    else restOrder(ctx, ownSide(side), id, price, remaining, priceText, amountText, idText) end
+    -- a new id: not in the set before
+    if rcall('SADD', userOpenKey, idText) == 1 then undoRemember(ctx, 's', userOpenKey, idText, false) end
+    if taker and taker.filled > 0 then status = 'partiallyFilled' else status = 'open' end
   else
     -- a market buy that spent its budget is filled; any other early end kills the rest (rule 4)
-    if outcome == 'done' or (taker.budgetSpent and taker.filled > 0) then
+    if outcome == 'done' or (taker and taker.budgetSpent and taker.filled > 0) then
       status = 'filled'
     else
       status = 'expired'
     end
     -- the order is over: whatever it still reserves goes back
-    if taker.rsv > 0 then
-      addDelta(ctx, rsvKey, reserveCur, -taker.rsv)
-      addDelta(ctx, availKey, reserveCur, taker.rsv)
-      taker.rsv = 0
+    local left = reserve
+    if taker then left = taker.rsv end
+    if left > 0 then
+      addDelta(ctx, rsvKey, reserveCur, -left)
+      addDelta(ctx, availKey, reserveCur, left)
+      if taker then taker.rsv = 0 end
     end
+    rsv = '0'
     ctx.events[#ctx.events + 1] = doneEvent(idText, user, status)
   end
 
-  local filled, filledQuote, fee, rsv = fmt(taker.filled), fmt(taker.filledQuote), fmt(taker.fee), fmt(taker.rsv)
-  undoRemember(ctx, 'n', orderKey(P, idText))
-  undoRemember(ctx, 'z', userOrdersKey, idText)
-  if clid ~= '' then undoRemember(ctx, 'h', clidKey, clid) end
-  rcall('HSET', orderKey(P, idText),
-    'spot', spotRecordText(user, pair, side, otype, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8],
-      ts, clid),
-    'state', spotStateText(filled, filledQuote, fee, rsv, status, ts))
+  if taker then
+    -- filled whole: its amount as sent is the filled text (no printing)
+    if taker.filled == amount then filled = amountText else filled = fmt(taker.filled) end
+    filledQuote, fee = fmt(taker.filledQuote), fmt(taker.fee)
+    rsv = rsv or fmt(taker.rsv)
+  else
+    rsv = rsv or fmt(reserve)
+  end
+  local key = orderKey(P, idText)
+  -- the order's own keys: each new (a new id; the clientOrderId was not there, read above)
+  undoRemember(ctx, 'n', key, nil, false)
+  local record = spotRecordText(user, pair, side, otype, priceText, amountText, ARGV[a + 6], ARGV[a + 7], ARGV[a + 8],
+    ts, clid)
+  local state = spotStateText(filled, filledQuote, fee, rsv, status, ts, '1')
+  rcall('HSET', key, 'spot', record, 'state', state)
+  -- the private stream's (docs/events.md): the record and its first state, after the order's fills
+  local events = ctx.events
+  events[#events + 1] = ORDER_EVENTS.new(idText, record)
+  events[#events + 1] = ORDER_EVENTS.state(idText, user, state)
+  undoRemember(ctx, 'z', userOrdersKey, idText, false)
   rcall('ZADD', userOrdersKey, idText, idText)
-  if clid ~= '' then rcall('HSET', clidKey, clid, idText) end
+  if clid ~= '' then
+    undoRemember(ctx, 'h', clidKey, clid, false)
+    rcall('HSET', clidKey, clid, idText)
+  end
   return { 'OK', idText, status, filled, filledQuote, fee, rsv }
 end
 
-local replies = {}
-local n = (#KEYS - 15) / 5
+local replies = { nil, nil, nil, nil }
 for i = 1, n do
   undoBegin(ctx)
   local ok, reply = pcall(placeOne, 15 + 5 * (i - 1), 9 + 10 * (i - 1))
   if not ok then
     -- A runtime error is a bug, never a business rejection. This order is undone (its writes to
-    -- the book and makers, its balance changes and events); the orders before it are placed and
-    -- written in full below; this order and the rest of the batch answer ENGINE_ERROR.
+    -- the book and makers, its balance changes, events and ids); the orders before it are placed
+    -- and written in full below; this order and the rest of the batch answer ENGINE_ERROR.
     undoRollback(ctx)
     for j = i, n do replies[j] = { 'ERR', 'ENGINE_ERROR', tostring(reply) } end
     break
@@ -182,8 +209,14 @@ for i = 1, n do
   replies[i] = reply
 end
 ctx.undo = nil
+-- the id counters as one INCR per id would have left them
+idsWrite(ids, KEYS[1], KEYS[2])
 if #ctx.events > 0 then
   flushDeltas(ctx)
   publishEvents(ctx)
 end
+-- the call went through: its tables serve the next one (includes/spot/spotBatch)
+ctx.inUse = false
+-- every reply is a list of strings, a DUP's third a list of strings (includes/operationRecord)
+if n > 0 then answerAsRecord(replies) end
 return replies

@@ -26,7 +26,8 @@ import { createContext } from '../../src/transport/context';
 import type { CreateFuturesInput } from '../../src/futures/futures-engine';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { envInt } from './lib/deadline';
-import { futuresFlow, placeAll } from './lib/futures-flow';
+import { placeAll } from './lib/callgrind';
+import { futuresFlow } from './lib/futures-flow';
 import { startBenchRedis } from './lib/redis-server';
 
 const RESTING = envInt('PROFILE_RESTING', 20_000);

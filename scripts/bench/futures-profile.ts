@@ -14,20 +14,17 @@
  * Env: PROFILE_FLOOR (1; 0 skips the floor), PROFILE_WARMUP (8000), PROFILE_RESTING (3000), PROFILE_CROSSING (1500), PROFILE_GROUP (4), PROFILE_DIR (a temp dir),
  * PROFILE_REDIS_SERVER (the binary; a build with symbols gives callgrind_annotate a per-function profile).
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import Redis from 'ioredis';
+import { resolve } from 'node:path';
+import type Redis from 'ioredis';
 import { loadConfig } from '../../src/platform/config/env';
 import { createLogger } from '../../src/platform/config/logger';
 import { createContext, type AppContext } from '../../src/transport/context';
 import type { CreateFuturesInput } from '../../src/futures/futures-engine';
 import { seedMarkets } from '../../src/markets/market-seeder';
+import { placeAll, startCallgrindRedis } from './lib/callgrind';
 import { envInt } from './lib/deadline';
 import { FuturesFloor } from './lib/futures-floor';
-import { futuresFlow, placeAll, type QueueOrders } from './lib/futures-flow';
+import { futuresFlow, type QueueOrders } from './lib/futures-flow';
 
 /** A phase of 0 orders is skipped (a change measured on resting orders alone). */
 function envCount(name: string, fallback: number): number {
@@ -43,67 +40,10 @@ const WARMUP = envCount('PROFILE_WARMUP', 8000);
 // then the same phases through the floor script (lib/futures-floor.lua); PROFILE_FLOOR=0 skips them
 const FLOOR = process.env.PROFILE_FLOOR !== '0';
 
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-    s.on('error', fail);
-  });
-}
-
-async function waitForRedis(url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    r.on('error', () => undefined);
-    try {
-      await r.connect();
-      await r.ping();
-      r.disconnect();
-      return;
-    } catch {
-      r.disconnect();
-      await new Promise((ok) => setTimeout(ok, 200));
-    }
-  }
-  throw new Error('redis-server under callgrind did not answer');
-}
-
-/** Instructions in the newest dump whose name contains `tag`. */
-function dumpTotal(dir: string, tag: string): number {
-  const dumps = readdirSync(dir).filter((f) => /\.\d+$/.test(f)).map((f) => join(dir, f)).map((f) => ({ f, text: readFileSync(f, 'utf8') }));
-  const file = dumps.filter((d) => d.text.includes(`Trigger: dump ${tag}\n`)).pop();
-  if (!file) throw new Error(`no callgrind dump for ${tag} in ${dir}`);
-  const m = /^(?:summary|totals): (\d+)/m.exec(file.text);
-  if (!m) throw new Error(`no totals in ${file.f}`);
-  return Number(m[1]);
-}
-
-/** Calls per command since the last RESETSTAT, FCALL and INFO left out. */
-async function commandCalls(redis: Redis): Promise<Map<string, number>> {
-  const info = await redis.info('commandstats');
-  const out = new Map<string, number>();
-  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (m[1] !== 'fcall' && m[1] !== 'info') out.set(m[1], Number(m[2]));
-  return out;
-}
-
 async function main(): Promise<void> {
-  const dir = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'futures-profile-'));
-  mkdirSync(dir, { recursive: true });
-  const port = await freePort();
-  const child = spawn('valgrind', [
-    '--tool=callgrind', '--toggle-collect=fcallCommand', '--compress-strings=no', `--callgrind-out-file=${dir}/callgrind.out.%p`,
-    process.env.PROFILE_REDIS_SERVER ?? 'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir,
-  ], { stdio: 'ignore' });
-  let done = false;
-  child.on('exit', (code) => {
-    if (!done) console.error(`valgrind exited early (${code}): is valgrind installed?`);
-  });
-  const url = `redis://127.0.0.1:${port}`;
+  const server = await startCallgrindRedis('futures-profile');
+  const url = server.url;
   try {
-    await waitForRedis(url);
     const config = loadConfig({
       REDIS_URL: url, JWT_SECRET: 'profile-secret-0123456789abcdef', KEY_PREFIX: 'prof', LOG_LEVEL: 'silent',
       MARKETS_FILE: resolve(__dirname, '../../config/markets.json'), REDIS_COMMAND_TIMEOUT_MS: '60000',
@@ -116,16 +56,7 @@ async function main(): Promise<void> {
     const engine: QueueOrders = (p, orders) => ctx.futures.engine.queueCreate(p, orders);
     const phase = async (name: string, items: CreateFuturesInput[], queue: QueueOrders, group = GROUP) => {
       if (items.length === 0) return;
-      await redis.config('RESETSTAT');
-      execFileSync('callgrind_control', ['-z', String(child.pid)], { stdio: 'ignore' });
-      await placeAll(redis, items, group, queue);
-      const calls = await commandCalls(redis);
-      const commands = [...calls.values()].reduce((a, b) => a + b, 0);
-      execFileSync('callgrind_control', ['-d', name, String(child.pid)], { stdio: 'ignore' });
-      const total = dumpTotal(dir, name);
-      console.log(`${name}: ${Math.round(total / items.length).toLocaleString('en-US')} instructions per order, ${(commands / items.length).toFixed(2)} commands per order (${group} per call)`);
-      const perOrder = [...calls].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${(n / items.length).toFixed(2)}`);
-      console.log(`  ${perOrder.join(', ')}`);
+      await server.phase(redis, name, items.length, () => placeAll(redis, items, group, queue), ` (${group} per call)`);
     };
     await phase('warmup', resting.slice(0, WARMUP), engine, 64);
     await phase('resting', resting.slice(WARMUP), engine);
@@ -140,11 +71,10 @@ async function main(): Promise<void> {
       await phase('floor-resting', resting.slice(WARMUP), via('resting'));
       await phase('floor-crossing', crossing, via('crossing'));
     }
-    console.log(`dumps: ${dir}`);
+    console.log(`dumps: ${server.dir}`);
     await ctx.close();
   } finally {
-    done = true;
-    child.kill('SIGTERM');
+    server.stop();
   }
 }
 

@@ -1,12 +1,15 @@
 /**
  * npm run bench:matching — the spot engine's Lua scripts, pipelined, against a no-op FCALL
- * baseline and an in-memory order book (nodejs-order-book), in one run (docs/performance.md, issue 2).
+ * baseline, the floor script (lib/spot-floor.lua: only the commands a spot order cannot do without)
+ * and an in-memory order book (nodejs-order-book), in one run (docs/performance.md, issues 2 and 27).
  *
  * Per run, on a fresh key prefix: RESTING non-crossing limit orders build a book RESTING deep
  * (both sides, 1,000 levels each), then CROSSING limit orders each take exactly one resting order
  * (every order has the same size, so a taker with a far limit fills one maker and stops). The same
  * flow goes through a Redis Function that does nothing, with the same KEYS/ARGV (what FCALL, the network and
- * ioredis cost by themselves) and through nodejs-order-book (what matching costs without Redis).
+ * ioredis cost by themselves), through the floor script on keys of its own (what no version of the
+ * engine's script can go below while it keeps the same data) and through nodejs-order-book (what
+ * matching costs without Redis).
  *
  * Each run does the flow twice, on fresh prefixes: one order per script call, then BENCH_GROUP
  * orders per call as the API's group commit sends them from a busy market.
@@ -26,6 +29,7 @@ import { buildLuaLibrary } from '../../src/platform/redis/lua-loader';
 import { Scripts } from '../../src/platform/redis/scripts';
 import { MAX_PLACE_BATCH, SpotEngine, type PlaceSpotInput } from '../../src/spot/spot-engine';
 import { chunk, orderFlow, toInput as toFlowInput, type FlowOrder } from './lib/spot-flow';
+import { SpotFloor } from './lib/spot-floor';
 import { benchContext } from './lib/bench-context';
 import { startProgress, type Progress } from '../lib/progress';
 import { envInt, exitAfter, runBench } from './lib/deadline';
@@ -87,6 +91,8 @@ interface RunResult {
   engineCrossing: PhaseResult;
   noopResting: PhaseResult;
   noopCrossing: PhaseResult;
+  floorResting: PhaseResult;
+  floorCrossing: PhaseResult;
   memResting: number;
   memCrossing: number;
   commandsResting: Record<string, number>;
@@ -108,6 +114,8 @@ async function measurePhase(
   const perPipeline = Math.max(1, Math.round(BATCH / calls[0].length));
   const onBatch = (batch: readonly PlaceSpotInput[][]) => progress.increment(batch.reduce((n, c) => n + c.length, 0));
   const run = await runPipelined(redis, { items: calls, queue, batchSize: perPipeline, inFlight: IN_FLIGHT, isOk, onBatch });
+  // what went wrong, before the run's check refuses it
+  if (run.errors > 0) console.error(`${run.errors} error replies, the first: ${String(run.firstError)}`);
   const cpu1 = await serverCpuSeconds(redis);
   const stats = await commandStats(redis);
   const hist = await latencyHistogram(redis, 'fcall');
@@ -193,8 +201,8 @@ async function oneRun(
     // The timed phases get a connection of their own (no auto-pipelining, nothing else on it) and,
     // with BENCH_LUA_DIR, the scripts of another tree under the same command names.
     const bench = createRedis({ url: server.url, name: 'bench' }) as Redis;
-    // the exactly-once form's deadline as the context's (as bench:shards): on a loaded box a pipeline
-    // of 500 orders can outlast the default, and every order past it answers OPERATION_ABORTED
+    // the context's command timeout (long in benches) as the exactly-once deadline: with the
+    // default 1 s a pipeline on a busy box came back OPERATION_ABORTED
     const scripts = new Scripts(bench, LUA_DIR ? buildLuaLibrary(LUA_DIR) : undefined, config.redisCommandTimeoutMs);
     await scripts.preload();
     const engine = new SpotEngine(ctx.shards, scripts, config.streamMaxLen);
@@ -213,13 +221,20 @@ async function oneRun(
     const resting = chunk(flow.resting.map((o) => toInput(pair, o, ts)), group);
     const crossing = chunk(flow.crossing.map((o) => toInput(pair, o, ts)), group);
 
+    const floor = new SpotFloor(bench, `${prefix}:floor:`, pair);
+    await floor.prepare([...new Set(flow.resting.concat(flow.crossing).map((o) => toInput(pair, o, ts).userId))]);
+    const floorOk = (r: unknown) => typeof r === 'number';
+    const queueFloor = (kind: 'resting' | 'crossing') => (p: PipelineOf, call: PlaceSpotInput[]) => floor.queue(p, kind, call);
+
     const noopResting = await measurePhase(bench, resting, queueNoop, noopOk, progress);
+    const floorResting = await measurePhase(bench, resting, queueFloor('resting'), floorOk, progress);
     const engineResting = await measurePhase(bench, resting, queueEngine, placedOk, progress);
     const depth = async () =>
       (await redis.zcard(ctx.keys.book('spot', PAIR, 'bids'))) +
       (await redis.zcard(ctx.keys.book('spot', PAIR, 'asks')));
     const bookDepthAfterResting = await depth();
     const noopCrossing = await measurePhase(bench, crossing, queueNoop, noopOk, progress);
+    const floorCrossing = await measurePhase(bench, crossing, queueFloor('crossing'), floorOk, progress);
     const engineCrossing = await measurePhase(bench, crossing, queueEngine, filledOk, progress);
     bench.disconnect();
     const bookDepthAfterCrossing = await depth();
@@ -230,6 +245,8 @@ async function oneRun(
       engineCrossing: engineCrossing.phase,
       noopResting: noopResting.phase,
       noopCrossing: noopCrossing.phase,
+      floorResting: floorResting.phase,
+      floorCrossing: floorCrossing.phase,
       memResting: mem.resting,
       memCrossing: mem.crossing,
       commandsResting: perOrder(engineResting.stats, flow.resting.length),
@@ -270,8 +287,8 @@ async function main(): Promise<void> {
   const flow = orderFlow(flowShape);
   const modes = [...new Set([1, GROUP])];
   const runs = new Map<number, RunResult[]>(modes.map((g) => [g, []]));
-  // every order goes through the no-op function and the engine, resting then crossing
-  const progress = startProgress('bench:matching', RUNS * modes.length * 2 * (RESTING + CROSSING), { unit: 'orders' });
+  // every order goes through the no-op function, the floor and the engine, resting then crossing
+  const progress = startProgress('bench:matching', RUNS * modes.length * 3 * (RESTING + CROSSING), { unit: 'orders' });
   try {
     for (let i = 0; i < RUNS; i++) {
       for (const group of modes) {
@@ -280,11 +297,15 @@ async function main(): Promise<void> {
         console.log(
           `run ${i + 1}/${RUNS}, ${group} per call: resting ${fmtNum(r.engineResting.ordersPerSec)}/s (no-op ${fmtNum(r.noopResting.ordersPerSec)}/s), ` +
             `crossing ${fmtNum(r.engineCrossing.ordersPerSec)}/s (no-op ${fmtNum(r.noopCrossing.ordersPerSec)}/s), ` +
+            `floor ${fmtNum(r.floorResting.ordersPerSec)}/s / ${fmtNum(r.floorCrossing.ordersPerSec)}/s, ` +
+            `Redis CPU µs/order ${fmtNum(r.engineResting.redisCpuUs, 1)} / ${fmtNum(r.engineCrossing.redisCpuUs, 1)} ` +
+            `(floor ${fmtNum(r.floorResting.redisCpuUs, 1)} / ${fmtNum(r.floorCrossing.redisCpuUs, 1)}), ` +
             `in-memory ${fmtNum(r.memResting)}/s / ${fmtNum(r.memCrossing)}/s; trades ${r.check.trades}, ` +
             `book ${r.check.bookDepthAfterResting} -> ${r.check.bookDepthAfterCrossing}`,
         );
         const bad =
-          r.engineResting.errors + r.engineCrossing.errors + r.noopResting.errors + r.noopCrossing.errors;
+          r.engineResting.errors + r.engineCrossing.errors + r.noopResting.errors + r.noopCrossing.errors +
+          r.floorResting.errors + r.floorCrossing.errors;
         if (bad || r.check.trades !== CROSSING || r.check.bookDepthAfterResting !== RESTING) {
           throw new Error(`run ${i + 1} did not do what it should: ${JSON.stringify(r.check)}, ${bad} error replies`);
         }
@@ -303,6 +324,11 @@ async function main(): Promise<void> {
       engineCrossing: medianPhase(rs, (r) => r.engineCrossing),
       noopResting: medianPhase(rs, (r) => r.noopResting),
       noopCrossing: medianPhase(rs, (r) => r.noopCrossing),
+      floorResting: medianPhase(rs, (r) => r.floorResting),
+      floorCrossing: medianPhase(rs, (r) => r.floorCrossing),
+      // engine / floor per run (throughput of the same run), then the median
+      restingVsFloor: median(rs.map((r) => r.engineResting.ordersPerSec / r.floorResting.ordersPerSec)),
+      crossingVsFloor: median(rs.map((r) => r.engineCrossing.ordersPerSec / r.floorCrossing.ordersPerSec)),
       inMemoryResting: median(rs.map((r) => r.memResting)),
       inMemoryCrossing: median(rs.map((r) => r.memCrossing)),
       commandsResting: rs[0].commandsResting,
@@ -344,8 +370,10 @@ async function main(): Promise<void> {
       return [
         row(`engine resting, ${g}`, m.engineResting, m.noopResting, m.inMemoryResting),
         row(`no-op resting, ${g}`, m.noopResting, null, null),
+        row(`floor resting, ${g}`, m.floorResting, null, null),
         row(`engine crossing (1 fill), ${g}`, m.engineCrossing, m.noopCrossing, m.inMemoryCrossing),
         row(`no-op crossing, ${g}`, m.noopCrossing, null, null),
+        row(`floor crossing, ${g}`, m.floorCrossing, null, null),
       ];
     }).concat([
       ['in-memory resting', medians[0].inMemoryResting, '', '', '', '', '', '', '', '', '', ''],
@@ -357,6 +385,10 @@ async function main(): Promise<void> {
     console.log(
       `\n${m.group} order(s) per call: resting ${target(m.engineResting.ordersPerSec, 30_000)}; ` +
         `crossing ${target(m.engineCrossing.ordersPerSec, 20_000)}`,
+    );
+    console.log(
+      `  Redis CPU µs per order: resting ${fmtNum(m.engineResting.redisCpuUs, 1)}, crossing ${fmtNum(m.engineCrossing.redisCpuUs, 1)}; ` +
+        `engine / floor (orders/s, median of the runs' ratios): resting ${fmtNum(m.restingVsFloor, 3)}, crossing ${fmtNum(m.crossingVsFloor, 3)}`,
     );
     console.log(`  commands per resting order:  ${JSON.stringify(m.commandsResting)}`);
     console.log(`  commands per crossing order: ${JSON.stringify(m.commandsCrossing)}`);
@@ -383,6 +415,8 @@ async function main(): Promise<void> {
         restingVsNoop: m.engineResting.ordersPerSec / m.noopResting.ordersPerSec,
         crossingVsNoop: m.engineCrossing.ordersPerSec / m.noopCrossing.ordersPerSec,
         restingVsInMemory: m.engineResting.ordersPerSec / m.inMemoryResting,
+        restingVsFloor: m.restingVsFloor,
+        crossingVsFloor: m.crossingVsFloor,
         crossingVsInMemory: m.engineCrossing.ordersPerSec / m.inMemoryCrossing,
       },
       targets: {

@@ -16,9 +16,11 @@
  *
  * Env: BENCH_USERS (1000), BENCH_RATE (1000 orders a second), BENCH_SECONDS (30),
  * BENCH_MD_CLIENTS (10), BENCH_CLIENT_PROCS (2), BENCH_MAX_SECONDS (300), REDIS_URL (else a
- * private redis-server).
+ * private redis-server), BENCH_GATEWAY_PROFILE (a file for the gateway's CPU profile).
  */
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import jwt from 'jsonwebtoken';
 import { createLogger } from '../../src/platform/config/logger';
 import { createContext } from '../../src/transport/context';
@@ -41,6 +43,8 @@ const CLIENT_PROCS = envInt('BENCH_CLIENT_PROCS', 2);
 const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 300);
 const PAIR = 'BTC_USDT';
 const CHANNELS = ['orders', 'fills', 'balances'];
+/** A file to write the gateway's CPU profile to (BENCH_GATEWAY_PROFILE): where its time goes. */
+const PROFILE = process.env.BENCH_GATEWAY_PROFILE;
 
 const benchConfig = gatewayBenchConfig;
 
@@ -54,10 +58,28 @@ async function gatewayChild(): Promise<void> {
     createLogger('silent'),
   );
   const ws = await startWsRole(ctx, { port: 0 });
+  const profile = PROFILE ? await startCpuProfile() : undefined;
   process.on('message', (m: Msg) => {
-    if (m.cmd === 'stop') reply({ cmd: 'stopped', rssMb: Math.round(process.memoryUsage().rss / 2 ** 20) });
+    if (m.cmd !== 'stop') return;
+    const rssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
+    void (profile ? profile(PROFILE as string) : Promise.resolve()).then(() => reply({ cmd: 'stopped', rssMb }));
   });
   reply({ cmd: 'ready', port: ws.port });
+}
+
+/** Starts V8's CPU profiler in this process; the function returned writes the profile (a .cpuprofile for Chrome's DevTools) to a file. */
+async function startCpuProfile(): Promise<(file: string) => Promise<void>> {
+  const session = new Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<unknown>((ok, fail) => session.post(method, (err, res) => (err ? fail(err) : ok(res))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return async (file) => {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
 }
 
 // ---------------------------------------------------------------- clients child

@@ -5,41 +5,62 @@
  * of their own) all subscribed to the BTC_USDT spot order book, while this process drives
  * BENCH_RATE book-changing commands a second through the engine's Lua scripts (limit orders that
  * rest and cross, and cancels) for BENCH_SECONDS. Latency is from the command's timestamp (`ts`,
- * taken just before the script appends the stream entry, so it slightly over-counts) to the
- * client's receipt of the update. Before the real run, the same clients are fed by a bare uWS
+ * taken when the order service takes the request, so the engine path counts too) to the client's
+ * receipt of the update. Before each gateway phase, the same clients are fed by a bare uWS
  * publisher at the same rate with no Redis behind it: the fan-out floor of this machine, the
- * baseline the real figures are a ratio to (docs/performance.md).
+ * baseline the real figures are a ratio to (docs/performance.md). The bare publisher stamps an
+ * update with the time it was due (one every 1000/RATE ms), as the engine stamps a command, so
+ * both figures count the wait for the publishing batch (BENCH_BASELINE_STAMP=publish stamps the
+ * moment of publishing instead, the yardstick before 2026-11-28, which leaves that wait out). The
+ * driver keeps the engine as busy during the baseline as during the gateway phase (its CPU and
+ * Redis's are on the same 2 cores as the clients), so the ratio is what the gateway itself adds;
+ * BENCH_BASELINE_ENGINE=idle leaves the engine idle then, as before 2026-11-28.
  *
- * Env: BENCH_CLIENTS (2000), BENCH_RATE (250 per second), BENCH_SECONDS (30),
- * BENCH_BASELINE_SECONDS (10), BENCH_SAMPLE_EVERY (every 10th client records latencies),
- * BENCH_BATCH_MS (the gateway's publish batch window, default its own), BENCH_CLIENT_PROCS (2
- * processes share the clients, so the load generator is not the bottleneck it measures),
- * BENCH_MAX_SECONDS (300), REDIS_URL (else a private redis-server).
+ * BENCH_RUNS pairs of phases (baseline, then gateway); each run's ratios are printed, then their
+ * medians. Beside the latencies: the CPU each process spent per second of load (the publisher or
+ * gateway, the client processes, the driver and Redis), which unlike wall clock is not inflated by
+ * other work on a shared box, and how long an update waited inside the server before it was handed
+ * to uWS (its `ts` to the publish call: the stream read and the batch window).
+ *
+ * Env: BENCH_RUNS (5), BENCH_CLIENTS (2000), BENCH_RATE (250 per second), BENCH_SECONDS (20),
+ * BENCH_BASELINE_SECONDS (as BENCH_SECONDS: a p99 over a shorter window catches fewer of the box's
+ * hiccups), BENCH_SAMPLE_EVERY (every 10th client records latencies), BENCH_BATCH_MS (the
+ * gateway's publish batch window, default its own), BENCH_CLIENT_PROCS (2 processes share the
+ * clients, so the load generator is not the bottleneck it measures), BENCH_CPU_PROF (a directory:
+ * the publisher and gateway processes write `--cpu-prof` profiles there), BENCH_MAX_SECONDS (1200),
+ * REDIS_URL (else a private redis-server).
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import uWS from 'uWebSockets.js';
 import { createLogger } from '../../src/platform/config/logger';
-import { createContext } from '../../src/transport/context';
+import { createContext, type AppContext } from '../../src/transport/context';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { advanceWhile, startProgress, type Progress } from '../lib/progress';
 import { GATEWAY_DEFAULTS } from '../../src/transport/ws/ws-gateway';
 import { startWsRole } from '../../src/transport/ws/ws-role';
+import { MarketFeed } from '../../src/transport/ws/market-feed';
+import { entryMs, type MarketEntry } from '../../src/platform/market-event';
 import { next, reply, runBench, spawnRole, type Msg } from './lib/child-ipc';
 import { gatewayBenchConfig, paced } from './lib/paced';
 import { envInt, exitAfter } from './lib/deadline';
 import { RawWsClient, wallClock } from './lib/raw-ws-client';
 import { deleteByPrefix, startBenchRedis } from './lib/redis-server';
 import { machineInfo, printTable, redisServerVersion, writeResults } from './lib/report';
-import { summarize, type Summary } from './lib/stats';
+import { median, summarize, type Summary } from './lib/stats';
+import { serverCpuSeconds } from './lib/redis-info';
 
+const RUNS = envInt('BENCH_RUNS', 5);
 const CLIENTS = envInt('BENCH_CLIENTS', 2000);
 const CLIENT_PROCS = envInt('BENCH_CLIENT_PROCS', 2);
 const RATE = envInt('BENCH_RATE', 250);
-const SECONDS = envInt('BENCH_SECONDS', 30);
-const BASELINE_SECONDS = envInt('BENCH_BASELINE_SECONDS', 10);
+const SECONDS = envInt('BENCH_SECONDS', 20);
+const BASELINE_SECONDS = envInt('BENCH_BASELINE_SECONDS', SECONDS);
 const SAMPLE_EVERY = envInt('BENCH_SAMPLE_EVERY', 10);
-const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 300);
+const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 1200);
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
+const STAMP_AT_PUBLISH = process.env.BENCH_BASELINE_STAMP === 'publish';
+const BASELINE_ENGINE_LOAD = process.env.BENCH_BASELINE_ENGINE !== 'idle';
 const BATCH_MS = envInt('BENCH_BATCH_MS', GATEWAY_DEFAULTS.batchMs);
 const PAIR = 'BTC_USDT';
 const TOPIC = `orderbook/spot/${PAIR}`;
@@ -54,6 +75,61 @@ function send(child: ChildProcess, m: Msg): void {
 }
 
 const spawnSelf = (role: string, env: NodeJS.ProcessEnv) => spawnRole(__filename, role, env);
+/** A publisher or gateway child, profiled when BENCH_CPU_PROF names a directory. */
+const spawnServer = (role: string, env: NodeJS.ProcessEnv) =>
+  spawnRole(__filename, role, env, CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []);
+
+/** CPU ms this process has used (user + system). */
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** The `ts` of a message that has one (an orderbook update), else NaN. */
+const tsOf = (message: string) => {
+  const at = message.indexOf('"ts":');
+  return at < 0 ? NaN : parseInt(message.slice(at + 5, at + 25), 10);
+};
+
+/**
+ * Wraps the publish of every uWS app made from here on, to record how long each update waited
+ * in the gateway before it (its `ts` to the call): the stream read and the batch window, the part
+ * of the latency before fan-out. The gateway itself is not changed for the bench.
+ */
+function recordPublishDelays(delays: number[], recording: () => boolean): void {
+  const makeApp = uWS.App;
+  Object.assign(uWS, {
+    App: (options?: uWS.AppOptions) => {
+      const app = options ? makeApp(options) : makeApp();
+      const publish = app.publish.bind(app);
+      app.publish = (topic, message, isBinary, compress) => {
+        if (recording() && typeof message === 'string') {
+          const ts = tsOf(message);
+          if (!Number.isNaN(ts)) delays.push(Date.now() - ts);
+        }
+        return publish(topic, message, isBinary, compress);
+      };
+      return app;
+    },
+  });
+}
+
+/**
+ * Wraps the market feeds' entry handler to split the wait before publishing: the command's `ts` to
+ * its stream entry's id (the driver's queue and the script: Redis stamps the id at XADD), and the
+ * id to the gateway's read of it. What is left of the publish delay is the batch window.
+ */
+function recordEntryDelays(toAppend: number[], toRead: number[], recording: () => boolean): void {
+  const onEntry = MarketFeed.prototype.onEntry;
+  MarketFeed.prototype.onEntry = function (this: MarketFeed, entry: MarketEntry) {
+    if (recording() && entry.seq !== undefined) {
+      const appended = entryMs(entry.id);
+      toAppend.push(appended - entry.ts);
+      toRead.push(Date.now() - appended);
+    }
+    onEntry.call(this, entry);
+  };
+}
 
 // ---------------------------------------------------------------- gateway child
 
@@ -78,7 +154,23 @@ function memorySampler() {
 }
 
 async function gatewayChild(mode: string): Promise<void> {
+  // a profiled child writes its profile on a normal exit only
+  process.on('SIGTERM', () => process.exit(0));
   let mem = memorySampler();
+  let cpuAtDrive = 0;
+  let recording = false;
+  const delays: number[] = [];
+  const appendDelays: number[] = [];
+  const readDelays: number[] = [];
+  const onDrive = () => {
+    mem = memorySampler();
+    cpuAtDrive = cpuMs();
+    recording = true;
+  };
+  const stopped = (extra: Record<string, unknown> = {}) => {
+    recording = false;
+    reply({ cmd: 'stopped', memory: mem.report(), cpuMs: cpuMs() - cpuAtDrive, publishDelays: delays, appendDelays, readDelays, ...extra });
+  };
   if (mode === 'baseline') {
     // A bare uWS publisher: accepts the same subscribe, publishes messages of the same shape and
     // size at the same rate, in batches as often as the gateway flushes.
@@ -108,9 +200,15 @@ async function gatewayChild(mode: string): Promise<void> {
     process.on('message', (m: Msg) => {
       if (m.cmd === 'drive') {
         const start = Date.now();
+        onDrive();
         timer = setInterval(() => {
-          while (seq < ((Date.now() - start) * RATE) / 1000) {
+          const now = Date.now();
+          while (seq < ((now - start) * RATE) / 1000) {
             seq++;
+            // when the update was due: the moment the engine would have stamped it
+            const due = Math.floor(start + ((seq - 1) * 1000) / RATE);
+            const ts = STAMP_AT_PUBLISH ? now : due;
+            delays.push(now - ts);
             app.publish(
               TOPIC,
               JSON.stringify({
@@ -119,18 +217,17 @@ async function gatewayChild(mode: string): Promise<void> {
                 market: PAIR,
                 kind: 'spot',
                 seq,
-                ts: Date.now(),
+                ts,
                 bids: [[49_990.12, 0.123456]],
                 asks: [],
               }),
             );
           }
         }, BATCH_MS);
-        mem = memorySampler();
       }
       if (m.cmd === 'stop') {
         clearInterval(timer);
-        reply({ cmd: 'stopped', memory: mem.report(), published: seq });
+        stopped({ published: seq });
       }
     });
     app.listen(0, (ls) => {
@@ -142,14 +239,16 @@ async function gatewayChild(mode: string): Promise<void> {
     });
     return;
   }
+  recordPublishDelays(delays, () => recording);
+  recordEntryDelays(appendDelays, readDelays, () => recording);
   const ctx = await createContext(
     benchConfig(process.env.BENCH_REDIS_URL as string, process.env.BENCH_PREFIX as string),
     createLogger('silent'),
   );
   const ws = await startWsRole(ctx, { port: 0, batchMs: BATCH_MS });
   process.on('message', (m: Msg) => {
-    if (m.cmd === 'drive') mem = memorySampler();
-    if (m.cmd === 'stop') reply({ cmd: 'stopped', memory: mem.report() });
+    if (m.cmd === 'drive') onDrive();
+    if (m.cmd === 'stop') stopped();
   });
   reply({ cmd: 'ready', port: ws.port });
 }
@@ -168,6 +267,7 @@ async function clientsChild(): Promise<void> {
   let clients: RawWsClient[] = [];
   let latencies: number[] = [];
   let t0 = 0;
+  let cpuAtStart = 0;
   let framesAtStart = 0;
   process.on('message', async (m: Msg) => {
     if (m.cmd === 'connect') {
@@ -198,11 +298,13 @@ async function clientsChild(): Promise<void> {
       latencies.length = 0;
       framesAtStart = clients.reduce((s, c) => s + c.frames, 0);
       t0 = wallClock();
+      cpuAtStart = cpuMs();
     }
     if (m.cmd === 'stop') {
       // let the last updates arrive
       await new Promise((r) => setTimeout(r, 500));
       const seconds = (wallClock() - t0) / 1000;
+      const cpu = cpuMs() - cpuAtStart;
       const frames = clients.reduce((s, c) => s + c.frames, 0) - framesAtStart;
       const dropped = clients.filter((c) => c.closed).length;
       for (const c of clients) c.close();
@@ -212,6 +314,7 @@ async function clientsChild(): Promise<void> {
         frames,
         seconds,
         dropped,
+        cpuMs: cpu,
       });
     }
   });
@@ -223,18 +326,39 @@ async function clientsChild(): Promise<void> {
 interface Phase {
   name: string;
   latency: Summary;
+  /** Its `ts` to the publish call, inside the server (the gateway's stream read and batch window). */
+  publishDelay: Summary;
+  /** The gateway only: a command's `ts` to its XADD (the driver and the script), and XADD to the gateway's read. */
+  appendDelay: Summary;
+  readDelay: Summary;
   messagesPerSec: number;
   commandsPerSec: number;
   bookUpdatesPerSec: number;
+  /** Messages delivered / (book updates x clients): 1 when every client got every update. */
+  delivered: number;
   dropped: number;
+  /** Engine commands refused or timed out during the phase. */
+  failed: number;
+  /** CPU ms per second of load: the publisher or gateway, the client processes, the driver, Redis. */
+  cpu: { server: number; clients: number; driver: number; redis: number };
   gatewayMemory: { rssMaxMb: number; rssEndMb: number; heapUsedMaxMb: number };
+}
+
+interface Drive {
+  commands: number;
+  /** Commands refused or timed out (none on a box with room to spare). */
+  failed: number;
+  bookUpdates: number;
+  seconds: number;
+  driverCpuMs: number;
+  redisCpuMs: number;
 }
 
 async function runPhase(
   name: string,
   gateway: ChildProcess,
   clients: ChildProcess[],
-  drive: () => Promise<{ commands: number; bookUpdates: number; seconds: number }>,
+  drive: () => Promise<Drive>,
   load: { progress: Progress; seconds: number },
 ): Promise<Phase> {
   const { port } = await next(gateway, 'ready');
@@ -251,19 +375,93 @@ async function runPhase(
   for (const c of clients) send(c, { cmd: 'stop' });
   const stats = await Promise.all(clients.map((c) => next(c, 'stats')));
   send(gateway, { cmd: 'stop' });
-  const { memory } = await next(gateway, 'stopped');
+  const server = await next(gateway, 'stopped');
   gateway.kill('SIGTERM');
   const frames = stats.reduce((s, m) => s + (m.frames as number), 0);
   const seconds = Math.max(...stats.map((m) => m.seconds as number));
+  const perSec = (ms: number) => ms / d.seconds;
   return {
     name,
     latency: summarize(stats.flatMap((m) => m.latencies as number[])),
+    publishDelay: summarize(server.publishDelays as number[]),
+    appendDelay: summarize(server.appendDelays as number[]),
+    readDelay: summarize(server.readDelays as number[]),
     messagesPerSec: frames / seconds,
     commandsPerSec: d.commands / d.seconds,
     bookUpdatesPerSec: d.bookUpdates / d.seconds,
+    delivered: frames / (d.bookUpdates * CLIENTS),
     dropped: stats.reduce((s, m) => s + (m.dropped as number), 0),
-    gatewayMemory: memory as Phase['gatewayMemory'],
+    failed: d.failed,
+    cpu: {
+      server: perSec(server.cpuMs as number),
+      clients: perSec(stats.reduce((s, m) => s + (m.cpuMs as number), 0)),
+      driver: perSec(d.driverCpuMs),
+      redis: perSec(d.redisCpuMs),
+    },
+    gatewayMemory: server.memory as Phase['gatewayMemory'],
   };
+}
+
+/** The driver's CPU and Redis's over `load` (ms), beside what it returns. */
+async function withCpu(
+  redis: Parameters<typeof serverCpuSeconds>[0],
+  load: () => Promise<Omit<Drive, 'driverCpuMs' | 'redisCpuMs'>>,
+): Promise<Drive> {
+  const redisBefore = await serverCpuSeconds(redis);
+  const before = cpuMs();
+  const r = await load();
+  const driverCpuMs = cpuMs() - before;
+  return { ...r, driverCpuMs, redisCpuMs: ((await serverCpuSeconds(redis)) - redisBefore) * 1000 };
+}
+
+/**
+ * RATE book-changing commands a second for `seconds` through the spot order service (limit orders
+ * that rest and cross, and cancels), one every 1000/RATE ms on a timer, so the load is steady
+ * rather than in bursts. A cancel that finds its order filled meanwhile places a resting order
+ * instead: every command changes the book once, so the book updates match the rate.
+ */
+async function driveEngine(
+  ctx: AppContext,
+  seconds: number,
+  seed: number,
+  open: { user: string; id: string }[],
+): Promise<{ commands: number; failed: number; bookUpdates: number; seconds: number }> {
+  const seqBefore = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
+  // a command the engine refused or timed out (a starved box) changes nothing: the book sequence counts what did
+  const refused = () => void failed++;
+  let failed = 0;
+  const place = (user: string, rand: () => number, crossing: boolean) => {
+    const side = rand() < 0.5 ? 'buy' : 'sell';
+    const offset = (rand() * 0.02 + (crossing ? -0.003 : 0.0005)) * 50_000;
+    const price = Math.round((side === 'buy' ? 50_000 - offset : 50_000 + offset) * 100) / 100;
+    const amount = Math.round((0.001 + rand() * 0.05) * 1e6) / 1e6;
+    void ctx.spot.orders.place(user, { currencyPairCode: PAIR, side, type: 'limit', price, amount }).then(({ order }) => {
+      if (order.status === 'open' || order.status === 'partiallyFilled') open.push({ user, id: String(order.id) });
+    }, refused);
+  };
+  const run = await paced(
+    RATE,
+    seconds,
+    (_i, rand) => {
+      const user = rand() < 0.5 ? 'mm1' : 'mm2';
+      if (open.length > 400 || (open.length > 50 && rand() < 0.3)) {
+        const [o] = open.splice(Math.floor(rand() * open.length), 1);
+        void ctx.spot.orders.cancel(o.user, o.id).catch(() => place(o.user, rand, false));
+        return;
+      }
+      // mostly resting within 2 % of 50,000, a tenth crossing the spread
+      place(user, rand, rand() < 0.1);
+    },
+    seed,
+  );
+  const seqAfter = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
+  return { commands: run.count, failed, bookUpdates: seqAfter - seqBefore, seconds: run.seconds };
+}
+
+interface Run {
+  baseline: Phase;
+  gateway: Phase;
+  ratio: { p99: number; p50: number; messagesPerSec: number };
 }
 
 async function main(): Promise<void> {
@@ -282,84 +480,107 @@ async function main(): Promise<void> {
   await Promise.all(clients.map((c) => next(c, 'ready')));
 
   console.log(
-    `bench:ws — ${CLIENTS} clients, ${RATE} commands/s, batch ${BATCH_MS} ms; baseline ${BASELINE_SECONDS} s, gateway ${SECONDS} s`,
+    `bench:ws — ${CLIENTS} clients, ${RATE} commands/s, batch ${BATCH_MS} ms; ${RUNS} runs of baseline ${BASELINE_SECONDS} s then gateway ${SECONDS} s; baseline stamped ${STAMP_AT_PUBLISH ? 'at publish' : 'when due'}`,
   );
-  const progress = startProgress('bench:ws', BASELINE_SECONDS + SECONDS, { unit: 's of load' });
-  const baseline = await runPhase(
-    'bare uWS publisher (baseline)',
-    spawnSelf('baseline', env),
-    clients,
-    async () => {
-      await new Promise((r) => setTimeout(r, BASELINE_SECONDS * 1000));
-      const n = RATE * BASELINE_SECONDS;
-      return { commands: n, bookUpdates: n, seconds: BASELINE_SECONDS };
-    },
-    { progress, seconds: BASELINE_SECONDS },
-  );
+  const progress = startProgress('bench:ws', RUNS * (BASELINE_SECONDS + SECONDS), { unit: 's of load' });
+  const open: { user: string; id: string }[] = [];
+  let seed = 1;
+  const runs: Run[] = [];
+  for (let run = 1; run <= RUNS; run++) {
+    const baseline = await runPhase(
+      'bare uWS publisher (baseline)',
+      spawnServer('baseline', env),
+      clients,
+      () =>
+        withCpu(ctx.redis, async () => {
+          // the engine busy as in the gateway phase, so both phases share the box alike
+          const engine = BASELINE_ENGINE_LOAD
+            ? await driveEngine(ctx, BASELINE_SECONDS, seed++, open)
+            : await new Promise<undefined>((r) => setTimeout(() => r(undefined), BASELINE_SECONDS * 1000));
+          const n = RATE * BASELINE_SECONDS;
+          return { commands: n, failed: engine?.failed ?? 0, bookUpdates: n, seconds: BASELINE_SECONDS };
+        }),
+      { progress, seconds: BASELINE_SECONDS },
+    );
 
-  const gateway = await runPhase('gateway (Redis streams)', spawnSelf('gateway', env), clients, async () => {
-    const streamKey = ctx.keys.events('spot', PAIR);
-    const seqBefore = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
-    const open: { user: string; id: string }[] = [];
-    // one command every 1000/RATE ms on a timer, so the load is steady rather than in bursts
-    const { count: commands, seconds } = await paced(RATE, SECONDS, (_i, rand) => {
-      const user = rand() < 0.5 ? 'mm1' : 'mm2';
-      if (open.length > 400 || (open.length > 50 && rand() < 0.3)) {
-        const [o] = open.splice(Math.floor(rand() * open.length), 1);
-        void ctx.spot.orders.cancel(o.user, o.id).catch(() => undefined);
-        return;
-      }
-      const side = rand() < 0.5 ? 'buy' : 'sell';
-      // mostly resting within 2 % of 50,000, a tenth crossing the spread
-      const offset = (rand() * 0.02 + (rand() < 0.1 ? -0.003 : 0.0005)) * 50_000;
-      const price = Math.round((side === 'buy' ? 50_000 - offset : 50_000 + offset) * 100) / 100;
-      const amount = Math.round((0.001 + rand() * 0.05) * 1e6) / 1e6;
-      void ctx.spot.orders
-        .place(user, { currencyPairCode: PAIR, side, type: 'limit', price, amount })
-        .then(({ order }) => {
-          if (order.status === 'open' || order.status === 'partiallyFilled')
-            open.push({ user, id: String(order.id) });
-        });
-    });
-    const seqAfter = Number((await ctx.redis.get(ctx.keys.bookSeq('spot', PAIR))) ?? 0);
-    await ctx.redis.xlen(streamKey);
-    return { commands, bookUpdates: seqAfter - seqBefore, seconds };
-  }, { progress, seconds: SECONDS });
+    const gateway = await runPhase(
+      'gateway (Redis streams)',
+      spawnServer('gateway', env),
+      clients,
+      () => withCpu(ctx.redis, () => driveEngine(ctx, SECONDS, seed++, open)),
+      { progress, seconds: SECONDS },
+    );
+    const ratio = {
+      p99: gateway.latency.p99 / baseline.latency.p99,
+      p50: gateway.latency.p50 / baseline.latency.p50,
+      messagesPerSec: gateway.messagesPerSec / baseline.messagesPerSec,
+    };
+    runs.push({ baseline, gateway, ratio });
+    console.log(
+      `run ${run}: gateway / baseline p99 x${ratio.p99.toFixed(2)} (${gateway.latency.p99} / ${baseline.latency.p99} ms), messages/s x${ratio.messagesPerSec.toFixed(3)}`,
+    );
+  }
   progress.stop();
 
   for (const c of clients) c.kill('SIGTERM');
-  const phases = [baseline, gateway];
   printTable(
     `bench:ws — ${CLIENTS} clients on one gateway, all subscribed to the ${PAIR} book`,
     [
       'run',
+      'server',
       'book updates/s',
       'msgs/s delivered',
+      'delivered',
       'p50 ms',
       'p99 ms',
       'max ms',
+      'ts to XADD p50 / p99 ms',
+      'XADD to read',
+      'ts to publish',
+      'CPU ms/s server',
+      'clients',
+      'driver',
+      'Redis',
       'dropped',
-      'gateway RSS max MB',
-      'heap max MB',
+      'refused',
+      'RSS max MB',
     ],
-    phases.map((p) => [
-      p.name,
-      p.bookUpdatesPerSec,
-      p.messagesPerSec,
-      p.latency.p50,
-      p.latency.p99,
-      p.latency.max,
-      p.dropped,
-      p.gatewayMemory.rssMaxMb,
-      p.gatewayMemory.heapUsedMaxMb,
-    ]),
+    runs.flatMap((r, i) =>
+      [r.baseline, r.gateway].map((p) => [
+        `${i + 1}`,
+        p.name,
+        p.bookUpdatesPerSec,
+        p.messagesPerSec,
+        p.delivered,
+        p.latency.p50,
+        p.latency.p99,
+        p.latency.max,
+        `${p.appendDelay.p50} / ${p.appendDelay.p99}`,
+        `${p.readDelay.p50} / ${p.readDelay.p99}`,
+        `${p.publishDelay.p50} / ${p.publishDelay.p99}`,
+        p.cpu.server,
+        p.cpu.clients,
+        p.cpu.driver,
+        p.cpu.redis,
+        p.dropped,
+        p.failed,
+        p.gatewayMemory.rssMaxMb,
+      ]),
+    ),
   );
-  const ratio = {
-    p99VsBaseline: gateway.latency.p99 / baseline.latency.p99,
-    messagesPerSecVsBaseline: gateway.messagesPerSec / baseline.messagesPerSec,
+  console.log('\ngateway / baseline, each run:');
+  runs.forEach((r, i) =>
+    console.log(
+      `  run ${i + 1}: p99 x${r.ratio.p99.toFixed(2)}, p50 x${r.ratio.p50.toFixed(2)}, messages/s x${r.ratio.messagesPerSec.toFixed(3)}`,
+    ),
+  );
+  const medians = {
+    p99: median(runs.map((r) => r.ratio.p99)),
+    p50: median(runs.map((r) => r.ratio.p50)),
+    messagesPerSec: median(runs.map((r) => r.ratio.messagesPerSec)),
   };
   console.log(
-    `\ngateway / baseline: p99 latency x${ratio.p99VsBaseline.toFixed(2)}, messages/s x${ratio.messagesPerSecVsBaseline.toFixed(2)}`,
+    `median of ${RUNS}: p99 x${medians.p99.toFixed(2)}, p50 x${medians.p50.toFixed(2)}, messages/s x${medians.messagesPerSec.toFixed(3)}`,
   );
   const file = writeResults('ws', {
     bench: 'ws',
@@ -368,10 +589,11 @@ async function main(): Promise<void> {
     rate: RATE,
     seconds: SECONDS,
     baselineSeconds: BASELINE_SECONDS,
+    baselineStamp: STAMP_AT_PUBLISH ? 'publish' : 'due',
     batchMs: BATCH_MS,
     sampleEvery: SAMPLE_EVERY,
-    phases,
-    ratio,
+    runs,
+    medians,
     machine: machineInfo(redisServerVersion()),
   });
   console.log(`results: ${file}`);

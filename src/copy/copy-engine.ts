@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import BigNumber from 'bignumber.js';
 import { AppError } from '../domain/errors';
 import { engineError } from '../domain/errors';
@@ -39,8 +40,25 @@ export interface RiskArgs {
 }
 
 /**
+ * How copy steps pay a user whose home is another shard (docs/copy-trading.md, "Payments"): the
+ * payee's home, and the relay steps of a transfer a step sent (never throws: a payment not
+ * delivered now stays in the outbox, and the worker's drain delivers it).
+ */
+export interface CopyPayees {
+  homeOf(userId: string): Promise<number>;
+  deliver(transferId: string, from: number): Promise<void>;
+  /**
+   * Brings a futures account's free margin from the market shards it sits on back to the account's
+   * registry, where the copy scripts read its cash (nothing to do with one shard).
+   */
+  gather(userId: string, accountId: string, cur: string): Promise<void>;
+}
+
+/**
  * Typed calls into the copy-trading transition scripts (lua/copy): each is one atomic engine step
  * over the subscription's records and the money it moves, run exactly once (Scripts.runOnce).
+ * Money leaving for the master owner's home (fees, profit share, a closed master's balance) leaves
+ * in the step as a transfer, which is then carried to its target (CopyPayees.deliver).
  */
 export class CopyEngine {
   constructor(
@@ -48,6 +66,7 @@ export class CopyEngine {
     private readonly scripts: Scripts,
     /** MAXLEN of the user event stream the transitions append to. */
     private readonly streamMaxLen: number,
+    private readonly payees: CopyPayees,
   ) {}
 
   private async once(name: string, keys: string[], args: (string | number)[]): Promise<ScriptReply> {
@@ -87,35 +106,44 @@ export class CopyEngine {
   async settle(sub: SubscriptionRecord, master: MasterRecord, now: number): Promise<{ fee: string; share: string }> {
     const r = await this.once(
       'settleCopy',
-      [...this.moneyKeys(sub, master), this.keys.userEvents()],
-      [now, ppm(master.commissionRate), ppm(master.slaveIncomePercentage), this.streamMaxLen, master.user],
+      [...this.moneyKeys(sub, master), this.keys.userEvents(), ...this.sendKeys(master.user)],
+      [now, ppm(master.commissionRate), ppm(master.slaveIncomePercentage), this.streamMaxLen, ...(await this.sendArgs(master.user))],
     );
+    await this.delivered(r[3]);
     return { fee: String(r[1]), share: String(r[2]) };
   }
 
   /** `userId` null: any owner (a master close finishes its followers' subscriptions). */
   async beginFinish(sub: SubscriptionRecord, master: MasterRecord, userId: string | null, reason: string, closeOrders: boolean, now: number) {
-    await this.once(
+    const r = await this.once(
       'beginCopyFinish',
       [
         ...this.moneyKeys(sub, master), this.keys.copyActiveSubscription(sub.master, sub.slave), this.keys.copyFinishing(),
-        this.keys.userEvents(),
+        this.keys.userEvents(), ...this.sendKeys(master.user),
       ],
       [
         now, ppm(master.commissionRate), ppm(master.slaveIncomePercentage), reason, closeOrders ? '1' : '0', userId ?? '',
-        this.streamMaxLen, master.user,
+        this.streamMaxLen, ...(await this.sendArgs(master.user)),
       ],
     );
+    await this.delivered(r[1]);
     await this.refreshBoard(sub.master);
   }
 
   /** Returns the minor units moved back to the slave's account. */
   async completeFinish(sub: SubscriptionRecord, master: MasterRecord): Promise<string> {
+    // the subscription's free margin on other shards (a master trading there) comes back first,
+    // so the step settles and returns the subscription's whole cash
+    await this.payees.gather(sub.user, sub.acct, sub.currency);
     const r = await this.once(
       'completeCopyFinish',
-      [...this.moneyKeys(sub, master), this.keys.futuresAccount(sub.slave), this.keys.copyFinishing(), this.keys.userEvents()],
-      [ppm(master.slaveIncomePercentage), Date.now(), this.streamMaxLen, master.user],
+      [
+        ...this.moneyKeys(sub, master), this.keys.futuresAccount(sub.slave), this.keys.copyFinishing(), this.keys.userEvents(),
+        ...this.sendKeys(master.user),
+      ],
+      [ppm(master.slaveIncomePercentage), Date.now(), this.streamMaxLen, ...(await this.sendArgs(master.user))],
     );
+    await this.delivered(r[2]);
     return String(r[1]);
   }
 
@@ -136,11 +164,37 @@ export class CopyEngine {
 
   async completeMasterClose(master: MasterRecord, now: number): Promise<void> {
     const k = this.keys;
-    await this.once(
+    await this.payees.gather(master.user, master.id, master.currency);
+    const [, id, , , home] = await this.sendArgs(master.user);
+    const r = await this.once(
       'completeMasterClose',
-      [k.copyMaster(master.id), k.futuresAccount(master.id), k.walletAvailable(master.user), k.copyMastersClosing(), k.userEvents()],
-      [now, this.streamMaxLen],
+      [
+        k.copyMaster(master.id), k.futuresAccount(master.id), k.walletAvailable(master.user), k.copyMastersClosing(), k.userEvents(),
+        ...this.sendKeys(master.user),
+      ],
+      [now, this.streamMaxLen, k.engine, id, k.shard, home],
     );
+    await this.delivered(r[2]);
+  }
+
+  /** The outbox, the payee's pending transfers and the transfer versions of this shard (a payment's KEYS). */
+  private sendKeys(payee: string): string[] {
+    return [this.keys.outbox(), this.keys.userTransfersPending(payee), this.keys.transferVersions()];
+  }
+
+  /**
+   * A payment's ARGV: engine prefix, transfer id ('' when the payee's home is this shard: paid in
+   * the step, as with one shard), payee, this shard, the payee's home. The id is random per
+   * attempt and stays out of KEYS, so a keyed retry names the same operation record.
+   */
+  private async sendArgs(payee: string): Promise<[string, string, string, number, number]> {
+    const home = await this.payees.homeOf(payee);
+    const id = home === this.keys.shard ? '' : randomUUID();
+    return [this.keys.engine, id, payee, this.keys.shard, home];
+  }
+
+  private async delivered(transferId: unknown): Promise<void> {
+    if (transferId) await this.payees.deliver(String(transferId), this.keys.shard);
   }
 
   private moneyKeys(sub: SubscriptionRecord, master: MasterRecord): string[] {

@@ -117,6 +117,7 @@ export async function startCopyWorkers(deps: CopyWorkerDeps, opts: Partial<CopyW
   const connection = createRedis({
     url: deps.config.redisUrl,
     cluster: deps.config.redisCluster,
+    natMap: deps.config.redisClusterNatMap,
     blocking: true,
     name: 'copy-workers',
     log: deps.log,

@@ -1,9 +1,10 @@
 import type { Futures } from '../futures';
 import type { MarketStore } from '../markets';
 import type { PlatformDeps } from '../platform/deps';
+import type { Funds } from '../wallet';
 import type { CopyDeps } from './copy-deps';
 import { CopyBoard } from './copy-board';
-import { CopyEngine } from './copy-engine';
+import { CopyEngine, type CopyPayees } from './copy-engine';
 import { CopyHistoryService } from './copy-history.service';
 import { CopyMasterService } from './copy-master.service';
 import { CopyMirrorService } from './copy-mirror.service';
@@ -33,15 +34,27 @@ export function createCopy(
   deps: Pick<PlatformDeps, 'config' | 'log' | 'redis' | 'keys' | 'scripts'> & {
     markets: MarketStore;
     futures: Pick<Futures, 'accounts' | 'engine' | 'orders' | 'market' | 'accountReader' | 'accountStats'>;
+    funds: Pick<Funds, 'homes' | 'relay' | 'escrow'>;
   },
 ): Copy {
-  const { config, log, redis, keys, scripts, markets, futures } = deps;
+  const { config, log, redis, keys, scripts, markets, futures, funds } = deps;
+  const payees: CopyPayees = {
+    homeOf: (userId) => funds.homes.of(userId),
+    async deliver(id, from) {
+      // the step that sent it is done; a payment the relay cannot carry now waits in the outbox
+      // for the worker's drain (src/wallet/wallet-workers.ts)
+      await funds.relay?.deliver({ id, from }).catch((err: unknown) => log.warn({ err, transfer: id, shard: from }, 'copy payment not delivered yet'));
+    },
+    async gather(userId, accountId, cur) {
+      await funds.escrow?.sweepHome(userId, cur, [], accountId);
+    },
+  };
   const d: CopyDeps = {
     redis, keys, log, futures, markets,
     store: new CopyStore(redis, keys),
     reader: futures.accountReader,
     stats: futures.accountStats,
-    engine: new CopyEngine(keys, scripts, config.streamMaxLen),
+    engine: new CopyEngine(keys, scripts, config.streamMaxLen, payees),
   };
   const views = new CopyViews(d);
   const board = new CopyBoard(d);

@@ -10,6 +10,8 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly details: ErrorDetail[] = [],
+    /** The engine's detail of a script rejection, for callers that act on it (engineError). */
+    readonly engineDetail?: string,
   ) {
     super(message);
     this.name = 'AppError';
@@ -27,10 +29,12 @@ export const forbidden = (code: string, message: string) => new AppError(403, co
  * Codes the Lua scripts return as `{'ERR', code, detail}`, with the HTTP status each maps to.
  * One table, so a script's rejection reaches the client the same way from every caller.
  */
-export const ENGINE_ERRORS: Record<string, { status: number; message: string; code?: string }> = {
+/** `internalDetail`: the script's detail is for the caller (AppError.engineDetail), not the message. */
+export const ENGINE_ERRORS: Record<string, { status: number; message: string; code?: string; internalDetail?: boolean }> = {
   INSUFFICIENT_BALANCE: { status: 422, message: 'Not enough available balance' },
   ENGINE_ERROR: { status: 500, message: 'The engine failed on this order' },
-  INSUFFICIENT_MARGIN: { status: 422, message: 'Not enough available margin' },
+  // detail: the margin the order needs (a top-up from the account's margin on another shard)
+  INSUFFICIENT_MARGIN: { status: 422, message: 'Not enough available margin', internalDetail: true },
   ORDER_POST_ONLY_WOULD_TAKE: { status: 422, message: 'Post-only order would take liquidity' },
   NOTIONAL_TOO_LARGE: { status: 422, message: 'Order value exceeds what the engine can hold exactly' },
   BALANCE_TOO_LARGE: { status: 422, message: 'Balance would exceed what the engine can hold exactly' },
@@ -55,6 +59,6 @@ export function engineError(code: string, detail?: string): AppError {
   const known = ENGINE_ERRORS[code];
   if (!known) return new AppError(500, 'ENGINE_ERROR', `Engine returned unknown code ${code}`);
   // a 5xx says nothing of the engine's internals (docs/api-contract.md: never a stack trace in a body)
-  const shown = detail && known.status < 500 ? `${known.message}: ${detail}` : known.message;
-  return new AppError(known.status, known.code ?? code, shown);
+  const shown = detail && known.status < 500 && !known.internalDetail ? `${known.message}: ${detail}` : known.message;
+  return new AppError(known.status, known.code ?? code, shown, [], detail);
 }

@@ -1,4 +1,4 @@
-import { FuturesContractStats, type FuturesPriceService } from '../futures';
+import { FuturesContractStats, FuturesKeyring, type FuturesPriceService } from '../futures';
 import type { MarketData } from '../market-data';
 import type { MarketStore } from '../markets';
 import type { PlatformDeps } from '../platform/deps';
@@ -32,7 +32,7 @@ export function createFeeds(
       markets,
       service,
       tickers,
-      new FuturesContractStats(redis, keys, prices),
+      new FuturesContractStats(redis, new FuturesKeyring(markets), prices),
       new UsdRates(markets, redis, keys),
     ),
   };

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../platform/redis/connection';
-import type { Keys } from '../platform/redis/keys';
+import type { FuturesKeyring } from './futures-keyring';
 import type { FuturesParams } from '../domain/futures';
 import { futuresOrderOf } from './futures-order-record';
 
@@ -37,7 +37,7 @@ export class AdlRanking {
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    private readonly keys: FuturesKeyring,
   ) {}
 
   async quantile(h: Record<string, string>, params: FuturesParams, markTicks: string | null, now = Date.now()): Promise<number> {
@@ -62,12 +62,13 @@ export class AdlRanking {
   private async scores(pair: string, ns: number, mark: number, now: number): Promise<SideScores> {
     const hit = this.cache.get(pair);
     if (hit && now - hit.at < REFRESH_MS) return hit.scores;
+    const k = this.keys.ofPair(pair);
     const ids = [
-      ...(await this.redis.zrange(this.keys.futuresTrigger(pair, 'liqL'), '0', '-1')),
-      ...(await this.redis.zrange(this.keys.futuresTrigger(pair, 'liqS'), '0', '-1')),
+      ...(await this.redis.zrange(k.futuresTrigger(pair, 'liqL'), '0', '-1')),
+      ...(await this.redis.zrange(k.futuresTrigger(pair, 'liqS'), '0', '-1')),
     ];
     const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.order(id));
+    for (const id of ids) pipeline.hgetall(k.order(id));
     const scores: SideScores = { long: [], short: [] };
     for (const [, h] of (await pipeline.exec()) ?? []) {
       const row = futuresOrderOf(h as Record<string, string>);

@@ -3,7 +3,7 @@ import { futuresParams, type FuturesParams } from '../domain/futures';
 import type { Pair } from '../domain/market';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
-import type { Keys } from '../platform/redis/keys';
+import type { FuturesKeyring } from './futures-keyring';
 import { unrealizedMinor } from './futures-order-dto';
 import { FuturesOrderIndex, type AccountOrderStatus } from './futures-order-index';
 import type { FuturesPriceService } from './prices/futures-price.service';
@@ -35,14 +35,17 @@ export interface AccountState {
 
 /**
  * Read-only view of a futures account by account id (the futures services answer per user): its
- * money and its opening orders with their mark. Copy trading reads futures through this.
+ * money and its opening orders with their mark. Copy trading reads futures through this. With
+ * several engine shards an order is read on the shard its id names, a clientOrderId on every shard,
+ * and the account's money is the sum of its hashes on every shard (a margin transfer between two
+ * shards in flight is missed for its moment: FuturesAccountService.list counts it exactly).
  */
 export class FuturesAccountReader {
   private readonly orderIndex: FuturesOrderIndex;
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    private readonly keys: FuturesKeyring,
     private readonly markets: MarketStore,
     private readonly prices: FuturesPriceService,
   ) {
@@ -50,13 +53,12 @@ export class FuturesAccountReader {
   }
 
   async order(id: string | number): Promise<Record<string, string>> {
-    return futuresOrderOf(await this.redis.hgetall(this.keys.order(id)));
+    return futuresOrderOf(await this.redis.hgetall(this.keys.ofOrder(id).order(id)));
   }
 
   /** The user's futures order placed with `clientOrderId`, or null. */
   async orderByClientId(userId: string, clientOrderId: string): Promise<Record<string, string> | null> {
-    const id = await this.redis.hget(this.keys.futuresClientOrderIds(userId), clientOrderId);
-    return id ? this.order(id) : null;
+    return (await this.ordersByClientIds([{ userId, clientOrderId }]))[0];
   }
 
   /** The account's opening orders that are Created or InPosition, hashes. */
@@ -64,21 +66,33 @@ export class FuturesAccountReader {
     return this.orderIndex.accountOrders(accountId, { status: 'open' });
   }
 
-  /** `orderByClientId` of many at once (copy trading's fan-out), in two round trips whatever their number. */
+  /**
+   * `orderByClientId` of many at once (copy trading's fan-out), in two round trips per shard whatever
+   * their number: each shard's registry of the clientOrderIds placed there (one is found on one shard).
+   */
   async ordersByClientIds(wanted: { userId: string; clientOrderId: string }[]): Promise<(Record<string, string> | null)[]> {
-    const ids = await this.each(wanted, (p, w) => p.hget(this.keys.futuresClientOrderIds(w.userId), w.clientOrderId));
-    const found = await this.each(ids.filter((id): id is string => !!id), (p, id) => p.hgetall(this.keys.order(id)));
-    let next = 0;
-    return ids.map((id) => (id ? futuresOrderOf(found[next++] as Record<string, string>) : null));
+    const out: (Record<string, string> | null)[] = wanted.map(() => null);
+    for (const k of this.keys.all()) {
+      const ids = await this.each(wanted, (p, w) => p.hget(k.futuresClientOrderIds(w.userId), w.clientOrderId));
+      const found = await this.each(ids.filter((id): id is string => !!id), (p, id) => p.hgetall(k.order(id)));
+      let next = 0;
+      ids.forEach((id, i) => {
+        if (id) out[i] = futuresOrderOf(found[next++] as Record<string, string>);
+      });
+    }
+    return out;
   }
 
-  /** `openOrders` of many accounts at once, in two round trips whatever their number. */
+  /** `openOrders` of many accounts at once, in two round trips per shard whatever their number. */
   async openOrdersOf(accountIds: string[]): Promise<Record<string, string>[][]> {
-    const lists = (await this.each(accountIds, (p, a) => p.zrange(this.keys.futuresAccountOpenOrders(a), '0', '-1'))) as string[][];
-    const hashes = ((await this.each(lists.flat(), (p, id) => p.hgetall(this.keys.order(id)))) as Record<string, string>[])
-      .map(futuresOrderOf);
-    let next = 0;
-    return lists.map((ids) => ids.map(() => hashes[next++]));
+    const out: Record<string, string>[][] = accountIds.map(() => []);
+    for (const k of this.keys.all()) {
+      const lists = (await this.each(accountIds, (p, a) => p.zrange(k.futuresAccountOpenOrders(a), '0', '-1'))) as string[][];
+      const hashes = ((await this.each(lists.flat(), (p, id) => p.hgetall(k.order(id)))) as Record<string, string>[]).map(futuresOrderOf);
+      let next = 0;
+      lists.forEach((ids, i) => out[i].push(...ids.map(() => hashes[next++])));
+    }
+    return out;
   }
 
   /** One pipeline of one command per item; the replies in order (a failed command throws). */
@@ -101,8 +115,9 @@ export class FuturesAccountReader {
     marks = new Map<string, string | null>(),
     status: AccountOrderStatus = 'all',
   ): Promise<AccountState | null> {
-    const a = await this.redis.hgetall(this.keys.futuresAccount(accountId));
+    const a = await this.redis.hgetall(this.keys.registry.futuresAccount(accountId));
     if (!a.id) return null;
+    const { balance, locked: inUse } = await this.margin(accountId, a);
     const orders: AccountOrder[] = [];
     let upnl = new BigNumber(0);
     for (const h of await this.orderIndex.accountOrders(a.id, { status })) {
@@ -113,8 +128,8 @@ export class FuturesAccountReader {
       if (h.status === '50') upnl = upnl.plus(unrealizedMinor(h, o.params, o.mark));
       orders.push(o);
     }
-    const free = new BigNumber(a.balance || 0);
-    const locked = new BigNumber(a.locked || 0);
+    const free = balance;
+    const locked = inUse;
     return {
       id: a.id,
       user: a.user,
@@ -128,5 +143,17 @@ export class FuturesAccountReader {
       equity: free.plus(locked).plus(upnl),
       orders,
     };
+  }
+
+  /** The account's free and used margin over every shard (`registry`: its hash on shard 0, read already). */
+  private async margin(accountId: string | number, registry: Record<string, string>): Promise<{ balance: BigNumber; locked: BigNumber }> {
+    let balance = new BigNumber(registry.balance || 0);
+    let locked = new BigNumber(registry.locked || 0);
+    for (const k of this.keys.all().slice(1)) {
+      const [b, l] = await this.redis.hmget(k.futuresAccount(accountId), 'balance', 'locked');
+      balance = balance.plus(b ?? 0);
+      locked = locked.plus(l ?? 0);
+    }
+    return { balance, locked };
   }
 }

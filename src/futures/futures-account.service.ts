@@ -1,11 +1,11 @@
 import BigNumber from 'bignumber.js';
 import { fitsEngine, fromMinor, minorString, toMinorDown } from '../domain/decimal';
 import { futuresParams } from '../domain/futures';
-import { badRequest, conflict, notFound, rejected } from '../domain/errors';
+import { AppError, badRequest, conflict, notFound, rejected } from '../domain/errors';
 import type { FuturesAccountKind, FuturesEngine } from './futures-engine';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
-import type { Keys } from '../platform/redis/keys';
+import type { FuturesKeyring } from './futures-keyring';
 import { FuturesOrderIndex } from './futures-order-index';
 import { unrealizedMinor } from './futures-order-dto';
 import type { FuturesPriceService } from './prices/futures-price.service';
@@ -39,18 +39,26 @@ export interface FuturesAccountDto {
 export const copyAccount = () =>
   conflict('COPY_ACCOUNT', 'The account belongs to a copy subscription: money moves through start, margin changes and finish');
 
-/** Futures accounts and transfers between them and the wallet. */
-/** How the wallet of shard 0 gets a user's money from another home shard (src/wallet's Funds). */
+/**
+ * How futures money crosses engine shards (src/wallet's Funds): the wallet of shard 0 gets a user's
+ * money from another home shard; an account's free margin comes to shard 0 from the shards it sits on
+ * (`acct`) and goes to a market's shard when an order there needs it (`escrow.cover`); an account's
+ * margin read whole over every shard. With one shard nothing moves (`escrow` is null).
+ */
 export interface FuturesFunding {
-  fund(userId: string, shard: number, cur: string, minor: string): Promise<void>;
+  fund(userId: string, shard: number, cur: string, minor: string, acct?: string): Promise<void>;
+  escrow: { cover(userId: string, shard: number, cur: string, need: string, boost?: number, acct?: string): Promise<void> } | null;
+  mergedAccounts(userId: string, accountIds: string[]): Promise<Map<string, { balance: string; locked: string }>>;
 }
+
+/** Futures accounts and transfers between them and the wallet. */
 
 export class FuturesAccountService {
   private readonly orderIndex: FuturesOrderIndex;
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    private readonly keys: FuturesKeyring,
     private readonly markets: MarketStore,
     private readonly engine: FuturesEngine,
     private readonly prices: FuturesPriceService,
@@ -83,20 +91,26 @@ export class FuturesAccountService {
     return this.dto(h, new BigNumber(0));
   }
 
+  /**
+   * The caller's accounts; with several engine shards each account's margin is its hashes' on every
+   * shard, a margin transfer in flight counted once (FuturesFunding.mergedAccounts; 503 when a shard
+   * cannot answer, never a partial sum).
+   */
   async list(userId: string): Promise<FuturesAccountDto[]> {
-    const ids = (await this.redis.smembers(this.keys.userFuturesAccounts(userId))).sort((a, b) => Number(a) - Number(b));
+    const ids = (await this.redis.smembers(this.keys.registry.userFuturesAccounts(userId))).sort((a, b) => Number(a) - Number(b));
+    const merged = this.keys.all().length > 1 ? await this.funding.mergedAccounts(userId, ids) : null;
     const marks = new Map<string, string | null>();
     const out: FuturesAccountDto[] = [];
     for (const id of ids) {
-      const h = await this.redis.hgetall(this.keys.futuresAccount(id));
-      out.push(await this.dto(h, await this.unrealized(id, marks)));
+      const h = await this.redis.hgetall(this.keys.registry.futuresAccount(id));
+      out.push(await this.dto({ ...h, ...merged?.get(id) }, await this.unrealized(id, marks)));
     }
     return out;
   }
 
   /** The caller's account or 404 (another user's account is not found either). */
   async owned(userId: string, accountId: number | string): Promise<Record<string, string>> {
-    const h = /^\d{1,16}$/.test(String(accountId)) ? await this.redis.hgetall(this.keys.futuresAccount(accountId)) : {};
+    const h = /^\d{1,16}$/.test(String(accountId)) ? await this.redis.hgetall(this.keys.registry.futuresAccount(accountId)) : {};
     if (h.user !== userId) throw notFound('ACCOUNT_NOT_FOUND', 'Futures account not found');
     return h;
   }
@@ -123,6 +137,9 @@ export class FuturesAccountService {
     if (!fitsEngine(minor)) throw rejected('BALANCE_TOO_LARGE', 'Amount exceeds what the engine holds exactly');
     if (minor.lte(0)) throw rejected('AMOUNT_TOO_SMALL', `amount rounds to zero at ${currency.decimals} decimals`);
     if (from === null) await this.fundWallet(userId, req.currencyCode, minorString(minor));
+    // the account's free margin on other shards comes back to shard 0 first, where the transfer runs
+    // (what is not anywhere, or is locked, is the transfer script's to refuse with its own code)
+    else await this.funding.fund(userId, 0, req.currencyCode, minorString(minor), from).catch(ignoreShortfall);
     await this.engine.transfer(userId, from, to, req.currencyCode, minorString(minor));
   }
 
@@ -154,4 +171,9 @@ export class FuturesAccountService {
       equity: fromMinor(balance.plus(locked).plus(upnl).toFixed(0), digits),
     };
   }
+}
+
+/** A margin shortfall found while bringing money together: the engine's own check answers it. */
+function ignoreShortfall(err: unknown): void {
+  if (!(err instanceof AppError && (err.code === 'INSUFFICIENT_MARGIN' || err.code === 'INSUFFICIENT_BALANCE'))) throw err;
 }

@@ -3,7 +3,7 @@ import { decimal, ppmToRate } from '../domain/decimal';
 import { FuturesStatus } from '../domain/futures';
 import type { Pair } from '../domain/market';
 import type { RedisClient } from '../platform/redis/connection';
-import type { Keys } from '../platform/redis/keys';
+import type { FuturesKeyring } from './futures-keyring';
 import type { FuturesPriceService } from './prices/futures-price.service';
 import { futuresOrderOf } from './futures-order-record';
 
@@ -27,7 +27,7 @@ export interface ContractStats {
 export class FuturesContractStats {
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    private readonly keys: FuturesKeyring,
     private readonly prices: FuturesPriceService,
   ) {}
 
@@ -37,7 +37,7 @@ export class FuturesContractStats {
       this.prices.markTicks(pair),
       this.prices.indexTicks(pair),
       this.prices.fundingRatePpm(pair),
-      this.redis.hget(this.keys.fundingState(pair.code), 'rate'),
+      this.redis.hget(this.keys.ofPair(pair.code).fundingState(pair.code), 'rate'),
     ]);
     const nextFundingRate = ppmToRate(ratePpm);
     const openContracts = openLots.shiftedBy(-pair.digitsAmount);
@@ -54,10 +54,11 @@ export class FuturesContractStats {
 
   /** Sum of the open quantity of the long positions in force (those of the longs' liquidation index), in lots. */
   private async openLongLots(pair: Pair): Promise<BigNumber> {
-    const ids = await this.redis.zrange(this.keys.futuresTrigger(pair.code, 'liqL'), '0', '-1');
+    const k = this.keys.ofPair(pair.code);
+    const ids = await this.redis.zrange(k.futuresTrigger(pair.code, 'liqL'), '0', '-1');
     if (ids.length === 0) return new BigNumber(0);
     const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hgetall(this.keys.order(id));
+    for (const id of ids) pipe.hgetall(k.order(id));
     let sum = new BigNumber(0);
     for (const [err, row] of (await pipe.exec()) ?? []) {
       if (err) throw err;

@@ -1,6 +1,6 @@
 import type { ChainableCommander } from 'ioredis';
 import { Histogram } from 'prom-client';
-import type { Keys } from '../platform/redis/keys';
+import type { FuturesKeyring } from './futures-keyring';
 import type { Scripts } from '../platform/redis/scripts';
 import { hashOf, unwrap, type PlaceReply, type ScriptReply } from '../platform/redis/reply';
 import { STP_FLAGS, type Side, type StpMode } from '../domain/order';
@@ -95,8 +95,9 @@ export class FuturesEngine {
   private readonly scriptKeys: FuturesScriptKeys;
   private readonly commit: GroupCommit<CreateFuturesInput, ScriptReply>;
 
+  /** Each market's scripts run on its shard (`keys.ofPair`); accounts are created and funded on shard 0, the registry. */
   constructor(
-    private readonly keys: Keys,
+    private readonly keys: FuturesKeyring,
     private readonly scripts: Scripts,
     private readonly streamMaxLen: number,
   ) {
@@ -109,23 +110,24 @@ export class FuturesEngine {
   private createBatch(orders: CreateFuturesInput[], fresh: boolean): Promise<ScriptReply[]> {
     createBatchOrders.observe(orders.length);
     const { keys, args } = this.createArgs(orders);
+    const shard = this.keys.ofPair(orders[0].pairCode);
     return fresh
-      ? this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, newOperation(this.keys))
-      : this.scripts.runOnceFor<ScriptReply[]>('createFuturesOrders', keys, args, this.keys);
+      ? this.scripts.runOnce<ScriptReply[]>('createFuturesOrders', keys, args, newOperation(shard))
+      : this.scripts.runOnceFor<ScriptReply[]>('createFuturesOrders', keys, args, shard);
   }
 
   /** KEYS and ARGV of createFuturesOrders for orders of one pair, in lua/futures/createFuturesOrders-22+4n.lua's order. */
   createArgs(orders: CreateFuturesInput[]): Call {
     const pair = orders[0].pairCode;
     const keys = [...this.scriptKeys.market(pair)];
-    const args: (string | number)[] = [this.keys.engine, pair, this.streamMaxLen];
+    const args: (string | number)[] = [this.keys.ofPair(pair).engine, pair, this.streamMaxLen];
     for (const o of orders) {
       if (o.pairCode !== pair) throw new Error('one createFuturesOrders call takes orders of one pair');
       // the script uses these as they come (book levels are keyed by the price's text): digits only
       if (!CANONICAL_INT.test(o.amountLots) || (o.priceTicks != null && !CANONICAL_INT.test(o.priceTicks))) {
         throw new Error(`createFuturesOrders takes canonical integer prices and amounts: ${o.priceTicks} ${o.amountLots}`);
       }
-      keys.push(...this.scriptKeys.createOrderItem(o.userId, o.accountId));
+      keys.push(...this.scriptKeys.createOrderItem(pair, o.userId, o.accountId));
       args.push(o.userId, o.side, o.priceTicks ?? '', o.amountLots, o.accountId, o.timestamp, createOptions(o));
     }
     return { keys, args };
@@ -157,7 +159,7 @@ export class FuturesEngine {
    */
   queueCreate(pipeline: ChainableCommander, orders: CreateFuturesInput[]): void {
     const { keys, args } = this.createArgs(orders);
-    this.scripts.queueOnce(pipeline, 'createFuturesOrders', keys, args, newOperation(this.keys));
+    this.scripts.queueOnce(pipeline, 'createFuturesOrders', keys, args, newOperation(this.keys.ofPair(orders[0].pairCode)));
   }
 
   /**
@@ -180,10 +182,10 @@ export class FuturesEngine {
         'closeFuturesPosition',
         this.scriptKeys.close(order.pair, userId, order.id, order.acct),
         [
-          this.keys.engine, userId, limitTicks === null ? '1' : '0', limitTicks ?? '', timestamp, this.streamMaxLen,
+          this.keys.ofPair(order.pair).engine, userId, limitTicks === null ? '1' : '0', limitTicks ?? '', timestamp, this.streamMaxLen,
           order.pair, order.acct, lots, clientOrderId, ...share,
         ],
-        this.keys,
+        this.keys.ofPair(order.pair),
       ),
     );
     return futuresOrderOf(hashOf(reply[1]));
@@ -200,8 +202,8 @@ export class FuturesEngine {
       await this.scripts.runOnceFor<ScriptReply>(
         'updateFuturesTrigger',
         this.scriptKeys.updateTrigger(order.pair, order.id),
-        [this.keys.engine, userId, which, ticks ?? '', timestamp, order.pair, this.streamMaxLen],
-        this.keys,
+        [this.keys.ofPair(order.pair).engine, userId, which, ticks ?? '', timestamp, order.pair, this.streamMaxLen],
+        this.keys.ofPair(order.pair),
       ),
     );
     return futuresOrderOf(hashOf(reply[1]));
@@ -214,29 +216,48 @@ export class FuturesEngine {
   async createAccount(userId: string, name: string, currency: string, leverage: number, timestamp: number, kind: FuturesAccountKind = 'own') {
     // the account's leverage text is copied into its orders' records as it stands (lua/includes/futures/orderRecord)
     if (!Number.isSafeInteger(leverage) || leverage < 1) throw new Error(`createFuturesAccount takes a positive integer leverage: ${leverage}`);
+    const k = this.keys.registry;
     const reply = unwrap(
       await this.scripts.runOnceFor<ScriptReply>(
         'createFuturesAccount',
-        [this.keys.futuresAccountIds(), this.keys.userFuturesAccounts(userId)],
-        [this.keys.engine, userId, name, currency, leverage, timestamp, kind === 'copy' ? '1' : '0', kind === 'own' ? '0' : '1'],
-        this.keys,
+        [k.futuresAccountIds(), k.userFuturesAccounts(userId)],
+        [k.engine, userId, name, currency, leverage, timestamp, kind === 'copy' ? '1' : '0', kind === 'own' ? '0' : '1'],
+        k,
       ),
     );
     return hashOf(reply[1]);
   }
 
-  /** `null` account = the wallet. */
+  /**
+   * `null` account = the wallet. On shard 0, the registry: the wallet there and the accounts' margin
+   * there (money comes from home first, and an account's margin elsewhere is brought back first: FuturesAccountService).
+   */
   async transfer(userId: string, from: string | null, to: string | null, currency: string, minor: string): Promise<void> {
-    const wallet = this.keys.walletAvailable(userId);
-    const key = (acct: string | null) => (acct === null ? wallet : this.keys.futuresAccount(acct));
+    const k = this.keys.registry;
+    const wallet = k.walletAvailable(userId);
+    const key = (acct: string | null) => (acct === null ? wallet : k.futuresAccount(acct));
     unwrap(
       await this.scripts.runOnceFor<ScriptReply>(
         'transferMargin',
-        [wallet, key(from), key(to), this.keys.userEvents()],
+        [wallet, key(from), key(to), k.userEvents()],
         [userId, currency, minor, from === null ? '0' : '1', to === null ? '0' : '1', Date.now(), this.streamMaxLen],
-        this.keys,
+        k,
       ),
     );
+  }
+
+  /**
+   * Claims `clientOrderId` in shard 0's registry for an order about to be placed on `shard`
+   * (lua/spot/claimClientOrderId-1.lua): null when it is the order's, else what holds it there (an
+   * order id of shard 0, or `@<shard>` of another shard's order).
+   */
+  async claimClientOrderId(userId: string, clientOrderId: string, shard: number): Promise<string | null> {
+    const [status, held] = await this.scripts.run<string[]>(
+      'claimClientOrderId',
+      [this.keys.registry.futuresClientOrderIds(userId)],
+      [clientOrderId, `@${shard}`],
+    );
+    return status === 'OK' ? null : held;
   }
 
   /** TP/SL of one market at its mark price; returns the ids closed, with the reason of each. */
@@ -244,7 +265,7 @@ export class FuturesEngine {
     const reply = await this.scripts.run<[string, string, string[]]>(
       'sweepFuturesTriggers',
       [...this.scriptKeys.market(pairCode)],
-      [this.keys.engine, pairCode, timestamp, this.streamMaxLen, limit, markTicks],
+      [this.keys.ofPair(pairCode).engine, pairCode, timestamp, this.streamMaxLen, limit, markTicks],
     );
     const out: { id: string; reason: string }[] = [];
     for (let i = 0; i < reply[2].length; i += 2) out.push({ id: reply[2][i], reason: reply[2][i + 1] });
@@ -255,7 +276,7 @@ export class FuturesEngine {
     const reply = await this.scripts.run<[string, string, string[]]>(
       'liquidateFuturesPositions',
       [...this.scriptKeys.market(pairCode)],
-      [this.keys.engine, pairCode, markTicks, timestamp, this.streamMaxLen, limit],
+      [this.keys.ofPair(pairCode).engine, pairCode, markTicks, timestamp, this.streamMaxLen, limit],
     );
     return reply[2];
   }

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../platform/redis/connection';
 import type { Keys } from '../platform/redis/keys';
+import type { FuturesKeyring } from './futures-keyring';
 import { futuresOrderOf } from './futures-order-record';
 
 /** Which of an account's opening orders to read: all of them, or those Created (10) or InPosition (50). */
@@ -15,45 +16,60 @@ export type AccountOrderStatus = 'open' | 'all';
  * an order in both (as every order of a deployment before the split is) reads once, at its id.
  * A user's orders are the union of their accounts' indices (an account's orders are all its
  * owner's, and accounts are never removed), so an order is indexed once, not per user and account.
+ *
+ * With several engine shards an account's indices exist on each shard it traded on (under that
+ * shard's tag, beside its orders): each shard is read on its own and the lists merged oldest
+ * first by creation time, then id (ids of two shards do not say which came first), so pages of the
+ * merged list are exact. A shard that cannot answer fails the read, never a partial list.
  */
 export class FuturesOrderIndex {
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    private readonly keys: FuturesKeyring,
   ) {}
 
-  /** The account's opening orders as stored, oldest first (by id). */
+  /** The account's opening orders as stored, oldest first. */
   async accountOrders(
     accountId: string | number,
     { status = 'all' }: { status?: AccountOrderStatus } = {},
   ): Promise<Record<string, string>[]> {
-    const open = this.keys.futuresAccountOpenOrders(accountId);
-    if (status === 'open') return this.records(await this.redis.zrange(open, '0', '-1'));
-    return this.records(await this.union([this.keys.futuresAccountOrders(accountId), open]));
+    return this.merged((k) => (status === 'open' ? [k.futuresAccountOpenOrders(accountId)] : [k.futuresAccountOrders(accountId), k.futuresAccountOpenOrders(accountId)]));
   }
 
-  /** Every opening order of the user, in all their accounts, oldest first (by id). */
+  /** Every opening order of the user, in all their accounts, oldest first. */
   async userOrders(userId: string): Promise<Record<string, string>[]> {
-    return this.records(await this.userOrderIds(userId));
-  }
-
-  /** The ids of every opening order of the user, oldest first: one ZUNION of their accounts' indices. */
-  async userOrderIds(userId: string): Promise<string[]> {
-    const accounts = await this.redis.smembers(this.keys.userFuturesAccounts(userId));
+    const accounts = await this.redis.smembers(this.keys.registry.userFuturesAccounts(userId));
     if (accounts.length === 0) return [];
-    return this.union(accounts.flatMap((a) => [this.keys.futuresAccountOrders(a), this.keys.futuresAccountOpenOrders(a)]));
+    return this.merged((k) => accounts.flatMap((a) => [k.futuresAccountOrders(a), k.futuresAccountOpenOrders(a)]));
   }
 
-  /** The members of `indices` by id, each once (an order may sit in both of an account's indices). */
+  /** The ids of every opening order of the user, oldest first. */
+  async userOrderIds(userId: string): Promise<string[]> {
+    return (await this.userOrders(userId)).map((h) => h.id);
+  }
+
+  /** The orders that `indices` of each shard name, each once, oldest first. */
+  private async merged(indices: (k: Keys) => string[]): Promise<Record<string, string>[]> {
+    const shards = this.keys.all();
+    const perShard = await Promise.all(shards.map(async (k) => this.records(k, await this.union(indices(k)))));
+    if (perShard.length === 1) return perShard[0];
+    return perShard.flat().sort((a, b) => Number(a.cts) - Number(b.cts) || Number(a.id) - Number(b.id));
+  }
+
+  /** The members of `indices` (one shard's) by id, each once (an order may sit in both of an account's indices). */
   private async union(indices: string[]): Promise<string[]> {
+    if (indices.length === 1) return this.redis.zrange(indices[0], '0', '-1');
     // ioredis types ZUNION's AGGREGATE only together with WITHSCORES
     return (await this.redis.call('ZUNION', indices.length, ...indices, 'AGGREGATE', 'MIN')) as string[];
   }
 
-  private async records(ids: string[]): Promise<Record<string, string>[]> {
+  private async records(k: Keys, ids: string[]): Promise<Record<string, string>[]> {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.order(id));
-    return ((await pipeline.exec()) ?? []).map(([, h]) => futuresOrderOf(h as Record<string, string>));
+    for (const id of ids) pipeline.hgetall(k.order(id));
+    return ((await pipeline.exec()) ?? []).map(([err, h]) => {
+      if (err) throw err;
+      return futuresOrderOf(h as Record<string, string>);
+    });
   }
 }

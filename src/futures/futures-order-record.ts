@@ -7,9 +7,10 @@
 const FIXED = ['id', 'role', 'user', 'acct', 'pair', 'side', 'isMarket', 'price', 'amount', 'lev', 'stp', 'postOnly', 'cts', 'pos'] as const;
 const OPEN_STATE = [
   'filled', 'rsv', 'cost', 'ecost', 'openQty', 'margin', 'imargin', 'fee', 'rpnl', 'funding', 'status', 'tp', 'sl', 'liq',
-  'closeOrd', 'closeReason', 'resting', 'uts',
+  'closeOrd', 'closeReason', 'resting', 'uts', 'v',
 ] as const;
-const CLOSE_STATE = ['filled', 'resting', 'uts'] as const;
+/** `v` (both roles): the order's version, 1 when placed, one more per write; absent on records older than it. */
+const CLOSE_STATE = ['filled', 'resting', 'uts', 'v'] as const;
 /** Fixed fields a close order leaves empty, and the one an opening order does: not part of that role's record. */
 const NOT_IN_CLOSE = new Set(['isMarket', 'lev', 'stp', 'postOnly', 'cts', 'clid']);
 const NOT_IN_OPEN = new Set(['pos']);
@@ -28,10 +29,17 @@ export function decodeFuturesOrder(hash: Record<string, string>): FuturesOrderRe
   });
   // clientOrderId is last and free text: whatever follows the fixed fields is it, bars included
   if (!close) out.clid = parts.slice(FIXED.length).join('|');
-  const state = hash.state.split('|');
-  (close ? CLOSE_STATE : OPEN_STATE).forEach((f, i) => {
-    out[f] = state[i] ?? '';
+  return withFuturesState(out, hash.state);
+}
+
+/** `record` with the state fields of `state` (the `state` text as the engine writes it and its `st` event carries). */
+export function withFuturesState(record: FuturesOrderRecord, state: string): FuturesOrderRecord {
+  const out = { ...record };
+  const parts = state.split('|');
+  (record.role === 'close' ? CLOSE_STATE : OPEN_STATE).forEach((f, i) => {
+    out[f] = parts[i] ?? '';
   });
+  if (!out.v) delete out.v;
   return out;
 }
 

@@ -2,18 +2,19 @@ import BigNumber from 'bignumber.js';
 import { requirePair } from '../markets';
 import { fitsEngine, MAX_SAFE, minorString, toMinorDown, decimal } from '../domain/decimal';
 import { futuresParams, FuturesStatus } from '../domain/futures';
-import { AppError, engineError, notFound, rejected } from '../domain/errors';
+import { AppError, conflict, engineError, notFound, rejected } from '../domain/errors';
 import type { Pair } from '../domain/market';
-import { decodePlace, type CloseSize, type FuturesEngine, type CreateFuturesInput } from './futures-engine';
+import { decodePlace, type CloseSize, type FuturesEngine, type CreateFuturesInput, type FuturesPlaceReply } from './futures-engine';
 import type { StpMode } from '../domain/order';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
-import type { Keys } from '../platform/redis/keys';
+import type { FuturesKeyring } from './futures-keyring';
 import { futuresOrderDto, type FuturesOrderDto } from './futures-order-dto';
 import { AdlRanking } from './adl-ranking';
 import { FuturesOrderIndex } from './futures-order-index';
 import type { FuturesPriceService } from './prices/futures-price.service';
-import { copyAccount } from './futures-account.service';
+import { copyAccount, type FuturesFunding } from './futures-account.service';
+import { shardOfPair } from '../domain/market';
 import { futuresOrderOf } from './futures-order-record';
 
 /** The create-order body of the futures trade routes (docs/futures.md#endpoints); postOnly, selfTradePrevention (docs/futures.md) and timeInForce are extensions. */
@@ -66,6 +67,9 @@ export interface FuturesListQuery {
   IsActive?: boolean;
 }
 
+/** Placements of one order that may each find its account's margin on the market's shard short and top it up before the next. */
+const FUNDED_ATTEMPTS = 4;
+
 /** Statuses the open-orders index of an account holds: Created and InPosition. */
 const OPEN_STATUSES = new Set([String(FuturesStatus.Created), String(FuturesStatus.InPosition)]);
 
@@ -76,10 +80,11 @@ export class FuturesOrderService {
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    private readonly keys: FuturesKeyring,
     private readonly markets: MarketStore,
     private readonly engine: FuturesEngine,
     private readonly prices: FuturesPriceService,
+    private readonly funding: Pick<FuturesFunding, 'escrow'>,
   ) {
     this.orderIndex = new FuturesOrderIndex(redis, keys);
     this.adl = new AdlRanking(redis, keys);
@@ -118,9 +123,48 @@ export class FuturesOrderService {
   /** `asCopy`: placed by copy trading's mirror; any other opening order into a copy account is a 409. */
   async create(userId: string, req: CreateFuturesRequest, asCopy = false): Promise<{ id: number; clientOrderId: string | null }> {
     // the copy flag is set when the account is made and never cleared, so reading it first is safe
-    if (!asCopy && (await this.redis.hget(this.keys.futuresAccount(req.futuresAccountId), 'copy')) === '1') throw copyAccount();
-    const { order } = await this.engine.create(await this.toEngineInput(userId, req, Date.now()));
+    if (!asCopy && (await this.redis.hget(this.keys.registry.futuresAccount(req.futuresAccountId), 'copy')) === '1') throw copyAccount();
+    const input = await this.toEngineInput(userId, req, Date.now());
+    const { order } = this.funding.escrow ? await this.createFunded(input) : await this.engine.create(input);
     return { id: Number(order.id), clientOrderId: order.clid ? order.clid : null };
+  }
+
+  /**
+   * With several engine shards: the order is placed on its market's shard against the account's
+   * margin there; when that is short (or the account has never been there), the margin it needs
+   * comes from the account's free margin on shard 0 (itself brought back from other shards when
+   * short) and the order is placed again, inside this request (docs/futures.md, "Futures on engine shards").
+   */
+  private async createFunded(input: CreateFuturesInput): Promise<FuturesPlaceReply> {
+    const pair = await this.futuresPair(input.pairCode);
+    const escrow = this.funding.escrow as NonNullable<FuturesFunding['escrow']>;
+    const clid = input.clientOrderId;
+    // one clientOrderId per user over every market: claimed in shard 0's registry first (docs/futures.md)
+    if (clid && shardOfPair(pair) !== 0) {
+      const held = await this.engine.claimClientOrderId(input.userId, clid, shardOfPair(pair));
+      if (held !== null) return this.earlierOrder(input.userId, held, clid);
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.engine.create(input);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        if (err.code === 'CLIENT_ORDER_ID_ELSEWHERE' && clid && err.engineDetail) return this.earlierOrder(input.userId, err.engineDetail, clid);
+        if (!needsTopUp(err, pair)) throw err;
+        if (attempt >= FUNDED_ATTEMPTS) throw new AppError(503, 'ESCROW_BUSY', 'Orders of this account kept taking each other\'s margin top-ups; retry');
+        // the account's hash on this shard is made by the first top-up (an unknown account: 404 there)
+        const need = err.engineDetail && /^\d+$/.test(err.engineDetail) ? err.engineDetail : '1';
+        try {
+          // each retry asks for up to twice as much again, so orders racing for one account all end up covered
+          await escrow.cover(input.userId, shardOfPair(pair), pair.quoteCurrencyCode, need, 2 ** (attempt - 1), input.accountId);
+        } catch (short) {
+          // the margin is nowhere else: the engine answers (its own 422, or the order a concurrent
+          // twin with this clientOrderId placed meanwhile)
+          if (short instanceof AppError && short.status === 422) return this.engine.create(input);
+          throw short;
+        }
+      }
+    }
   }
 
   /**
@@ -143,25 +187,49 @@ export class FuturesOrderService {
         out[index] = { ok: false, error: err };
       }
     }
+    const unfunded: { index: number; input: CreateFuturesInput }[] = [];
     for (const batch of byPair.values()) {
       const replies = await this.engine.createMany(batch.map((b) => b.input));
-      batch.forEach(({ index }, i) => {
+      for (const [i, { index, input }] of batch.entries()) {
         const r = replies[i];
-        if (r[0] === 'ERR') {
-          out[index] = { ok: false, error: engineError(String(r[1]), r[2] ? String(r[2]) : undefined) };
-          return;
+        if (r[0] !== 'ERR') {
+          out[index] = placedResult(decodePlace(r));
+          continue;
         }
-        const { duplicate, order } = decodePlace(r);
-        out[index] = { ok: true, id: Number(order.id), clientOrderId: order.clid || null, status: Number(order.status), duplicate };
-      });
+        const error = engineError(String(r[1]), r[2] ? String(r[2]) : undefined);
+        // refused for its margin on the market's shard: placed again with a top-up, as `create` does
+        if (this.funding.escrow && needsTopUp(error, await this.futuresPair(input.pairCode))) unfunded.push({ index, input });
+        else out[index] = { ok: false, error };
+      }
+    }
+    for (const { index, input } of unfunded) {
+      try {
+        out[index] = placedResult(await this.createFunded(input));
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        out[index] = { ok: false, error: err };
+      }
     }
     return out;
+  }
+
+  /**
+   * The order a clientOrderId already names: `held` is its id (an order of shard 0) or `@<shard>`
+   * (that shard's own registry has it). 409 when it names no order of the user (claimed for a market
+   * whose order was refused, or is being placed right now).
+   */
+  private async earlierOrder(userId: string, held: string, clid: string): Promise<FuturesPlaceReply> {
+    const k = held.startsWith('@') ? this.keys.all()[Number(held.slice(1))] : this.keys.registry;
+    const id = held.startsWith('@') ? await this.redis.hget(k.futuresClientOrderIds(userId), clid) : held;
+    const h = id ? futuresOrderOf(await this.redis.hgetall(k.order(id))) : {};
+    if (h.user !== userId) throw conflict('CLIENT_ORDER_ID_IN_USE', `clientOrderId ${clid} is taken by an order on another market`);
+    return { duplicate: true, order: { id: h.id, clid: h.clid ?? clid, status: h.status } };
   }
 
   /** Each account's `copy` flag, read in one round trip. */
   private async copyFlags(accountIds: number[]): Promise<(string | null)[]> {
     const pipeline = this.redis.pipeline();
-    for (const id of accountIds) pipeline.hget(this.keys.futuresAccount(id), 'copy');
+    for (const id of accountIds) pipeline.hget(this.keys.registry.futuresAccount(id), 'copy');
     return ((await pipeline.exec()) ?? []).map(([, v]) => v as string | null);
   }
 
@@ -235,15 +303,22 @@ export class FuturesOrderService {
     return (await this.orderIndex.userOrders(userId)).reverse();
   }
 
+  /** An order's record, {} when there is none (the private stream builds its frames from it and the engine's `st` events). */
+  async record(orderId: number): Promise<Record<string, string>> {
+    if (!/^\d{1,16}$/.test(String(orderId))) return {};
+    return futuresOrderOf(await this.redis.hgetall(this.keys.ofOrder(orderId).order(orderId)));
+  }
+
   private async ownedHash(userId: string, orderId: number): Promise<Record<string, string>> {
-    const h = futuresOrderOf(await this.redis.hgetall(this.keys.order(orderId)));
+    const h = await this.record(orderId);
     if (h.user !== userId || h.kind !== 'futures' || h.role !== 'open') {
       throw notFound('ORDER_NOT_FOUND', 'Order not found');
     }
     return h;
   }
 
-  private async dto(h: Record<string, string>): Promise<FuturesOrderDto> {
+  /** A record as REST answers it: valued at the market's mark now, with its ADL quantile. */
+  async dto(h: Record<string, string>): Promise<FuturesOrderDto> {
     const pair = await this.futuresPair(h.pair);
     const params = futuresParams(pair);
     const mark = await this.prices.markTicks(pair);
@@ -280,3 +355,14 @@ export class FuturesOrderService {
 const assertSafe = (v: BigNumber) => {
   if (!fitsEngine(v)) throw rejected('NOTIONAL_TOO_LARGE', `Value exceeds ${MAX_SAFE.toFixed()} engine units`);
 };
+
+/**
+ * An order refused for its margin on its market's shard: short there, or the account never there
+ * yet (the first top-up makes its hash on that shard). Shard 0 holds every account's registry.
+ */
+const needsTopUp = (err: AppError, pair: Pick<Pair, 'engineShard'>): boolean =>
+  err.code === 'INSUFFICIENT_MARGIN' || (err.code === 'ACCOUNT_NOT_FOUND' && shardOfPair(pair) !== 0);
+
+const placedResult = ({ duplicate, order }: FuturesPlaceReply): CreateManyResult => ({
+  ok: true, id: Number(order.id), clientOrderId: order.clid || null, status: Number(order.status), duplicate,
+});

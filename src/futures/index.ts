@@ -13,14 +13,17 @@ import { FuturesPriceEngine } from './prices/futures-price-engine';
 import { FuturesPremiumSampler } from './prices/futures-premium-sampler';
 import { ImpactBook } from './prices/impact-book';
 import { BookReader, TradeHistory } from '../market-data';
+import { FuturesKeyring } from './futures-keyring';
 
 export { FuturesAccountReader, type AccountOrder, type AccountState } from './futures-account-reader';
 export { FuturesAccountStats, type AccountTradingStats, type PairTotals, type RankBy } from './futures-account-stats';
 export { FuturesAccountService, type FuturesAccountDto, type FuturesFunding } from './futures-account.service';
 export { FuturesContractStats, type ContractStats } from './futures-contract-stats';
 export { FuturesEngine } from './futures-engine';
+export { FuturesKeyring } from './futures-keyring';
 export { FuturesMarketService, type FuturesDealDto, type FuturesUserDealDto } from './futures-market.service';
 export { futuresOrderDto, unrealizedMinor, type FuturesOrderDto } from './futures-order-dto';
+export { decodeFuturesOrder, withFuturesState, type FuturesOrderRecord } from './futures-order-record';
 export { FuturesOrderService, type CreateFuturesRequest, type CloseRequest, type CreateManyResult } from './futures-order.service';
 export { FuturesPriceService } from './prices/futures-price.service';
 export { FuturesRiskService } from './futures-risk.service';
@@ -34,6 +37,8 @@ export { futuresOrderDtoSchema, futuresUserDealDtoSchema } from './http/futures-
 
 /** The futures market: engine wrapper, prices, accounts, orders, public data and risk sweeps. */
 export interface Futures {
+  /** Where futures keys live: each market's on its shard, the account registry on shard 0. */
+  keyring: FuturesKeyring;
   engine: FuturesEngine;
   prices: FuturesPriceService;
   /** Funding premium samples (every PREMIUM_SAMPLE_SECONDS, from the risk tick). */
@@ -56,21 +61,23 @@ export function createFutures(
   },
 ): Futures {
   const { config, log, redis, keys, scripts, markets, marketData } = deps;
-  const engine = new FuturesEngine(keys, scripts, config.streamMaxLen);
-  const priceEngine = new FuturesPriceEngine(keys, scripts, config.streamMaxLen);
+  const keyring = new FuturesKeyring(markets);
+  const engine = new FuturesEngine(keyring, scripts, config.streamMaxLen);
+  const priceEngine = new FuturesPriceEngine(keyring, scripts, config.streamMaxLen);
   const books = new BookReader(markets, scripts);
   const impact = new ImpactBook(books);
-  const prices = new FuturesPriceService(redis, keys, markets, priceEngine, impact, config);
+  const prices = new FuturesPriceService(redis, keyring, markets, priceEngine, impact, config);
   const premium = new FuturesPremiumSampler(prices, priceEngine, impact, config.premiumSampleSeconds);
   return {
+    keyring,
     engine,
     prices,
-    accounts: new FuturesAccountService(redis, keys, markets, engine, prices, deps.funding),
-    orders: new FuturesOrderService(redis, keys, markets, engine, prices),
+    accounts: new FuturesAccountService(redis, keyring, markets, engine, prices, deps.funding),
+    orders: new FuturesOrderService(redis, keyring, markets, engine, prices, deps.funding),
     market: new FuturesMarketService(new TradeHistory(redis, markets, scripts), markets, marketData, prices, engine),
     premium,
     risk: new FuturesRiskService(engine, markets, prices, priceEngine, premium, log),
-    accountReader: new FuturesAccountReader(redis, keys, markets, prices),
+    accountReader: new FuturesAccountReader(redis, keyring, markets, prices),
     accountStats: new FuturesAccountStats(redis, keys, scripts, markets),
   };
 }

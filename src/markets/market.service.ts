@@ -51,18 +51,13 @@ export class MarketService {
   }
 
   /**
-   * The shard a new market runs on: the one asked for (0..ENGINE_SHARDS-1), else the shard with the
-   * fewest markets. Futures markets stay on shard 0, where the futures accounts, their positions
-   * and copy trading live (docs/architecture.md, "Engine shards: money").
+   * The shard a new market runs on, spot or futures alike: the one asked for (0..ENGINE_SHARDS-1),
+   * else the shard with the fewest markets (docs/architecture.md, "Engine shards: money").
    */
   private async shardFor(req: PairRequest): Promise<number> {
     const count = this.store.shardCount;
     if (req.engineShard !== undefined && req.engineShard >= count) {
       throw rejected('ENGINE_SHARD_UNKNOWN', `engineShard must be below ENGINE_SHARDS (${count}), got ${req.engineShard}`);
-    }
-    if (req.kind === 'futures') {
-      if (req.engineShard) throw rejected('FUTURES_ON_SHARD_ZERO', 'Futures markets run on engine shard 0');
-      return 0;
     }
     if (req.engineShard !== undefined) return req.engineShard;
     if (count === 1) return 0;

@@ -28,7 +28,16 @@ const PACKED_FIELDS: Record<string, readonly (string | null)[]> = {
   done: ['id', 'u', 'status'],
   book: ['side', 'p', 'q'],
   trade: [...TRADE_RECORD_FIELDS.map((f) => (f === 'ts' ? null : f)), 'to', 'mo'],
+  // the private stream's: an order's state text and a new order's fixed text as its record holds
+  // them, '|'s and all (the last name takes the rest of the event)
+  st: ['id', 'u', 'state'],
+  new: ['id', 'fixed'],
 };
+/** Kinds whose last field is the rest of the event, bars included (a record's text). */
+const REST_LAST = new Set(['st', 'new']);
+
+/** `events` without the private stream's order states (`st`, `new`), which only it reads. */
+export const withoutOrderStates = (events: MarketEvent[]): MarketEvent[] => events.filter((e) => !REST_LAST.has(e.e));
 
 /** The event a packed one stands for: the object the engine would have written. */
 export function unpackEvent(text: string): MarketEvent {
@@ -37,6 +46,12 @@ export function unpackEvent(text: string): MarketEvent {
   const names = PACKED_FIELDS[e];
   if (!names) throw new Error(`unknown packed market event: ${e}`);
   const ev: MarketEvent = { e };
+  if (REST_LAST.has(e)) {
+    const last = names.length - 1;
+    for (let i = 0; i < last; i++) ev[names[i] as string] = parts[i + 1];
+    ev[names[last] as string] = parts.slice(last + 1).join('|');
+    return ev;
+  }
   const n = Math.min(parts.length - 1, names.length);
   for (let i = 0; i < n; i++) {
     const name = names[i];

@@ -8,6 +8,7 @@ import { TradeHistory } from '../market-data';
 export { SpotEngine, placeBatchOrders } from './spot-engine';
 export { SpotOrderService, type SpotFunding } from './spot-order.service';
 export { spotOrderRoutes } from './http/spot-order.routes';
+export { decodeSpotOrder, withSpotState, type SpotOrderRecord } from './spot-order-record';
 
 /** The spot market: its engine wrapper (group commit), order use cases and the caller's fills. */
 export interface Spot {

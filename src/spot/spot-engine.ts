@@ -196,6 +196,8 @@ export function decodeSpotPlace(reply: ScriptReply, o: PlaceSpotInput): PlaceRes
   const order: SpotOrderRecord = {
     id, kind: 'spot', user: o.userId, pair: o.pair.code, side: o.side, type: o.type, filled, filledQuote, fee, rsv,
     status, postOnly: o.postOnly ? '1' : '0', stp: String(STP_FLAGS[o.stp]), cts: ts, uts: ts,
+    // a placed order's first version (lua/includes/spot/spotOrder.lua)
+    v: '1',
   };
   if (o.priceTicks) order.price = o.priceTicks;
   if (o.amountLots) order.amount = o.amountLots;

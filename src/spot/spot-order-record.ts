@@ -6,8 +6,9 @@
 const SPOT_FIELDS = [
   'user', 'pair', 'side', 'type', 'price', 'amount', 'quoteAmount', 'postOnly', 'stp', 'cts',
 ] as const;
-const STATE_FIELDS = ['filled', 'filledQuote', 'fee', 'rsv', 'status', 'uts'] as const;
-const OPTIONAL = new Set(['price', 'amount', 'quoteAmount', 'clid']);
+/** `v`: the order's version (1 when placed, one more per write), absent on records older than it. */
+const STATE_FIELDS = ['filled', 'filledQuote', 'fee', 'rsv', 'status', 'uts', 'v'] as const;
+const OPTIONAL = new Set(['price', 'amount', 'quoteAmount', 'clid', 'v']);
 
 export type SpotOrderRecord = Record<string, string>;
 
@@ -20,8 +21,17 @@ export function decodeSpotOrder(id: string, hash: Record<string, string>): SpotO
   const out: SpotOrderRecord = { id, kind: 'spot' };
   SPOT_FIELDS.forEach((f, i) => put(out, f, parts[i]));
   put(out, 'clid', clid);
-  const state = hash.state.split('|');
-  STATE_FIELDS.forEach((f, i) => put(out, f, state[i]));
+  return withSpotState(out, hash.state);
+}
+
+/** `record` with the state fields of `state` (the `state` text as the engine writes it and its `st` event carries). */
+export function withSpotState(record: SpotOrderRecord, state: string): SpotOrderRecord {
+  const out = { ...record };
+  const parts = state.split('|');
+  STATE_FIELDS.forEach((f, i) => {
+    delete out[f];
+    put(out, f, parts[i]);
+  });
   return out;
 }
 

@@ -247,6 +247,16 @@ export class SpotOrderService {
     return page;
   }
 
+  /** A record as GET /api/orders/{id} answers it. */
+  async dto(h: SpotOrderRecord): Promise<SpotOrderDto> {
+    return spotOrderDto(h, await this.spotPair(h.pair));
+  }
+
+  /** Spot orders' records by id (the private stream builds its frames from them and the engine's `st` events). */
+  records(ids: string[]): Promise<SpotOrderRecord[]> {
+    return this.orderRecords(ids);
+  }
+
   /**
    * Spot orders by id, in that order, each read on the shard its id names (src/domain/shard-ids.ts);
    * an id that is no spot order, or names no shard of this deployment, is left out.

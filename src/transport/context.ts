@@ -35,6 +35,7 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
   const redis = createRedis({
     url: config.redisUrl,
     cluster: config.redisCluster,
+    natMap: config.redisClusterNatMap,
     name: 'engine',
     commandTimeoutMs: config.redisCommandTimeoutMs,
     log,
@@ -65,7 +66,7 @@ export async function createContext(config: AppConfig, log: Logger = createLogge
     spot: createSpot({ ...platform, markets: markets.store, funding: funds }),
     marketData,
     futures,
-    copy: createCopy({ ...platform, markets: markets.store, futures }),
+    copy: createCopy({ ...platform, markets: markets.store, futures, funds }),
     feeds: createFeeds({ ...platform, markets: markets.store, marketData, prices: futures.prices }),
     async close() {
       await funds.close();

@@ -1,7 +1,8 @@
 import type { MarketStore } from '../markets';
 import type { PlatformDeps } from '../platform/deps';
 import { ShardLinks, shardServer } from '../platform/redis/shard-links';
-import { Escrow } from './escrow';
+import { ACCOUNT_HOME, Escrow } from './escrow';
+import { mergedMoney, type MinorMargins } from './merged-balances';
 import { HomeRegistry } from './home-registry';
 import { Reconciler } from './reconciler';
 import { TransferLedger } from './transfer-ledger';
@@ -20,7 +21,9 @@ export interface Funds {
   escrow: Escrow | null;
   reconciler: Reconciler;
   /** Escrow.fund with several shards; nothing to do with one (the wallet is the home ledger). */
-  fund(userId: string, shard: number, cur: string, minor: string): Promise<void>;
+  fund(userId: string, shard: number, cur: string, minor: string, acct?: string): Promise<void>;
+  /** Futures accounts' margin summed over every shard, transfers in flight once (merged-balances.ts). */
+  mergedAccounts(userId: string, accountIds: string[]): Promise<MinorMargins>;
   close(): Promise<void>;
 }
 
@@ -28,23 +31,25 @@ export async function createFunds(deps: Pick<PlatformDeps, 'config' | 'redis' | 
   const { config, redis, shards, scripts } = deps;
   const homes = new HomeRegistry(redis, shards);
   const homeOf = (userId: string) => homes.of(userId);
+  const mergedAccounts = async (userId: string, ids: string[]) => (await mergedMoney(redis, shards, userId, ids)).accounts;
   const ledger = new TransferLedger(redis, shards, scripts);
   const reconciler = new Reconciler(redis, shards, deps.markets, ledger, (shard) => shardServer(redis, shard), homeOf);
   if (shards.count === 1) {
-    return { homes, ledger, relay: null, escrow: null, reconciler, fund: async () => undefined, close: async () => undefined };
+    return { homes, ledger, relay: null, escrow: null, reconciler, fund: async () => undefined, mergedAccounts, close: async () => undefined };
   }
   // refuses to start when a shard's server can make no write durable (shard-links.ts)
   const links = await ShardLinks.open(redis, config.redisUrl, shards.count, config.relayWaitMs);
-  const relay = new TransferRelay(ledger, links, homeOf);
+  const relay = new TransferRelay(ledger, links, (t) => (t.acct ? Promise.resolve(ACCOUNT_HOME) : homes.of(t.user)));
   const escrow = new Escrow(redis, shards, homes, ledger, relay, {
     headroomPercent: config.escrowHeadroomPercent,
     idleMs: config.escrowIdleSeconds * 1000,
   });
   return {
     homes, ledger, relay, escrow, reconciler,
-    fund: async (userId, shard, cur, minor) => {
-      await escrow.fund(userId, shard, cur, minor);
+    fund: async (userId, shard, cur, minor, acct) => {
+      await escrow.fund(userId, shard, cur, minor, acct);
     },
+    mergedAccounts,
     close: () => links.close(),
   };
 }

@@ -6,11 +6,16 @@ import type { EngineShards } from '../platform/redis/engine-shards';
 /** A user's money per currency, minor units (integer text). */
 export type MinorBalances = Map<string, { available: string; reserved: string }>;
 
+/** A futures account's margin over every shard, minor units: free (`balance`) and in use (`locked`). */
+export type MinorMargins = Map<string, { balance: string; locked: string }>;
+
 interface ShardRead {
   avail: Record<string, string>;
   rsv: Record<string, string>;
+  /** Per account asked for: its hash's balance and locked on this shard. */
+  accounts: [string | null, string | null][];
   version: string | null;
-  /** Transfers sent from this shard and not yet acknowledged: id -> cur|amount|to. */
+  /** Transfers sent from this shard and not yet acknowledged: id -> cur|amount|to[|acct]. */
   pending: Record<string, string>;
 }
 
@@ -25,14 +30,29 @@ const ATTEMPTS = 5;
  * A shard that cannot answer fails the read (503), never a partial sum.
  */
 export async function mergedBalances(redis: RedisClient, shards: EngineShards, userId: string): Promise<MinorBalances> {
+  return (await mergedMoney(redis, shards, userId, [])).wallet;
+}
+
+/**
+ * mergedBalances, and with it the margin of the user's futures accounts `accountIds` summed over
+ * every shard (each account's hash on each shard: docs/futures.md, "Futures on engine shards"), a
+ * margin transfer in flight counted once as free margin of its account.
+ */
+export async function mergedMoney(
+  redis: RedisClient,
+  shards: EngineShards,
+  userId: string,
+  accountIds: string[],
+): Promise<{ wallet: MinorBalances; accounts: MinorMargins }> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const first = await Promise.all(shards.all().map((k) => atomically(redis, (m) => {
       m.hgetall(k.walletAvailable(userId)).hgetall(k.walletReserved(userId)).hget(k.transferVersions(), userId)
         .hgetall(k.userTransfersPending(userId));
-    }).then(([avail, rsv, version, pending]) => ({ avail, rsv, version, pending }) as ShardRead)));
+      for (const a of accountIds) m.hmget(k.futuresAccount(a), 'balance', 'locked');
+    }).then(([avail, rsv, version, pending, ...accounts]) => ({ avail, rsv, version, pending, accounts }) as ShardRead)));
     const pending = first.flatMap((r) => Object.entries(r.pending).map(([id, v]) => {
-      const [cur, amount, to] = v.split('|');
-      return { id, cur, amount, to: Number(to) };
+      const [cur, amount, to, acct] = v.split('|');
+      return { id, cur, amount, to: Number(to), acct: acct ?? '' };
     }));
     const second = await Promise.all(shards.all().map((k, shard) => {
       const mine = pending.filter((p) => p.to === shard);
@@ -48,12 +68,28 @@ export async function mergedBalances(redis: RedisClient, shards: EngineShards, u
       b[field] = b[field].plus(v);
       out.set(cur, b);
     };
+    const margins = new Map(accountIds.map((a) => [a, { balance: new BigNumber(0), locked: new BigNumber(0) }]));
     for (const r of first) {
       for (const [cur, v] of Object.entries(r.avail)) add(cur, 'available', v);
       for (const [cur, v] of Object.entries(r.rsv)) add(cur, 'reserved', v);
+      r.accounts.forEach(([balance, locked], i) => {
+        const m = margins.get(accountIds[i]) as { balance: BigNumber; locked: BigNumber };
+        m.balance = m.balance.plus(balance ?? 0);
+        m.locked = m.locked.plus(locked ?? 0);
+      });
     }
-    for (const p of pending) if (!second[p.to].credited.get(p.id)) add(p.cur, 'available', p.amount);
-    return new Map([...out].map(([cur, b]) => [cur, { available: b.available.toFixed(0), reserved: b.reserved.toFixed(0) }]));
+    for (const p of pending) {
+      if (second[p.to].credited.get(p.id)) continue;
+      if (!p.acct) add(p.cur, 'available', p.amount);
+      else {
+        const m = margins.get(p.acct);
+        if (m) m.balance = m.balance.plus(p.amount);
+      }
+    }
+    return {
+      wallet: new Map([...out].map(([cur, b]) => [cur, { available: b.available.toFixed(0), reserved: b.reserved.toFixed(0) }])),
+      accounts: new Map([...margins].map(([a, m]) => [a, { balance: m.balance.toFixed(0), locked: m.locked.toFixed(0) }])),
+    };
   }
   throw new AppError(503, 'BALANCES_BUSY', 'Balances kept moving between shards while being read; retry');
 }

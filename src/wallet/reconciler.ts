@@ -20,6 +20,8 @@ export interface CurrencyReconciliation {
   holds: boolean;
   /** Balances found below zero (key and field): must be empty. */
   negative: string[];
+  /** Futures margin (free and locked, every account) held on each engine shard: its part of `futuresAccounts`. */
+  shards: { shard: number; futuresAccounts: number }[];
 }
 
 type Sums = Map<string, Record<ReconcileTerm, BigNumber>>;
@@ -43,6 +45,8 @@ export class Reconciler {
   async check(): Promise<CurrencyReconciliation[]> {
     const sums: Sums = new Map();
     const negative: string[] = [];
+    const margins = new Map<string, BigNumber[]>();
+    let current = 0;
     const add = (cur: string, term: ReconcileTerm, v: string | number, where: string) => {
       if (cur.includes(':')) return; // insurance fund bookkeeping fields (position:<pair>, cost:<pair>)
       const row = sums.get(cur) ?? (Object.fromEntries(RECONCILE_TERMS.map((t) => [t, new BigNumber(0)])) as Record<ReconcileTerm, BigNumber>);
@@ -50,8 +54,16 @@ export class Reconciler {
       if (n.isNegative()) negative.push(`${where} ${cur}`);
       row[term] = row[term].plus(n);
       sums.set(cur, row);
+      if (term === 'futuresAccounts') {
+        const perShard = margins.get(cur) ?? Array.from({ length: this.shards.count }, () => new BigNumber(0));
+        perShard[current] = perShard[current].plus(n);
+        margins.set(cur, perShard);
+      }
     };
-    for (let shard = 0; shard < this.shards.count; shard++) await this.readShard(shard, add);
+    for (let shard = 0; shard < this.shards.count; shard++) {
+      current = shard;
+      await this.readShard(shard, add);
+    }
     const out: CurrencyReconciliation[] = [];
     for (const [cur, row] of [...sums].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const digits = (await this.markets.getCurrency(cur))?.decimals ?? 0;
@@ -63,6 +75,10 @@ export class Reconciler {
         difference: fromMinor(diff.toFixed(0), digits),
         holds: diff.isZero() && !negative.some((n) => n.endsWith(` ${cur}`)),
         negative: negative.filter((n) => n.endsWith(` ${cur}`)),
+        shards: Array.from({ length: this.shards.count }, (_, shard) => ({
+          shard,
+          futuresAccounts: fromMinor((margins.get(cur)?.[shard] ?? new BigNumber(0)).toFixed(0), digits),
+        })),
       });
     }
     return out;

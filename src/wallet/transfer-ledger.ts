@@ -2,18 +2,31 @@ import { randomUUID } from 'node:crypto';
 import { AppError, engineError } from '../domain/errors';
 import type { RedisClient } from '../platform/redis/connection';
 import type { EngineShards } from '../platform/redis/engine-shards';
+import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import { isRedisUnavailable } from '../platform/redis/unavailable';
 
-/** One transfer of a user's money between two engine shards; its id is random, never a counter. */
+/**
+ * One transfer of money between two engine shards; its id is random, never a counter. `user` is
+ * the one credited at `to`: the sender too for a move of the user's own money, the payee of a
+ * payment from one user to another (a copy fee or profit share, lua/includes/copy/settle.lua).
+ */
 export interface Transfer {
   id: string;
   user: string;
+  /** `move` (one user's own money) or `payment` (from `payer` to `user`); read from the outbox. */
+  kind?: 'move' | 'payment';
+  payer?: string;
   cur: string;
   from: number;
   to: number;
   /** Minor units: known once the debit ran (step 1 may take less than asked). */
   amount?: string;
+  /**
+   * A futures account's margin moves (its free balance, between shard 0, the registry, and the
+   * account's hash on a market's shard); absent or '' for the wallet.
+   */
+  acct?: string;
 }
 
 export type SendMode = 'exact' | 'all' | 'idle';
@@ -21,9 +34,12 @@ export type SendMode = 'exact' | 'all' | 'idle';
 /** How long a done transfer record and a credit record are kept: far past any redelivery. */
 export const TRANSFER_RECORD_SECONDS = 7 * 24 * 3600;
 
-export const newTransfer = (user: string, cur: string, from: number, to: number): Transfer => ({
-  id: randomUUID(), user, cur, from, to,
+export const newTransfer = (user: string, cur: string, from: number, to: number, acct = ''): Transfer => ({
+  id: randomUUID(), user, cur, from, to, acct,
 });
+
+/** Where a transfer's money sits on shard `k`: the wallet's available hash, or the account's hash. */
+const pocketKey = (k: Keys, t: Pick<Transfer, 'user' | 'acct'>): string => (t.acct ? k.futuresAccount(t.acct) : k.walletAvailable(t.user));
 
 /**
  * The four steps of a transfer as typed calls of lua/wallet/{send,mark}Transfer and {credit,ack}Transfers. Each
@@ -46,10 +62,10 @@ export class TransferLedger {
       this.scripts.run<string[]>(
         'sendTransfer',
         [
-          k.walletAvailable(t.user), k.walletReserved(t.user), k.escrowTouched(), k.transfer(t.id), k.outbox(),
+          pocketKey(k, t), t.acct ? pocketKey(k, t) : k.walletReserved(t.user), k.escrowTouched(), k.transfer(t.id), k.outbox(),
           k.userTransfersPending(t.user), k.transferVersions(),
         ],
-        [t.id, t.user, t.cur, want, least, mode, t.from, t.to, Date.now(), idleBeforeMs],
+        [t.id, t.user, t.cur, want, least, mode, t.from, t.to, Date.now(), idleBeforeMs, t.acct ?? ''],
       ),
     );
     if (reply[0] === 'ERR') throw engineError(reply[1], reply[2]);
@@ -62,8 +78,8 @@ export class TransferLedger {
   async mark(link: RedisClient, t: Pick<Transfer, 'id' | 'from'>): Promise<(Transfer & { state: string }) | null> {
     const r = await this.scripts.runOn<string[]>(link, 'markTransfer', [this.shards.keys(t.from).transfer(t.id)], []);
     if (r[0] === 'GONE') return null;
-    const [, user, cur, amount, from, to, state] = r;
-    return { id: t.id, user, cur, amount, from: Number(from), to: Number(to), state };
+    const [, user, cur, amount, from, to, state, acct] = r;
+    return { id: t.id, user, cur, amount, from: Number(from), to: Number(to), state, acct: acct ?? '' };
   }
 
   /** Step 3 on the relay's link to `t.to`; true when this delivery credited, false when one before did. */
@@ -80,10 +96,22 @@ export class TransferLedger {
     const keys = [k.escrowTouched(), k.transferVersions()];
     const args: (string | number)[] = [Date.now(), TRANSFER_RECORD_SECONDS];
     for (const { t, topUp } of items) {
-      keys.push(k.transferCredit(t.id), k.walletAvailable(t.user));
-      args.push(t.user, t.cur, t.amount as string, topUp ? 1 : 0);
+      keys.push(k.transferCredit(t.id), pocketKey(k, t));
+      args.push(t.user, t.cur, t.amount as string, topUp ? 1 : 0, t.acct ?? '');
     }
     return this.scripts.runOn<string[][]>(link, 'creditTransfers', keys, args);
+  }
+
+  /**
+   * Copies a futures account's record from shard 0 (the registry) to `shard`, where its margin is
+   * about to go (lua/futures/installFuturesAccount-1.lua; idempotent, the money fields untouched).
+   */
+  async openAccount(acct: string, shard: number): Promise<void> {
+    const k = this.shards.keys(shard);
+    if (shard === 0 || (await this.redis.hexists(k.futuresAccount(acct), 'user'))) return;
+    const record = await this.redis.hgetall(this.shards.keys(0).futuresAccount(acct));
+    if (!record.user) throw new AppError(404, 'ACCOUNT_NOT_FOUND', 'Futures account not found');
+    await again(() => this.scripts.run('installFuturesAccount', [k.futuresAccount(acct)], Object.entries(record).flat()));
   }
 
   /** Step 4 at `t.from`. */
@@ -110,8 +138,8 @@ export class TransferLedger {
       const f: Record<string, string> = {};
       for (let i = 0; i < fields.length; i += 2) f[fields[i]] = fields[i + 1];
       return {
-        id: f.id, user: f.user, cur: f.cur, amount: f.amount, from: Number(f.from), to: Number(f.to),
-        sentMs: Number(entryId.split('-')[0]),
+        id: f.id, user: f.user, cur: f.cur, amount: f.amount, from: Number(f.from), to: Number(f.to), acct: f.acct ?? '',
+        kind: f.kind === 'payment' ? 'payment' : 'move', payer: f.payer ?? f.user, sentMs: Number(entryId.split('-')[0]),
       };
     });
   }

@@ -14,6 +14,7 @@ export const MAX_RELAY_BATCH = 64;
  * own top-ups and a worker drains whatever is left in the outboxes (`drain`) after a crash.
  */
 export class TransferRelay {
+  /** `homeOf`: where the transfer's money is of record (the user's home; shard 0 for a futures account's margin). */
   /** Credits per receiving shard and acknowledgements per sending shard that queue up while one call runs go out together. */
   private readonly credits: GroupCommit<{ t: Transfer; topUp: boolean }, string[]>;
   private readonly acks: GroupCommit<Transfer, void>;
@@ -21,13 +22,14 @@ export class TransferRelay {
   constructor(
     private readonly ledger: TransferLedger,
     private readonly links: ShardLinks,
-    private readonly homeOf: (userId: string) => Promise<number>,
+    private readonly homeOf: (t: Pick<Transfer, 'user' | 'acct'>) => Promise<number>,
   ) {
     this.credits = new GroupCommit(async (items) => {
-      const to = items[0].t.to;
-      const replies = await this.ledger.creditAll(this.links.link(to), to, items);
+      const shard = items[0].t.to;
+      const to = await this.links.link(shard);
+      const replies = await this.ledger.creditAll(to.client, shard, items);
       // one WAIT covers the whole batch: the link's writes replicate in order
-      await this.links.durable(to);
+      await this.links.durable(shard, to);
       return replies;
     }, MAX_RELAY_BATCH);
     this.acks = new GroupCommit(async (ts) => {
@@ -38,11 +40,7 @@ export class TransferRelay {
 
   /** Steps 2 to 4 of `t`; throws a 503 when a shard did not answer or confirm (the outbox keeps it). */
   async deliver(t: Pick<Transfer, 'id' | 'from'>): Promise<void> {
-    const marked = await this.ledger.mark(this.links.link(t.from), t);
-    if (!marked) throw new AppError(503, 'TRANSFER_LOST', `Transfer ${t.id} is gone from shard ${t.from}: it was lost with its debit`);
-    await this.links.durable(t.from);
-    if (marked.state === 'done') return;
-    await this.creditAndAck(marked);
+    await this.lostOnFailure(() => this.steps(t));
   }
 
   /**
@@ -53,13 +51,32 @@ export class TransferRelay {
    */
   async deliverSent(t: Transfer): Promise<void> {
     if (this.links.mode(t.from) === 'replica' || t.amount === undefined) return this.deliver(t);
-    await this.creditAndAck(t);
+    await this.lostOnFailure(() => this.creditAndAck(t));
+  }
+
+  private async lostOnFailure(run: () => Promise<void>): Promise<void> {
+    try {
+      await run();
+    } catch (err) {
+      // a shard's master may have moved (failover): the next delivery asks the cluster first
+      if (!(err instanceof AppError)) await this.links.lost();
+      throw err;
+    }
+  }
+
+  private async steps(t: Pick<Transfer, 'id' | 'from'>): Promise<void> {
+    const from = await this.links.link(t.from);
+    const marked = await this.ledger.mark(from.client, t);
+    if (!marked) throw new AppError(503, 'TRANSFER_LOST', `Transfer ${t.id} is gone from shard ${t.from}: it was lost with its debit`);
+    await this.links.durable(t.from, from);
+    if (marked.state === 'done') return;
+    await this.creditAndAck(marked);
   }
 
   /** Steps 3 and 4: the credit at the receiver, made durable, then the sender's outbox entry acknowledged. */
   private async creditAndAck(t: Transfer): Promise<void> {
     // money going away from home is a top-up of escrow: it marks the escrow busy for the idle sweep
-    const topUp = t.to !== (await this.homeOf(t.user));
+    const topUp = t.to !== (await this.homeOf(t));
     // resolves once the credit is durable (the batch's WAIT, or appendfsync always)
     creditedOrThrow(await this.credits.submit(String(t.to), { t, topUp }));
     await this.acks.submit(String(t.from), t);

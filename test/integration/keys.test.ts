@@ -3,6 +3,7 @@ import { Keys } from '../../src/platform/redis/keys';
 import { shardTag } from '../../src/platform/redis/shard-tags';
 import { resolveIncludes, LUA_DIR } from '../../src/platform/redis/lua-loader';
 import { FuturesScriptKeys } from '../../src/futures/futures-script-keys';
+import { FuturesKeyring } from '../../src/futures/futures-keyring';
 import { testContext } from '../support/harness';
 
 /**
@@ -29,7 +30,7 @@ return { orderKey(P, '42'), walletAvailKey(P, 'u1'), walletRsvKey(P, 'u1'), user
       const k: Keys = ctx.keys;
       for (const kind of ['spot', 'futures'] as const) {
         const pair = 'BTC_USDT.TRC20';
-        const market = kind === 'spot' ? ctx.spot.engine.marketKeys(pair) : new FuturesScriptKeys(k).market(pair);
+        const market = kind === 'spot' ? ctx.spot.engine.marketKeys(pair) : new FuturesScriptKeys(FuturesKeyring.of(k)).market(pair);
         const fromLua = await ctx.redis.eval(lua, market.length, ...market, k.engine, kind, pair);
         expect(fromLua).toEqual([
           k.order(42), k.walletAvailable('u1'), k.walletReserved('u1'), k.userOpenOrders('u1', kind, pair),
@@ -123,6 +124,25 @@ return { futuresAccountKey(ARGV[1], ARGV[2]), futuresAccountOpenKey(ARGV[1], ARG
       expect(await ctx.redis.eval(lua, 0, k.engine, '42')).toEqual([k.futuresAccount(42), k.futuresAccountOpenOrders(42)]);
       // the index of all an account's orders is always passed in KEYS, and is a key of its own
       expect(new Set([k.futuresAccount(42), k.futuresAccountOpenOrders(42), k.futuresAccountOrders(42)]).size).toBe(3);
+    } finally {
+      await ctx.cleanup();
+    }
+  });
+
+  it('for a transfer record a copy payment writes (its id arrives in ARGV)', async () => {
+    const ctx = await testContext();
+    try {
+      const lua = resolveIncludes(
+        LUA_DIR,
+        `--- @include "includes/keys"
+return transferKey(ARGV[1], ARGV[2])`,
+        'transfer-key-probe.lua',
+      );
+      for (const k of [ctx.keys, new Keys(ctx.keys.prefix, 2)]) {
+        expect(await ctx.redis.eval(lua, 0, k.engine, 'b3f1c2d4-0000-4000-8000-000000000001')).toBe(
+          k.transfer('b3f1c2d4-0000-4000-8000-000000000001'),
+        );
+      }
     } finally {
       await ctx.cleanup();
     }

@@ -756,4 +756,49 @@ describe('a runtime error inside a batch', () => {
       await clean.cleanup();
     }
   });
+
+  it('undoes an order that follows a trade of its own batch on the same level: the level, the maker and the trade ids as the earlier order left them', async () => {
+    // the undo log notes what each write replaced and puts it back newest first: the failing order
+    // meets the maker and the level an earlier order of its batch already changed, and takes trade
+    // ids after the batch's first
+    const faulty = await testContext();
+    const clean = await testContext();
+    try {
+      const run = async (ctx: Ctx, withFault: boolean) => {
+        const pair = (await ctx.markets.store.getPair('spot', PAIR)) as Pair;
+        for (const u of ['a', 'b', 'm']) {
+          await depositOnMarket(ctx, pair, u, 'USDT', 1_000);
+          await depositOnMarket(ctx, pair, u, 'BTC', 1);
+        }
+        const order = (userId: string, side: 'buy' | 'sell', price: string, lots: string): PlaceSpotInput => ({
+          userId, pair, side, type: 'limit', priceTicks: price, amountLots: lots,
+          postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: 1,
+        });
+        await ctx.spot.engine.place(order('m', 'sell', '90000', '1000'));
+        await ctx.spot.engine.place(order('b', 'sell', '90001', '1000'));
+        // a takes part of m's ask; b's buy takes the rest of it, then breaks on b's own ask
+        const batch = [order('a', 'buy', '90000', '400'), order('b', 'buy', '90001', '2000')];
+        const [keys, args] = ctx.spot.engine.placeArgs(withFault ? batch : batch.slice(0, 1));
+        if (withFault) args[9 + 10 + 7] = 'x';
+        const replies = await ctx.scripts.run<ScriptReply[]>('placeSpotOrders', keys, args);
+        // the next trade, in a call of its own, takes the next trade id
+        const after = await ctx.spot.engine.place(order('a', 'buy', '90000', '100'));
+        return { replies, after: after.order };
+      };
+      const withFault = await run(faulty, true);
+      expect(withFault.replies.map((r) => r.slice(0, 2))).toEqual([['OK', '3'], ['ERR', 'ENGINE_ERROR']]);
+      const without = await run(clean, false);
+      expect(withFault.after).toEqual(without.after);
+      const users = ['a', 'b', 'm'];
+      expect(await stateOf(faulty, users)).toEqual(await stateOf(clean, users));
+      expect(await orderEvents(faulty)).toEqual(await orderEvents(clean));
+      const history = (c: Ctx) => c.redis.zrange(c.keys.tradeHistory('spot', PAIR), '0', '-1');
+      expect(await history(faulty)).toEqual(await history(clean));
+      const book = await faulty.marketData.books.snapshot('spot', PAIR, 10);
+      expect(book.asks).toEqual([['90000', '500'], ['90001', '1000']]);
+    } finally {
+      await faulty.cleanup();
+      await clean.cleanup();
+    }
+  });
 });

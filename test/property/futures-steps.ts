@@ -4,6 +4,7 @@ import type { testContext } from '../support/harness';
 import { futuresOrderOf } from '../../src/futures/futures-order-record';
 import type { FuturesTriggerIndex } from '../../src/platform/redis/keys';
 import { FuturesOrderIndex } from '../../src/futures/futures-order-index';
+import { FuturesKeyring } from '../../src/futures/futures-keyring';
 import { DepositLedger, expectConserved, moneyHeld } from '../support/money';
 
 /**
@@ -126,7 +127,7 @@ async function everyOrder(ctx: Ctx): Promise<[string, Record<string, string>][]>
 }
 
 async function pickOrder(ctx: Ctx, user: number, pick: number): Promise<number | undefined> {
-  const ids = await new FuturesOrderIndex(ctx.redis, ctx.keys).userOrderIds(USERS[user]);
+  const ids = await new FuturesOrderIndex(ctx.redis, FuturesKeyring.of(ctx.keys)).userOrderIds(USERS[user]);
   return ids.length ? Number(ids[pick % ids.length]) : undefined;
 }
 
@@ -178,7 +179,7 @@ async function checkInvariants(ctx: Ctx, accounts: string[], ledger: DepositLedg
   // each account's order indices: the open one holds its orders Created or InPosition, the finished one the rest
   const byId = (ids: string[]) => [...ids].sort((x, y) => Number(x) - Number(y));
   // and a user's orders, the union of their accounts' indices, exactly theirs in id order
-  const index = new FuturesOrderIndex(ctx.redis, ctx.keys);
+  const index = new FuturesOrderIndex(ctx.redis, FuturesKeyring.of(ctx.keys));
   for (const [u, want] of byUser) expect([where, u, await index.userOrderIds(u)]).toEqual([where, u, want]);
   for (const [a, want] of indexed) {
     const finished = await ctx.redis.zrange(k.futuresAccountOrders(a), '0', '-1');

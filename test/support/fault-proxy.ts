@@ -55,6 +55,11 @@ export class FaultProxy {
     });
   }
 
+  /** Drops an armed fault that has not struck (its promise never resolves). */
+  disarm(): void {
+    this.armed = undefined;
+  }
+
   async stop(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise((r) => this.server?.close(r));
@@ -111,13 +116,19 @@ export class FaultProxy {
           return;
         }
         onReply = (reply) => {
-          onReply = undefined;
           a.hit();
           if (fault === 'drop-reply') {
+            onReply = undefined;
             cut();
-          } else {
-            setTimeout(() => client.writable && client.write(reply), fault.delayReplyMs);
+            return true;
           }
+          // replies after it wait behind it, in order, as on a connection that stalls
+          const late = [reply];
+          onReply = (next) => late.push(next) > 0;
+          setTimeout(() => {
+            onReply = undefined;
+            for (const r of late) if (client.writable) client.write(r);
+          }, fault.delayReplyMs);
           return true;
         };
       }

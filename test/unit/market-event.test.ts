@@ -33,6 +33,16 @@ describe('packed market events', () => {
     expect(stored.ts).toBe(1700000000456);
   });
 
+  test("an order's state and a new order's fixed fields keep their bars", () => {
+    expect(unpackEvent('st|17|alice|3|15000|0|0|partiallyFilled|1700000000123|2')).toEqual({
+      e: 'st', id: '17', u: 'alice', state: '3|15000|0|0|partiallyFilled|1700000000123|2',
+    });
+    // the clientOrderId is free text, last: a bar in it stays
+    expect(unpackEvent('new|17|alice|BTC_USDT|buy|limit|5000|3||0|0|1700000000123|my|id')).toEqual({
+      e: 'new', id: '17', fixed: 'alice|BTC_USDT|buy|limit|5000|3||0|0|1700000000123|my|id',
+    });
+  });
+
   test('an entry mixes packed events and objects, in order', () => {
     const ev = JSON.stringify([
       'accepted|17|alice|buy|limit|5000|3',

@@ -13,6 +13,8 @@
 ]]
 --- @include "includes/mulDiv"
 --- @include "includes/fmt"
+--- @include "includes/keys"
+--- @include "includes/wallet/transferOut"
 
 local COPY_YEAR_S = 31536000
 local COPY_PPM = 1000000
@@ -52,15 +54,43 @@ local function copyAccrueShare(acctKey, ledgerKey, sharePpm)
   return due
 end
 
---- Pays what is owed (fee first) from the account's free balance to the master owner's wallet.
-local function copyPay(acctKey, walletKey, ledgerKey, cur)
+--- Where copyPay sends what it pays (docs/copy-trading.md, "Payments"): the master owner's wallet
+--- here when the owner's home is this shard (`id` ''), else a payment transfer to the owner's home
+--- (includes/wallet/transferOut) under `id`, random per attempt, its record built from prefix P.
+--- `keys`, `argv`: the script's KEYS and ARGV. KEYS[w]: the owner's wallet here; KEYS from `k`: this shard's outbox, the owner's pending
+--- transfers from here, transfer versions. ARGV from `a`: P, payment id, owner's user id, this
+--- shard, owner's home.
+local function copyPayee(keys, argv, w, k, a, payer, ts)
+  return { wallet = keys[w], outbox = keys[k], pending = keys[k + 1], versions = keys[k + 2], P = argv[a],
+    id = argv[a + 1], user = argv[a + 2], from = argv[a + 3], to = argv[a + 4], payer = payer, ts = ts }
+end
+
+--- The owner's user id for copyUserEvents: '' when the payment left for another shard (the owner's
+--- wallet here did not move; its credit lands at home).
+local function copyPayeeEventUser(payee)
+  if payee.id == '' then return payee.user end
+  return ''
+end
+
+--- Pays what is owed (fee first) from the account's free balance to the payee (copyPayee). Returns
+--- fee, share and the payment's transfer id ('' when nothing left this shard).
+local function copyPay(acctKey, ledgerKey, cur, payee)
   local free = math.max(copyNum(redis.call('HGET', acctKey, 'balance')), 0)
   local l = redis.call('HMGET', ledgerKey, 'owedFee', 'owedShare')
   local fee = math.min(copyNum(l[1]), free)
   local share = math.min(copyNum(l[2]), free - fee)
+  local sent = ''
   if fee + share > 0 then
     redis.call('HINCRBY', acctKey, 'balance', fmt(-(fee + share)))
-    redis.call('HINCRBY', walletKey, cur, fmt(fee + share))
+    if payee.id == '' then
+      redis.call('HINCRBY', payee.wallet, cur, fmt(fee + share))
+    else
+      transferOut(transferKey(payee.P, payee.id), payee.outbox, payee.pending, payee.versions, {
+        id = payee.id, user = payee.user, cur = cur, amount = fmt(fee + share), from = payee.from, to = payee.to,
+        ts = payee.ts, kind = 'payment', payer = payee.payer })
+      redis.call('HSET', transferKey(payee.P, payee.id), 'fee', fmt(fee), 'share', fmt(share))
+      sent = payee.id
+    end
   end
   if fee > 0 then
     redis.call('HINCRBY', ledgerKey, 'commission', fmt(fee))
@@ -70,7 +100,7 @@ local function copyPay(acctKey, walletKey, ledgerKey, cur)
     redis.call('HINCRBY', ledgerKey, 'shared', fmt(share))
     redis.call('HINCRBY', ledgerKey, 'owedShare', fmt(-share))
   end
-  return fee, share
+  return fee, share, sent
 end
 
 --- Moves `amount` of free balance from one account to another and books it in netIn (sign `dir`).

@@ -113,7 +113,7 @@ end
 -- changed levels, lastTicks, ts); the key names built so far (accounts, orderKeys); the context of
 -- its orders (ctx, includes/futures/createOrder: with allocated, market, fees, acctValues);
 -- includes/futures/triggerIndex's liqL, liqS, liqGone; includes/idCounter's oidNext, oidTop,
--- tidNext, tidTop. Every field is named in the constructor, nil until set (a table filled field by
+-- tidNext, tidTop, tidFirst. Every field is named in the constructor, nil until set (a table filled field by
 -- field rehashes as it grows); the event list starts with the slots of a usual batch (4 orders: 16
 -- events), not grown one doubling at a time (a nil slot is absent to # and to cjson).
 -- Kept across calls with its tables and its orders' context, and emptied here at each call's start:
@@ -130,7 +130,7 @@ do
       b = { P = ARGV[1], pair = ARGV[2], maxlen = ARGV[3], changed = { bids = {}, asks = {} },
         events = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil },
         accounts = {}, orderKeys = {}, n = n, ctx = nil, allocated = nil, market = nil, ts = nil, lastTicks = nil,
-        fees = nil, acctValues = nil, oidNext = nil, oidTop = nil, tidNext = nil, tidTop = nil,
+        fees = nil, acctValues = nil, oidNext = nil, oidTop = nil, tidNext = nil, tidTop = nil, tidFirst = nil,
         liqL = nil, liqS = nil, liqGone = nil, inUse = true, fresh = false }
       kept = b
       return b
@@ -139,7 +139,7 @@ do
     -- below): a field added there is put back here
     b.P, b.pair, b.maxlen, b.n, b.inUse, b.fresh = ARGV[1], ARGV[2], ARGV[3], n, true, true
     b.allocated, b.market, b.ts, b.lastTicks, b.fees = nil, nil, nil, nil, nil
-    b.oidNext, b.oidTop, b.tidNext, b.tidTop, b.liqL, b.liqS, b.liqGone = nil, nil, nil, nil, nil, nil, nil
+    b.oidNext, b.oidTop, b.tidNext, b.tidTop, b.tidFirst, b.liqL, b.liqS, b.liqGone = nil, nil, nil, nil, nil, nil, nil, nil
     local events, changed = b.events, b.changed
     for i = #events, 1, -1 do events[i] = nil end
     emptyTable(changed.bids)
@@ -218,20 +218,20 @@ local function fLoad(ctx, id, fixed, state)
   local match = TMATCH or matchOf()
   local idText, role, user, acct, pair, side, isMarket, price, amount, lev, stp, pos = match(fixed, F_LOAD.fixed)
   local filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-  local status, tp, sl, liq, closeOrd, closeReason, resting
+  local status, tp, sl, liq, closeOrd, closeReason, resting, uts, v
   if role == 'close' then
     -- a close order's state lacks the rest: zeros and absent values, as an opening order's empty ones
-    filled, resting = match(state, F_CLOSE_STATE)
+    filled, resting, uts, v = match(state, F_CLOSE_STATE)
     if filled ~= '0' then filled = filled + 0 else filled = 0 end
     closeOrd, closeReason = '', ''
   else
-    rsv, status, tp, sl, liq, closeOrd, closeReason, resting = match(state, F_LOAD.untraded)
+    rsv, status, tp, sl, liq, closeOrd, closeReason, resting, v = match(state, F_LOAD.untraded)
     if rsv then
       -- not traded: the nine zeros are the numbers above
       if rsv ~= '0' then rsv = rsv + 0 else rsv = 0 end
     else
-      filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd, closeReason, resting =
-        match(state, F_OPEN_STATE)
+      filled, rsv, cost, ecost, openQty, margin, imargin, fee, rpnl, funding, status, tp, sl, liq, closeOrd, closeReason, resting,
+        uts, v = match(state, F_OPEN_STATE)
       filled, rsv = filled == '0' and 0 or filled + 0, rsv == '0' and 0 or rsv + 0
       cost, ecost = cost == '0' and 0 or cost + 0, ecost == '0' and 0 or ecost + 0
       openQty, margin = openQty == '0' and 0 or openQty + 0, margin == '0' and 0 or margin + 0
@@ -244,7 +244,7 @@ local function fLoad(ctx, id, fixed, state)
   end
   if pos == '' then pos = nil end
   local amountN = amount + 0
-  -- 29 fields named, so an opening maker's table keeps 32 slots with the two a fill adds (feeOf,
+  -- 30 fields named, so an opening maker's table keeps 32 slots with the two a fill adds (feeOf,
   -- feeText: includes/futures/settlement); at 33 it took 64 (a bigger table to make, sweep and free).
   -- The liquidation price stays the record's text (liqText), which fIndex replaces when it re-indexes
   -- the position and fStateText writes back: nothing reads it as a number
@@ -255,6 +255,7 @@ local function fLoad(ctx, id, fixed, state)
     cost = cost, ecost = ecost, openQty = openQty, margin = margin, imargin = imargin, fee = fee,
     rpnl = rpnl, funding = funding, status = status, liqText = liq, closeOrd = closeOrd,
     wasOpen = status == '10' or status == '50', resting = resting or '0', origFixed = fixed, origState = state,
+    v = v ~= '' and v + 0 or 0,
   }
   -- rare fields only when there (a nil field in a constructor takes a slot too); liqText is named
   -- above as fIndex sets it for every position (includes/futures/triggerIndex). Absent reads as their

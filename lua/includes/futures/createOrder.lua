@@ -87,7 +87,11 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
 
   if clid ~= '' then
     local existing = call('HGET', clidKey, clid)
-    if existing then return fOrderReply(P, 'DUP', existing) end
+    if existing then
+      -- `@<shard>`: on shard 0, the registry, a clientOrderId claimed by an order on another shard
+      if string.byte(existing) == 64 then return { 'ERR', 'CLIENT_ORDER_ID_ELSEWHERE', existing } end
+      return fOrderReply(P, 'DUP', existing)
+    end
   end
 
   -- the market as this call's first order read it (no order changes the pair hash)
@@ -137,7 +141,8 @@ local function fCreateOrder(KEYS, ARGV, b, k, a)
   end
   local need = fReserve(ctx, checkAt, checkLots, lev)
   local free = (acct[4] or 0) + 0
-  if free < need then return { 'ERR', 'INSUFFICIENT_MARGIN', '' } end
+  -- the detail is the margin this order needs: a caller with margin on another shard tops up that much
+  if free < need then return { 'ERR', 'INSUFFICIENT_MARGIN', fmt(need) } end
   -- nothing but this order's deltas writes its account until they are flushed: one HSET then.
   -- One table per batch, both fields set anew for each order (no order sees an earlier one's: the
   -- context's `known` is emptied for each order)

@@ -1,6 +1,6 @@
 --[[
   The end of a futures command: balance deltas, then every order the command touched (one HSET
-  of its record each, includes/futures/orderRecord) with the trigger indices of the positions
+  of its record each, includes/futures/orderRecord, and its `st` event, includes/packedEvent) with the trigger indices of the positions
   among them, the open-orders indices of their accounts and the trading aggregates of the tracked
   accounts among those (includes/futures/accountStats), then the market's event entry.
 ]]
@@ -20,7 +20,7 @@ local function fFlush(ctx)
   local dirty, call = ctx.dirtyOrder, RCALL or rcallOf()
   -- read once for the loop (fStatsTracked makes ctx.tracked when there is none: a nil here only
   -- costs that call, which reads it)
-  local ts, orderKeys, known = ctx.ts, ctx.orderKeys, ctx.tracked
+  local ts, orderKeys, known, events = ctx.ts, ctx.orderKeys, ctx.tracked, ctx.events
   -- a numeric for: ipairs calls its C iterator once per object
   for i = 1, #dirty do
     local o = dirty[i]
@@ -35,15 +35,20 @@ local function fFlush(ctx)
       if tracked == nil then tracked = fStatsTracked(ctx, o.acct) end
       if tracked then fStatsOrder(ctx, o) end
     end
+    -- the next version (a new order's first: 1), written and sent (the private stream's `st`)
+    o.v = (o.v or 0) + 1
     local state = fStateText(o, ts)
+    local idText = o.idText or fmt(o.id)
     -- a new order's fixed fields go out in the same HSET
     local key = orderKeys[o.id] or fOrderKey(ctx, o.id)
     if o.fixed then
       call('HSET', key, 'futures', o.fixed, 'state', state)
+      events[#events + 1] = ORDER_EVENTS.new(idText, o.fixed)
       o.fixed = nil
     else
       call('HSET', key, 'state', state)
     end
+    events[#events + 1] = ORDER_EVENTS.state(idText, o.user, state)
   end
   -- no call when no tracked account changed
   if ctx.statsOrder then fStatsCommit(ctx) end

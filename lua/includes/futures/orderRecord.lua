@@ -7,17 +7,21 @@
     state    what commands change: an opening order's
                filled|rsv|cost|ecost|openQty|margin|imargin|fee|rpnl|funding|status|tp|sl|liq|closeOrd|closeReason|resting|uts
              a close order's filled|resting|uts
+             then, on both, |v: the order's version, 1 when placed and one more on every write (the
+             private stream's `st` events, includes/packedEvent); a record written before the field
+             existed has none (read as 0)
   Empty optional values stay empty between the bars. src/futures/futures-order-record.ts decodes
   the same layout into the flat record every reader uses; the key is orderKey(P, id).
 ]]
 --- @include "includes/fmt"
 --- @include "includes/rcall"
 --- @include "includes/globals"
+--- @include "includes/packedEvent"
 
 -- literals: a library's top level cannot reach `string` (Redis Functions load it without globals)
 local F_FIXED = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$'
-local F_OPEN_STATE = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)$'
-local F_CLOSE_STATE = '^([^|]*)|([^|]*)|([^|]*)$'
+local F_OPEN_STATE = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|?([^|]*)$'
+local F_CLOSE_STATE = '^([^|]*)|([^|]*)|([^|]*)|?([^|]*)$'
 -- The patterns includes/futures/context fLoad reads a maker with (one table: the library's top level
 -- holds at most 200 locals). fixed: F_FIXED's fields with postOnly and cts matched, not captured,
 -- and the clientOrderId left unread (a capture each costs a string); untraded: an opening order that
@@ -25,7 +29,7 @@ local F_CLOSE_STATE = '^([^|]*)|([^|]*)|([^|]*)$'
 -- matched as literals, ten captures fewer.
 local F_LOAD = {
   fixed = '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|[^|]*|[^|]*|([^|]*)|',
-  untraded = '^0|([^|]*)|0|0|0|0|0|0|0|0|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|',
+  untraded = '^0|([^|]*)|0|0|0|0|0|0|0|0|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|[^|]*|?([^|]*)$',
 }
 
 local function optTicks(v)
@@ -70,7 +74,8 @@ end
 -- for the other side of a fill), zeros are literals. A new order has no closeOrd field (''). The
 -- liquidation price is text only (liqText): fIndex's, or a loaded position's as its record holds it.
 local function fStateText(o, ts)
-  if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts end
+  local v = ORDER_EVENTS.version(o.v)
+  if o.role == 'close' then return fmt(o.filled) .. '|' .. (o.resting or '0') .. '|' .. ts .. '|' .. v end
   -- fields read twice, read once
   local status, tp, sl, liq = o.status, o.tp, o.sl, ''
   if status == '50' then liq = o.liqText or '' end
@@ -82,7 +87,7 @@ local function fStateText(o, ts)
     and o.rpnl == 0 and o.funding == 0 then
     -- an order that has not traded (a resting order's first write)
     return '0|' .. fmt(o.rsv) .. '|0|0|0|0|0|0|0|0|' .. status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|'
-      .. (o.closeOrd or '') .. '|' .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
+      .. (o.closeOrd or '') .. '|' .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts .. '|' .. v
   end
   -- a filled order's amount as the record already holds it: a new order's from ARGV, a loaded one's as read
   local filled
@@ -106,7 +111,7 @@ local function fStateText(o, ts)
   return filled .. '|' .. rsv .. '|' .. cost .. '|' .. ecost .. '|' .. openQty .. '|'
     .. margin .. '|' .. imargin .. '|' .. fee .. '|' .. rpnl .. '|' .. funding .. '|'
     .. status .. '|' .. tp .. '|' .. sl .. '|' .. liq .. '|' .. (o.closeOrd or '') .. '|'
-    .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts
+    .. (o.closeReason or '') .. '|' .. (o.resting or '0') .. '|' .. ts .. '|' .. v
 end
 
 -- The record's two texts, `futures` and `state`, as fields by name (empty optional values '').

@@ -11,6 +11,7 @@
 --- @include "includes/spot/spotOrder"
 --- @include "includes/undoLog"
 --- @include "includes/packedEvent"
+--- @include "includes/rcall"
 
 local function spotReserveCurrency(ctx, side)
   if side == 'buy' then return ctx.spot.quote end
@@ -25,7 +26,7 @@ local function spotAsMaker(order)
 end
 
 local function spotLoadMaker(ctx, id)
-  return spotAsMaker(loadSpotOrder(ctx.P, id))
+  return spotAsMaker(loadSpotOrder(ctx.P, id, nil, true))
 end
 
 -- Lots a taker can still pay for: a market buy is bounded by its quote budget.
@@ -60,29 +61,32 @@ local function spotFill(ctx, taker, maker, ticks, qty, _, ev)
   local sellerFee = mulDivCeil(quote, sellerRate, 1000000)
   local used = spotBuyerReserveUsed(ctx, buyer, ticks, qty)
 
-  addDelta(ctx, walletRsvKey(ctx.P, buyer.user), s.quote, -used)
-  addDelta(ctx, walletAvailKey(ctx.P, buyer.user), s.quote, used - quote)
-  addDelta(ctx, walletAvailKey(ctx.P, buyer.user), s.base, base - buyerFee)
-  addDelta(ctx, walletRsvKey(ctx.P, seller.user), s.base, -base)
-  addDelta(ctx, walletAvailKey(ctx.P, seller.user), s.quote, quote - sellerFee)
+  -- the taker's wallet keys came in KEYS (availKey, rsvKey); a maker's are built, each once
+  local P = ctx.P
+  local buyerAvail = buyer.availKey or walletAvailKey(P, buyer.user)
+  addDelta(ctx, buyer.rsvKey or walletRsvKey(P, buyer.user), s.quote, -used)
+  addDelta(ctx, buyerAvail, s.quote, used - quote)
+  addDelta(ctx, buyerAvail, s.base, base - buyerFee)
+  addDelta(ctx, seller.rsvKey or walletRsvKey(P, seller.user), s.base, -base)
+  addDelta(ctx, seller.availKey or walletAvailKey(P, seller.user), s.quote, quote - sellerFee)
   addDelta(ctx, ctx.keys.fees, s.base, buyerFee)
   addDelta(ctx, ctx.keys.fees, s.quote, sellerFee)
 
   buyer.rsv = buyer.rsv - used
   seller.rsv = seller.rsv - base
-  for _, o in ipairs({ buyer, seller }) do
-    o.filled = o.filled + qty
-    o.filledQuote = o.filledQuote + quote
-  end
-  buyer.fee = buyer.fee + buyerFee
-  seller.fee = seller.fee + sellerFee
+  buyer.filled, buyer.filledQuote, buyer.fee = buyer.filled + qty, buyer.filledQuote + quote, buyer.fee + buyerFee
+  seller.filled, seller.filledQuote, seller.fee = seller.filled + qty, seller.filledQuote + quote, seller.fee + sellerFee
 
   -- a maker that this fill empties is written once, by spotFinishMaker
   if maker.remaining > qty then
-    undoRemember(ctx, 'h', orderKey(ctx.P, maker.idText), 'state')
-    redis.call('HSET', orderKey(ctx.P, maker.idText), 'state',
-      spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), fmt(maker.rsv), 'partiallyFilled',
-        ctx.ts))
+    maker.v = maker.v + 1
+    local call, key = RCALL or rcallOf(), orderKey(ctx.P, maker.idText)
+    undoRemember(ctx, 'h', key, 'state', maker.stateText)
+    local state = spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), fmt(maker.rsv),
+      'partiallyFilled', ctx.ts, ORDER_EVENTS.version(maker.v))
+    call('HSET', key, 'state', state)
+    maker.stateText = state
+    ctx.events[#ctx.events + 1] = ORDER_EVENTS.state(maker.idText, maker.user, state)
   end
   local takerFee, makerFee = buyerFee, sellerFee
   if taker.side == 'sell' then takerFee, makerFee = sellerFee, buyerFee end
@@ -97,12 +101,20 @@ local function spotFinishMaker(ctx, maker, status)
     addDelta(ctx, walletRsvKey(ctx.P, maker.user), cur, -maker.rsv)
     addDelta(ctx, walletAvailKey(ctx.P, maker.user), cur, maker.rsv)
   end
-  undoRemember(ctx, 'h', orderKey(ctx.P, maker.idText), 'state')
-  undoRemember(ctx, 's', userOpenKey(ctx.P, 'spot', ctx.pair, maker.user), maker.idText)
-  redis.call('HSET', orderKey(ctx.P, maker.idText), 'state',
-    spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), '0', status, ctx.ts))
-  redis.call('SREM', userOpenKey(ctx.P, 'spot', ctx.pair, maker.user), maker.idText)
-  ctx.events[#ctx.events + 1] = doneEvent(maker.idText, maker.user, status)
+  local call, key, openKey = RCALL or rcallOf(), orderKey(ctx.P, maker.idText), userOpenKey(ctx.P, 'spot', ctx.pair, maker.user)
+  undoRemember(ctx, 'h', key, 'state', maker.stateText)
+  maker.v = maker.v + 1
+  -- filled whole: its amount as read is the filled text (no printing)
+  local filledText = maker.amountText
+  if not filledText or maker.filled ~= maker.amount then filledText = fmt(maker.filled) end
+  local state = spotStateText(filledText, fmt(maker.filledQuote), fmt(maker.fee), '0', status, ctx.ts,
+    ORDER_EVENTS.version(maker.v))
+  call('HSET', key, 'state', state)
+  -- the reply says whether it was there
+  if call('SREM', openKey, maker.idText) == 1 then undoRemember(ctx, 's', openKey, maker.idText, true) end
+  local events = ctx.events
+  events[#events + 1] = doneEvent(maker.idText, maker.user, status)
+  events[#events + 1] = ORDER_EVENTS.state(maker.idText, maker.user, state)
 end
 
 local SPOT_SETTLEMENT = {

@@ -21,10 +21,16 @@ export function next(child: ChildProcess, cmd: string, timeoutMs = 120_000): Pro
   });
 }
 
-/** The bench script `file` again, as a child in `role` (`--role <role>`), killed when this process exits. */
-export function spawnRole(file: string, role: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = fork(file, ['--role', role], { env, execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  process.once('exit', () => child.kill('SIGKILL'));
+/**
+ * The bench script `file` again, as a child in `role` (`--role <role>`), killed when this process
+ * exits; `nodeFlags` are added to this process's own (`--cpu-prof`, say).
+ */
+export function spawnRole(file: string, role: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ChildProcess {
+  const child = fork(file, ['--role', role], { env, execArgv: [...process.execArgv, ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  // a bench that spawns a child per run keeps one listener per child alive, not one per run
+  child.once('exit', () => process.off('exit', kill));
   return child;
 }
 

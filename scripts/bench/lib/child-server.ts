@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { stopChild } from '../../../src/platform/redis/redis-server-process';
 
 /**
@@ -8,6 +9,8 @@ import { stopChild } from '../../../src/platform/redis/redis-server-process';
  */
 export interface ChildServer {
   port: number;
+  /** The child's process id: its CPU time is read from /proc (processCpuSeconds). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -15,7 +18,8 @@ export async function startChildServer(
   file: string,
   args: string[],
   env: NodeJS.ProcessEnv,
-  timeoutMs = 30_000,
+  // generous: on a box shared by many sessions tsx alone can take half a minute to load the app
+  timeoutMs = 120_000,
 ): Promise<ChildServer> {
   const child: ChildProcess = fork(file, args, {
     env,
@@ -42,6 +46,7 @@ export async function startChildServer(
   });
   return {
     port,
+    pid: child.pid as number,
     async stop() {
       process.removeListener('exit', killOnExit);
       await stopChild(child);
@@ -64,12 +69,26 @@ export async function withChildServer<T>(
   file: string,
   role: string,
   env: NodeJS.ProcessEnv,
-  fn: (port: number) => Promise<T>,
+  fn: (port: number, server: ChildServer) => Promise<T>,
 ): Promise<T> {
   const server = await startChildServer(file, ['--serve', role], env);
   try {
-    return await fn(server.port);
+    return await fn(server.port, server);
   } finally {
     await server.stop();
   }
 }
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat: a server's CPU per
+ * request, unlike its wall-clock rate, barely moves when other processes take the cores away.
+ */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // fields after the command name (which may hold spaces), counted from the state field (3)
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** USER_HZ: 100 on every Linux build Node supports. */
+const CLOCK_TICKS_PER_SECOND = 100;

@@ -4,7 +4,6 @@
  * orders that each fill one maker whole.
  */
 import type { ChainableCommander } from 'ioredis';
-import type Redis from 'ioredis';
 import type { CreateFuturesInput } from '../../../src/futures/futures-engine';
 import type { AppContext } from '../../../src/transport/context';
 
@@ -58,18 +57,3 @@ export async function futuresFlow(ctx: AppContext, resting: number, crossing: nu
 }
 
 export type QueueOrders = (p: ChainableCommander, orders: CreateFuturesInput[]) => void;
-
-/**
- * Sends `items`, `group` per call, in pipelines of 50 calls, one pipeline at a time; throws on any
- * error or any order not placed (a reply that is a number, the floor script's, counts as placed).
- */
-export async function placeAll(redis: Redis, items: CreateFuturesInput[], group: number, queue: QueueOrders): Promise<void> {
-  for (let i = 0; i < items.length; i += group * 50) {
-    const p = redis.pipeline();
-    for (let j = i; j < Math.min(items.length, i + group * 50); j += group) queue(p, items.slice(j, j + group));
-    for (const [err, r] of (await p.exec()) ?? []) {
-      const ok = typeof r === 'number' || (Array.isArray(r) && r.every((x) => Array.isArray(x) && x[0] === 'OK'));
-      if (err || !ok) throw new Error(`order failed: ${String(err ?? JSON.stringify(r))}`);
-    }
-  }
-}

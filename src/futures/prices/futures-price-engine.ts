@@ -1,4 +1,4 @@
-import type { Keys } from '../../platform/redis/keys';
+import type { FuturesKeyring } from '../futures-keyring';
 import type { Scripts } from '../../platform/redis/scripts';
 import { FuturesScriptKeys } from '../futures-script-keys';
 
@@ -20,7 +20,7 @@ export class FuturesPriceEngine {
   private readonly scriptKeys: FuturesScriptKeys;
 
   constructor(
-    private readonly keys: Keys,
+    private readonly keys: FuturesKeyring,
     private readonly scripts: Scripts,
     private readonly streamMaxLen: number,
   ) {
@@ -28,7 +28,7 @@ export class FuturesPriceEngine {
   }
 
   async recordIndexSource(pairCode: string, source: string, ticks: string, timestamp: number): Promise<void> {
-    await this.scripts.run('setIndexPrice', [this.keys.indexSources(pairCode), this.keys.events('futures', pairCode)], [
+    await this.scripts.run('setIndexPrice', [this.keys.ofPair(pairCode).indexSources(pairCode), this.keys.ofPair(pairCode).events('futures', pairCode)], [
       source, ticks, timestamp, this.streamMaxLen,
     ]);
   }
@@ -42,7 +42,7 @@ export class FuturesPriceEngine {
     mark: string,
     timestamp: number,
   ): Promise<boolean> {
-    const k = this.keys;
+    const k = this.keys.ofPair(pairCode);
     const reply = await this.scripts.run<string[]>(
       'refreshFuturesMark',
       [k.markPrice(pairCode), k.basisSamples(pairCode), k.indexPrice(pairCode), k.events('futures', pairCode)],
@@ -53,7 +53,7 @@ export class FuturesPriceEngine {
 
   /** Adds a premium sample (ppb) to the round in progress, once per slot; returns the samples so far. */
   async recordPremiumSample(pairCode: string, slot: number, premiumPpb: number): Promise<number> {
-    const reply = await this.scripts.run<string[]>('recordPremiumSample', [this.keys.fundingState(pairCode)], [slot, premiumPpb]);
+    const reply = await this.scripts.run<string[]>('recordPremiumSample', [this.keys.ofPair(pairCode).fundingState(pairCode)], [slot, premiumPpb]);
     return Number(reply[1]);
   }
 
@@ -65,7 +65,7 @@ export class FuturesPriceEngine {
     timestamp: number,
   ): Promise<FundingSettlement> {
     const reply = await this.scripts.run<string[]>('settleFuturesFunding', this.scriptKeys.funding(pairCode), [
-      this.keys.engine, pairCode, markTicks, interestPpm, round, timestamp, this.streamMaxLen,
+      this.keys.ofPair(pairCode).engine, pairCode, markTicks, interestPpm, round, timestamp, this.streamMaxLen,
     ]);
     if (reply[0] === 'SKIP') return { settled: false, positions: 0, collected: '0', paid: '0', ratePpm: 0, samples: 0 };
     return {

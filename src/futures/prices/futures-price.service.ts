@@ -12,7 +12,7 @@ import {
 import type { Pair } from '../../domain/market';
 import type { MarketStore } from '../../markets';
 import type { RedisClient } from '../../platform/redis/connection';
-import type { Keys } from '../../platform/redis/keys';
+import type { FuturesKeyring } from '../futures-keyring';
 import type { FuturesPriceEngine } from './futures-price-engine';
 import { ImpactBook } from './impact-book';
 
@@ -35,7 +35,7 @@ const ppm = (rate: number | undefined): number => Math.round((rate ?? 0) * 1e6);
 export class FuturesPriceService {
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    private readonly keys: FuturesKeyring,
     private readonly markets: MarketStore,
     private readonly engine: FuturesPriceEngine,
     private readonly impact: ImpactBook,
@@ -49,7 +49,7 @@ export class FuturesPriceService {
 
   /** The pushed sources of a pair, with their times. */
   async indexSources(pair: Pair): Promise<IndexSource[]> {
-    const raw = await this.redis.hgetall(this.keys.indexSources(pair.code));
+    const raw = await this.redis.hgetall(this.keys.ofPair(pair.code).indexSources(pair.code));
     return Object.entries(raw).map(([name, v]) => {
       const [ticks, at] = v.split(':');
       return { name, ticks: BigInt(ticks), at: Number(at) };
@@ -66,7 +66,7 @@ export class FuturesPriceService {
     const outside = freshSources(sources, now, this.settings.indexStaleSeconds * 1000).map((s) => s.ticks);
     const index = indexFromSources(outside, outside.length ? await this.spotImpactMid(pair) : null);
     if (index !== null) return index;
-    const last = await this.redis.get(this.keys.indexPrice(pair.code));
+    const last = await this.redis.get(this.keys.ofPair(pair.code).indexPrice(pair.code));
     return last ? BigInt(last) : null;
   }
 
@@ -79,7 +79,7 @@ export class FuturesPriceService {
 
   /** The stored index (as of the last mark refresh); computed now when none is stored yet; null without sources. */
   async indexTicks(pair: Pair): Promise<string | null> {
-    const stored = await this.redis.get(this.keys.indexPrice(pair.code));
+    const stored = await this.redis.get(this.keys.ofPair(pair.code).indexPrice(pair.code));
     return stored ?? (await this.computeIndex(pair))?.toString() ?? null;
   }
 
@@ -93,8 +93,8 @@ export class FuturesPriceService {
     const [index, mid, last, stored, rate] = await Promise.all([
       this.computeIndex(pair, now),
       this.impact.midTicks('futures', pair, ImpactBook.notional(pair), pair.digitsPrice),
-      this.redis.get(this.keys.lastPrice('futures', pair.code)),
-      this.redis.hmget(this.keys.markPrice(pair.code), 'sec'),
+      this.redis.get(this.keys.ofPair(pair.code).lastPrice('futures', pair.code)),
+      this.redis.hmget(this.keys.ofPair(pair.code).markPrice(pair.code), 'sec'),
       this.lastFundingRatePpm(pair),
     ]);
     const second = Math.floor(now / 1000);
@@ -104,7 +104,7 @@ export class FuturesPriceService {
       return last;
     }
     const sample = mid !== null ? mid - index : 0n;
-    const kept = (await this.redis.lrange(this.keys.basisSamples(pair.code), 0, BASIS_SAMPLES - 1)).map((s) => BigInt(s));
+    const kept = (await this.redis.lrange(this.keys.ofPair(pair.code).basisSamples(pair.code), 0, BASIS_SAMPLES - 1)).map((s) => BigInt(s));
     // this second's sample joins the average unless this second was sampled already
     const basis = Number(stored[0] ?? -1) < second ? [sample, ...kept].slice(0, BASIS_SAMPLES) : kept;
     const { finish } = this.fundingRound(now);
@@ -118,24 +118,24 @@ export class FuturesPriceService {
       bandPpm: markBandPpm(pair.maxLeverage ?? 1, ppm(pair.maintenanceMarginRate)),
     }).toString();
     const ok = await this.engine.storeMark(pair.code, second, index.toString(), sample.toString(), mark, now);
-    if (!ok) return (await this.redis.hget(this.keys.markPrice(pair.code), 'p')) ?? mark;
+    if (!ok) return (await this.redis.hget(this.keys.ofPair(pair.code).markPrice(pair.code), 'p')) ?? mark;
     return mark;
   }
 
   /** The stored mark (refreshed each second by the mark worker); computed and stored when none is. */
   async markTicks(pair: Pair): Promise<string | null> {
-    const stored = await this.redis.hget(this.keys.markPrice(pair.code), 'p');
+    const stored = await this.redis.hget(this.keys.ofPair(pair.code).markPrice(pair.code), 'p');
     return stored ?? this.refreshMark(pair);
   }
 
   /** Rate of the last settled round, ppm (0 before any). */
   async lastFundingRatePpm(pair: Pair): Promise<number> {
-    return Number((await this.redis.hget(this.keys.fundingState(pair.code), 'rate')) ?? 0);
+    return Number((await this.redis.hget(this.keys.ofPair(pair.code).fundingState(pair.code), 'rate')) ?? 0);
   }
 
   /** The premium sample slot last recorded, or null. */
   premiumSlot(pair: Pair): Promise<string | null> {
-    return this.redis.hget(this.keys.fundingState(pair.code), 'pslot');
+    return this.redis.hget(this.keys.ofPair(pair.code).fundingState(pair.code), 'pslot');
   }
 
   /** Cap of the pair's funding rate: ±0.75 × its maintenance margin rate. */
@@ -148,7 +148,7 @@ export class FuturesPriceService {
    * (the same arithmetic the settlement script runs). Positive: longs pay shorts.
    */
   async fundingRatePpm(pair: Pair): Promise<number> {
-    const [n, w] = await this.redis.hmget(this.keys.fundingState(pair.code), 'pn', 'pw');
+    const [n, w] = await this.redis.hmget(this.keys.ofPair(pair.code).fundingState(pair.code), 'pn', 'pw');
     return fundingRatePpm(Number(w ?? 0), Number(n ?? 0), this.fundingCapPpm(pair), FUNDING_INTEREST_PPM);
   }
 

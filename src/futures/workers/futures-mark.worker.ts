@@ -1,33 +1,23 @@
-import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import type { ConnectionOptions } from 'bullmq';
 import type { FuturesWorkerDeps } from './futures-worker-deps';
-import { bullBase, queueName } from '../../platform/queues';
+import { schedulePerShard, type ShardSchedules } from './futures-shard-schedule';
 
 export const FUTURES_MARK_QUEUE = 'futures-mark';
 const TICK_MS = 1000;
 
 /**
- * The mark tick every second through a BullMQ job scheduler (one schedule however many workers
- * run): for every futures market the index and mark are recomputed and stored, the basis and
- * premium samples taken, and positions swept at the new mark. The scripts are keyed by the second
- * and the sample slot, so a late or doubled tick adds no second sample.
+ * The mark tick every second through a BullMQ job scheduler per engine shard: for every futures
+ * market of the shard the index and mark are recomputed and stored, the basis and premium samples
+ * taken, and positions swept at the new mark. The scripts are keyed by the second and the sample
+ * slot, so a late or doubled tick adds no second sample.
  */
-export async function startFuturesMarkWorker(
-  deps: FuturesWorkerDeps,
-  connection: ConnectionOptions,
-): Promise<{ queue: Queue; worker: Worker }> {
-  const queue = new Queue(queueName(FUTURES_MARK_QUEUE), {
-    ...bullBase(deps.keys, connection),
-    defaultJobOptions: { removeOnComplete: true, removeOnFail: { count: 100 } },
-  });
-  await queue.upsertJobScheduler('mark', { every: TICK_MS }, { name: 'tick' });
-  const worker = new Worker(
-    queueName(FUTURES_MARK_QUEUE),
-    async () => {
-      const now = Date.now();
-      for (const p of await deps.markets.store.listPairs('futures')) await deps.futures.risk.tick(p.code, now);
+export function startFuturesMarkWorker(deps: FuturesWorkerDeps, connection: ConnectionOptions): Promise<ShardSchedules> {
+  return schedulePerShard(
+    deps,
+    connection,
+    { queue: FUTURES_MARK_QUEUE, scheduler: 'mark', job: 'tick', everyMs: TICK_MS, label: 'mark tick', jobOptions: { removeOnComplete: true, removeOnFail: { count: 100 } } },
+    async (pairs, now) => {
+      for (const p of pairs) await deps.futures.risk.tick(p.code, now);
     },
-    bullBase(deps.keys, connection),
   );
-  worker.on('failed', (job, err) => deps.log.error({ err, jobId: job?.id }, 'mark tick failed'));
-  return { queue, worker };
 }

@@ -4,11 +4,12 @@ import { startFuturesFundingWorker } from './futures-funding.worker';
 import { startFuturesMarkWorker } from './futures-mark.worker';
 import { startFuturesTriggersWorker } from './futures-triggers.worker';
 
-/** The futures processors: TP/SL and liquidation sweeps fed by the dispatcher, the mark tick, funding rounds. */
+/** The futures processors, each per engine shard for its markets: TP/SL and liquidation sweeps fed by the dispatcher, the mark tick, funding rounds. */
 export async function startFuturesWorkers(deps: FuturesWorkerDeps): Promise<{ close(): Promise<void> }> {
   const connection = createRedis({
     url: deps.config.redisUrl,
     cluster: deps.config.redisCluster,
+    natMap: deps.config.redisClusterNatMap,
     blocking: true,
     name: 'futures-workers',
     log: deps.log,
@@ -19,10 +20,8 @@ export async function startFuturesWorkers(deps: FuturesWorkerDeps): Promise<{ cl
   return {
     async close() {
       await triggers.close();
-      await funding.worker.close();
-      await funding.queue.close();
-      await mark.worker.close();
-      await mark.queue.close();
+      await funding.close();
+      await mark.close();
       await connection.quit().catch(() => undefined);
     },
   };

@@ -8,6 +8,8 @@ export interface AppConfig {
   wsPort: number;
   redisUrl: string;
   redisCluster: boolean;
+  /** REDIS_CLUSTER_NAT_MAP: the address to use for a cluster node that CLUSTER SLOTS names otherwise (NAT, proxies). */
+  redisClusterNatMap: Record<string, { host: string; port: number }>;
   /** Longest wait for a reply on the engine connection before the request answers 503. */
   redisCommandTimeoutMs: number;
   /** Prefix of every key; the engine shard's hash tag is added by the key builder. */
@@ -57,6 +59,10 @@ const schema = Joi.object({
     .uri({ scheme: ['redis', 'rediss'] })
     .default('redis://127.0.0.1:6379'),
   REDIS_CLUSTER: Joi.boolean().truthy('1').falsy('0').default(false),
+  // `announced=reachable` pairs of host:port, comma-separated
+  REDIS_CLUSTER_NAT_MAP: Joi.string()
+    .pattern(/^[^\s=,:]+:\d+=[^\s=,:]+:\d+(,[^\s=,:]+:\d+=[^\s=,:]+:\d+)*$/)
+    .allow(''),
   // well below 2 s: a request held up by a silent command, then by the question after a lost
   // reply, still answers 503 within 2 s; a healthy engine answers in milliseconds
   REDIS_COMMAND_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(1000),
@@ -109,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     wsPort: value.WS_PORT,
     redisUrl: value.REDIS_URL,
     redisCluster: value.REDIS_CLUSTER,
+    redisClusterNatMap: natMapOf(value.REDIS_CLUSTER_NAT_MAP),
     redisCommandTimeoutMs: value.REDIS_COMMAND_TIMEOUT_MS,
     keyPrefix: value.KEY_PREFIX,
     engineShards: value.ENGINE_SHARDS,
@@ -134,4 +141,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     corsOrigins: value.CORS_ORIGINS ? (value.CORS_ORIGINS as string).split(',').map((o) => o.trim()) : [],
     publicWsUrl: value.PUBLIC_WS_URL || undefined,
   };
+}
+
+function natMapOf(pairs: string | undefined): AppConfig['redisClusterNatMap'] {
+  const map: AppConfig['redisClusterNatMap'] = {};
+  for (const pair of (pairs ?? '').split(',').filter(Boolean)) {
+    const [from, to] = pair.split('=');
+    const [host, port] = to.split(':');
+    map[from] = { host, port: Number(port) };
+  }
+  return map;
 }

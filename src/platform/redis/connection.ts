@@ -9,6 +9,8 @@ export type RedisClient = Redis | Cluster;
 export interface ConnectionOptions {
   url: string;
   cluster?: boolean;
+  /** Where to reach cluster nodes that CLUSTER SLOTS names by another address (REDIS_CLUSTER_NAT_MAP). */
+  natMap?: Record<string, { host: string; port: number }>;
   /** BullMQ's blocking connections need `maxRetriesPerRequest: null`. */
   blocking?: boolean;
   name?: string;
@@ -61,33 +63,40 @@ export function createRedis(opts: ConnectionOptions): RedisClient {
   };
   let client: RedisClient;
   if (opts.cluster) {
-    client = clusterClient(opts, base);
+    const cluster = clusterClient(opts, base);
+    // each node connection of the engine's cluster client fails and drops as the one-server connection does
+    if (opts.commandTimeoutMs) cluster.on('+node', (node: Redis) => failFast(node, opts.commandTimeoutMs as number));
+    client = cluster;
   } else {
     const single = new Redis(opts.url, base);
-    if (opts.commandTimeoutMs) {
-      failUnanswered(single, opts.commandTimeoutMs);
-      // Half the command timeout: a healthy server answers a PING in a millisecond, and commands in
-      // flight fail when the connection drops, so a stall costs a request well under the timeout.
-      dropWhenSilent(single, Math.max(100, opts.commandTimeoutMs / 2));
-    }
+    if (opts.commandTimeoutMs) failFast(single, opts.commandTimeoutMs);
     client = single;
   }
   if (opts.log) logOutages(client, opts.log, opts.name ?? 'redis');
   return client;
 }
 
+function failFast(client: Redis, commandTimeoutMs: number): void {
+  failUnanswered(client, commandTimeoutMs);
+  // Half the command timeout: a healthy server answers a PING in a millisecond, and commands in
+  // flight fail when the connection drops, so a stall costs a request well under the timeout.
+  dropWhenSilent(client, Math.max(100, commandTimeoutMs / 2));
+}
+
 function clusterClient(opts: ConnectionOptions, base: RedisOptions): Cluster {
   const u = new URL(opts.url);
   return new Cluster([{ host: u.hostname, port: Number(u.port || 6379) }], {
-    // a cluster's node connections are its own: there ioredis's commandTimeout bounds each command
     redisOptions: {
       ...base,
-      ...(opts.commandTimeoutMs ? { commandTimeout: opts.commandTimeoutMs } : {}),
       password: u.password || undefined,
       username: u.username || undefined,
     },
     enableAutoPipelining: !opts.blocking,
-    ...(opts.commandTimeoutMs ? { enableOfflineQueue: false, clusterRetryStrategy: reconnectDelayMs } : {}),
+    ...(opts.natMap && Object.keys(opts.natMap).length ? { natMap: opts.natMap } : {}),
+    // retryDelayOnFailover 0: a command whose node connection closed may have run, so it is never
+    // sent again (ioredis would resend it after a failover delay); MOVED, ASK and CLUSTERDOWN
+    // replies still redirect, as they mean the command did not run
+    ...(opts.commandTimeoutMs ? { enableOfflineQueue: false, retryDelayOnFailover: 0, clusterRetryStrategy: reconnectDelayMs } : {}),
   });
 }
 

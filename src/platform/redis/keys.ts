@@ -372,7 +372,7 @@ export class Keys {
     return `${this.idempotency(userId, keyHash)}:lease`;
   }
 
-  /** Prefix of one bucket of the order rate limiter (rate-limiter-flexible appends `:<rateLimitSubject>`). */
+  /** Prefix of one bucket of the order rate limiter; the bucket's key appends `:<rateLimitSubject>` (lua/platform/consumeRateLimit-2.lua). */
   rateLimitBucket(bucket: 'orders' | 'orders-burst'): string {
     return `${this.prefix}:rl:${bucket}`;
   }

@@ -214,12 +214,12 @@ function isRefused(reply: unknown, code: 'OPERATION_FENCED' | 'OPERATION_ABORTED
 const isFenced = (reply: unknown) => isRefused(reply, 'OPERATION_FENCED');
 
 /** The scripts whose exactly-once form answers a first run with its record's JSON text (Lua `answerAsRecord`). */
-const ANSWERS_AS_RECORD = new Set(['createFuturesOrders']);
+const ANSWERS_AS_RECORD = new Set(['createFuturesOrders', 'placeSpotOrders']);
 
 /**
- * The reply of an exactly-once form. A batch's list of per-item lists (createFuturesOrders) comes as
- * the JSON text of its operation record (lua/includes/operationRecord.lua: cheaper for Redis than
- * RESP of nested tables), read here into what RESP would have given: true is 1, false is null, a
+ * The reply of an exactly-once form. A batch's list of per-item lists (createFuturesOrders,
+ * placeSpotOrders) comes as the JSON text of its operation record (lua/includes/operationRecord.lua:
+ * cheaper for Redis than RESP of nested tables), read here into what RESP would have given: true is 1, false is null, a
  * number its integer part, {} (cjson's empty table) []. A repeat answers the record decoded, as RESP,
  * and so does every other script.
  */

@@ -35,7 +35,7 @@ export function createApp(ctx: AppContext): Express {
   app.use(express.json({ limit: '64kb' }));
   app.use(refuseReservedKeys);
   const auth = authenticatedOnce(authenticate(ctx.config), idempotency(ctx.redis, ctx.keys, ctx.scripts));
-  const limit = orderRateLimit(ctx.redis, ctx.keys, ctx.config.rateLimitPoints, ctx.config.rateLimitBurst);
+  const limit = orderRateLimit(ctx.scripts, ctx.keys, ctx.config.rateLimitPoints, ctx.config.rateLimitBurst);
   app.use(systemRoutes(ctx));
   app.use(apiDocs(app)); // the API reference: /api/openapi.json and /api/docs (docs/api-reference.md)
   app.use(queueDashboard(ctx));

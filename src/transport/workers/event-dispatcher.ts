@@ -50,6 +50,7 @@ export class EventDispatcher {
     const announcementsConn = createRedis({
       url: ctx.config.redisUrl,
       cluster: ctx.config.redisCluster,
+      natMap: ctx.config.redisClusterNatMap,
       blocking: true,
       name: 'dispatcher-markets',
       log: ctx.log,

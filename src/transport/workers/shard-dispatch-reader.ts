@@ -4,7 +4,7 @@ import { blockingRead } from '../../platform/redis/blocking-read';
 import { createRedis, type RedisClient } from '../../platform/redis/connection';
 import { ReadLoop } from '../../platform/redis/read-loop';
 import type { MarketKind } from '../../platform/redis/keys';
-import { parseEntry } from '../../platform/market-event';
+import { parseEntry, withoutOrderStates } from '../../platform/market-event';
 import { queueName, streamJobId, type StreamJob } from '../../platform/queues';
 import type { StreamRoute } from './stream-routes';
 
@@ -61,6 +61,7 @@ export class ShardDispatchReader {
     this.conn = createRedis({
       url: ctx.config.redisUrl,
       cluster: ctx.config.redisCluster,
+      natMap: ctx.config.redisClusterNatMap,
       blocking: true,
       name: `dispatcher-${shard}`,
       log: ctx.log,
@@ -150,10 +151,12 @@ export class ShardDispatchReader {
     for (const [id, fields] of entries) {
       if (!fields) continue; // trimmed away while pending: nothing left to hand over
       const entry = parseEntry(id, fields);
+      // the private stream's order states are no worker's business: jobs stay as small as before
+      const events = withoutOrderStates(entry.events);
       for (const route of this.routes) {
         if (!route.kinds.includes(s.kind)) continue;
         if (route.events && !entry.events.some((e) => route.events!.includes(e.e))) continue;
-        const data: StreamJob = { kind: s.kind, pair: s.pair, entryId: id, ts: entry.ts, events: entry.events };
+        const data: StreamJob = { kind: s.kind, pair: s.pair, entryId: id, ts: entry.ts, events };
         if (this.shard !== 0) data.shard = this.shard;
         if (entry.seq !== undefined) data.seq = entry.seq;
         const list = byQueue.get(route.queue) ?? [];

@@ -28,6 +28,7 @@ export async function startWorkerRole(
   const connection = createRedis({
     url: ctx.config.redisUrl,
     cluster: ctx.config.redisCluster,
+    natMap: ctx.config.redisClusterNatMap,
     blocking: true,
     name: 'bullmq',
     log: ctx.log,

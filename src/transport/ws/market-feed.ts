@@ -30,6 +30,13 @@ export class MarketFeed {
   private markPrice?: number;
   private indexPrice?: number;
   private readonly topics;
+  /**
+   * The snapshot and ticker messages as last built, or null once the book or a price changed: a
+   * burst of subscribers (every client of a restarted gateway reconnecting at once) shares one
+   * serialization instead of sorting and stringifying the whole book once each.
+   */
+  private snapshotText: string | null = null;
+  private tickerText: string | null = null;
 
   constructor(
     readonly kind: MarketKind,
@@ -44,7 +51,10 @@ export class MarketFeed {
 
   /** The last price as the engine keeps it (ticks), so a ticker has one before the next trade. */
   seedLastPrice(ticks: string | null): void {
-    if (ticks && this.lastPrice === undefined) this.lastPrice = fromMinor(ticks, this.pair.digitsPrice);
+    if (ticks && this.lastPrice === undefined) {
+      this.lastPrice = fromMinor(ticks, this.pair.digitsPrice);
+      this.tickerText = null;
+    }
   }
 
   /** Takes a fresh snapshot; returns its stream id, from where the stream must be read. */
@@ -52,6 +62,7 @@ export class MarketFeed {
     this.held ??= [];
     const snap = await this.books.snapshot(this.kind, this.pair.code, 0);
     this.book.reset(snap.bids, snap.asks);
+    this.bookChanged();
     this.seq = snap.seq;
     this.bookId = snap.streamId;
     const held = this.held;
@@ -76,7 +87,7 @@ export class MarketFeed {
   /** The whole book as of now, or null while a snapshot is on its way (it is published when it lands). */
   snapshotMessage(): string | null {
     if (this.held) return null;
-    return JSON.stringify({
+    return (this.snapshotText ??= JSON.stringify({
       channel: 'orderbook',
       type: 'snapshot',
       market: this.pair.code,
@@ -84,13 +95,14 @@ export class MarketFeed {
       seq: this.seq,
       bids: this.book.levels('bids').map(this.level),
       asks: this.book.levels('asks').map(this.level),
-    });
+    }));
   }
 
   tickerMessage(): string {
+    if (this.tickerText !== null) return this.tickerText;
     const bid = this.book.best('bids');
     const ask = this.book.best('asks');
-    return JSON.stringify({
+    return (this.tickerText = JSON.stringify({
       channel: 'ticker',
       market: this.pair.code,
       kind: this.kind,
@@ -99,7 +111,13 @@ export class MarketFeed {
       bestBid: bid ? this.level(bid) : null,
       bestAsk: ask ? this.level(ask) : null,
       ...(this.kind === 'futures' ? { markPrice: this.markPrice ?? null, indexPrice: this.indexPrice ?? null } : {}),
-    });
+    }));
+  }
+
+  /** The book moved: both cached messages describe it. */
+  private bookChanged(): void {
+    this.snapshotText = null;
+    this.tickerText = null;
   }
 
   /** A futures mark tick's announcement: the ticker carries mark and index (published at once). */
@@ -108,6 +126,7 @@ export class MarketFeed {
     if (!mark) return;
     this.markPrice = fromMinor(mark.p, this.pair.digitsPrice);
     if (mark.i) this.indexPrice = fromMinor(mark.i, this.pair.digitsPrice);
+    this.tickerText = null;
     this.publish(this.topics.ticker, () => this.tickerMessage());
   }
 
@@ -131,6 +150,7 @@ export class MarketFeed {
     }
     this.seq = entry.seq;
     this.bookId = entry.id;
+    this.bookChanged();
     this.publish(this.topics.orderbook, () =>
       JSON.stringify({
         channel: 'orderbook',
@@ -152,6 +172,7 @@ export class MarketFeed {
     const last = trades[trades.length - 1];
     this.lastPrice = fromMinor(last.p, this.pair.digitsPrice);
     this.lastTs = entry.ts;
+    this.tickerText = null;
     this.publish(this.topics.deals, () =>
       JSON.stringify({
         channel: 'deals',

@@ -20,15 +20,29 @@ export interface FillFrame {
   timestamp: string;
 }
 
-/** What one engine command changed for one user, in the order it happened; the state is read after. */
+/**
+ * One state of an order as the engine wrote it (an `st` event, docs/events.md): the record's
+ * `state` text, its version last; `fixed`, the record's fixed text, when the same entry placed it.
+ */
+export interface OrderState {
+  kind: MarketKind;
+  id: string;
+  state: string;
+  fixed?: string;
+}
+
+/**
+ * What one stream entry changed for one user, in the order it happened. Orders (futures positions
+ * are their opening orders' records) and fills come whole from the events; balances are read after.
+ */
 export interface UserChanges {
-  orders: { kind: MarketKind; id: string }[];
+  /** Every state each order went through, in the engine's order. */
+  orders: OrderState[];
   fills: FillFrame[];
   /** Wallet currencies whose balance changed, with the reason. */
   wallet: Map<string, BalanceReason>;
   /** The user's futures accounts changed (which one the events do not always say). */
   accounts?: BalanceReason;
-  positions: string[];
 }
 
 /** A reason said first stays; only a plain order reservation gives way to a more telling one. */
@@ -37,27 +51,33 @@ function stronger(had: BalanceReason | undefined, next: BalanceReason): BalanceR
 }
 
 /**
- * Collects, per user for whom `wanted` holds, what a stream entry changed. The private stream
- * sends the state behind each change as REST reads it; fills come whole from the trade events.
+ * Collects, per user for whom `wanted` holds, what a stream entry changed: each order state and
+ * fill whole from its event, the balances to read. Positions (futures) are their orders' states.
  */
 export class UserChangeSet {
   readonly byUser = new Map<string, UserChanges>();
 
   constructor(private readonly wanted: (userId: string) => boolean) {}
 
+  /** A new order's fixed text, from its `new` event until its first `st` (the same entry's). */
+  private readonly placed = new Map<string, string>();
+
   private of(u: string | undefined): UserChanges | undefined {
     if (!u || !this.wanted(u)) return undefined;
     let c = this.byUser.get(u);
     if (!c) {
-      c = { orders: [], fills: [], wallet: new Map(), positions: [] };
+      c = { orders: [], fills: [], wallet: new Map() };
       this.byUser.set(u, c);
     }
     return c;
   }
 
-  order(u: string | undefined, kind: MarketKind, id: string | undefined): void {
-    const c = this.of(u);
-    if (c && id && !c.orders.some((o) => o.id === id && o.kind === kind)) c.orders.push({ kind, id });
+  /** An `st` event: the order's state as the command wrote it. */
+  private orderState(kind: MarketKind, e: MarketEvent): void {
+    const fixed = this.placed.get(e.id);
+    if (fixed !== undefined) this.placed.delete(e.id);
+    const c = this.of(e.u);
+    if (c) c.orders.push({ kind, id: e.id, state: e.state, ...(fixed !== undefined ? { fixed } : {}) });
   }
 
   wallet(u: string | undefined, currency: string, reason: BalanceReason): void {
@@ -70,12 +90,6 @@ export class UserChangeSet {
     if (c) c.accounts = stronger(c.accounts, reason);
   }
 
-  position(u: string | undefined, id: string | undefined): void {
-    const c = this.of(u);
-    if (c && id && !c.positions.includes(id)) c.positions.push(id);
-    this.order(u, 'futures', id);
-  }
-
   fill(u: string | undefined, frame: () => FillFrame): void {
     const c = this.of(u);
     if (c) c.fills.push(frame());
@@ -84,7 +98,9 @@ export class UserChangeSet {
   /** One entry of a market stream (docs/events.md, docs/futures.md). */
   addMarketEntry(kind: MarketKind, pair: Pair, entry: MarketEntry): void {
     for (const e of entry.events) {
-      if (kind === 'spot') this.spotEvent(pair, e, entry.ts);
+      if (e.e === 'st') this.orderState(kind, e);
+      else if (e.e === 'new') this.placed.set(e.id, e.fixed);
+      else if (kind === 'spot') this.spotEvent(pair, e, entry.ts);
       else this.futuresEvent(pair, e, entry.ts);
     }
   }
@@ -104,19 +120,16 @@ export class UserChangeSet {
     };
     switch (e.e) {
       case 'accepted':
-        this.order(e.u, 'spot', e.id);
         this.wallet(e.u, e.side === 'buy' ? pair.quoteCurrencyCode : pair.baseCurrencyCode, 'order');
         break;
       case 'trade':
         for (const role of ['taker', 'maker'] as const) {
           const u = role === 'taker' ? e.tu : e.mu;
-          this.order(u, 'spot', role === 'taker' ? e.tk : e.mk);
           this.fill(u, () => fillFrame('spot', pair, e, role, ts));
           both(u, 'trade');
         }
         break;
       case 'done':
-        this.order(e.u, 'spot', e.id);
         both(e.u, 'order');
         break;
     }
@@ -125,37 +138,24 @@ export class UserChangeSet {
   private futuresEvent(pair: Pair, e: MarketEvent, ts: number): void {
     switch (e.e) {
       case 'accepted':
-        this.order(e.u, 'futures', e.id);
+      case 'done':
         this.accounts(e.u, 'order');
         break;
       case 'trade':
         for (const role of ['taker', 'maker'] as const) {
           const u = role === 'taker' ? e.tu : e.mu;
-          this.position(u, role === 'taker' ? e.tpos : e.mpos);
           this.fill(u, () => fillFrame('futures', pair, e, role, ts));
           this.accounts(u, role === 'taker' && e.tt === '3' ? 'liquidation' : 'trade');
         }
         break;
-      case 'done':
-        // a close order's own id is no record a user reads: the position it closed comes with its trade
-        this.order(e.u, 'futures', e.id);
-        this.accounts(e.u, 'order');
-        break;
-      case 'trigger':
-        this.position(e.u, e.id);
-        break;
       case 'takeover':
-        this.position(e.u, e.pos);
         this.accounts(e.u, 'liquidation');
         break;
       case 'adl':
-        this.position(e.u, e.pos);
         this.accounts(e.u, 'liquidation');
-        this.position(e.au, e.apos);
         this.accounts(e.au, 'liquidation');
         break;
       case 'fund':
-        this.position(e.u, e.pos);
         this.accounts(e.u, 'funding');
         break;
     }

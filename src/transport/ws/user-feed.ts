@@ -1,42 +1,49 @@
 import type { MarketKind, Pair } from '../../domain/market';
 import type { Logger } from '../../platform/config/logger';
 import type { MarketEntry } from '../../platform/market-event';
-import { UserChangeSet, type UserChanges } from './user-changes';
+import { UserChangeSet, type OrderState, type UserChanges } from './user-changes';
 import type { UserChannel } from './user-protocol';
-import type { UserStateReader } from './user-state';
+import { isFinal, isPosition, placedRecord, versionOf, withState, type OrderRecord, type UserStateReader } from './user-state';
 
 /** What the feed needs of a connection: uWS's socket behind it (user-gateway.ts). */
 export interface UserConnection {
   readonly userId: string;
   /** Channels it subscribed to, whose snapshot has been sent. */
   readonly channels: Set<UserChannel>;
+  /**
+   * The version of each order it was last sent on a channel (`<channel>:<kind>:<id>`): a state at or
+   * below it is not sent again (its snapshot already showed it, or a later one).
+   */
+  readonly versions: Map<string, number>;
   /** Sends one frame, stamping the connection's next `seq`. */
   send(frame: Record<string, unknown>): void;
   /** Ends the connection (a read failed: the client reconnects and gets a snapshot). */
   fail(reason: string): void;
 }
 
-/**
- * `updateId` of an order: the market stream entry that changed it, as one number (ms × 1000 +
- * sequence). Every change of an order is an entry of its market's stream, whose ids rise, so
- * every gateway gives a change the same updateId and an order's updateIds rise.
- */
-export function updateIdOf(entryId: string): number {
-  const dash = entryId.indexOf('-');
-  return Number(entryId.slice(0, dash)) * 1000 + Math.min(Number(entryId.slice(dash + 1)), 999);
+/** One update frame's channel and data; an order's carries its version (`UserConnection.versions`) and whether it is its last. */
+interface Frame {
+  channel: UserChannel;
+  data: Record<string, unknown>;
+  order?: { key: string; v: number; final: boolean };
 }
 
 /**
  * The private stream's fan-out in one ws instance: turns the engine's entries into frames for the
- * users connected here. Each user has one chain of work: the reads behind an entry's frames, a
- * snapshot, run one after another, so a user sees states in the order the engine made them and no
- * update from before a snapshot after it. Users never share a chain, nor a frame.
+ * users connected here. Orders, positions and fills come from the events themselves (each order
+ * state the engine wrote, with its version: docs/events.md), so every state arrives, in order;
+ * balances are read after the entry. Each user has one chain of work: an entry's frames, a
+ * snapshot, one after another, so a user sees states in the engine's order and nothing from before
+ * a snapshot after it. Users never share a chain, nor a frame.
  */
 export class UserFeed {
   private readonly byUser = new Map<string, Set<UserConnection>>();
   private readonly chains = new Map<string, Promise<void>>();
-  /** Last entry id seen per market stream: a snapshot's orders carry it as their updateId. */
-  private readonly lastIds = new Map<string, string>();
+  /**
+   * Per connected user, the record of each order whose state it has seen and which can still
+   * change: its fixed fields come from here, its state from each `st` event.
+   */
+  private readonly records = new Map<string, Map<string, OrderRecord>>();
 
   constructor(
     private readonly reader: UserStateReader,
@@ -56,13 +63,15 @@ export class UserFeed {
   detach(conn: UserConnection): void {
     const set = this.byUser.get(conn.userId);
     if (!set?.delete(conn)) return;
-    if (set.size === 0) this.byUser.delete(conn.userId);
+    if (set.size === 0) {
+      this.byUser.delete(conn.userId);
+      this.records.delete(conn.userId);
+    }
   }
 
   private readonly connected = (userId: string) => this.byUser.has(userId);
 
   onMarketEntry(kind: MarketKind, pair: Pair, entry: MarketEntry): void {
-    this.lastIds.set(`${kind}/${pair.code}`, entry.id);
     if (this.byUser.size === 0) return;
     const set = new UserChangeSet(this.connected);
     set.addMarketEntry(kind, pair, entry);
@@ -78,12 +87,10 @@ export class UserFeed {
 
   /** Sends `channel`'s snapshot to `conn`, in its user's chain; from then on its updates. */
   subscribe(conn: UserConnection, channel: UserChannel): void {
-    const updateIds = new Map(this.lastIds);
     this.enqueue(conn.userId, async () => {
-      const rows = await this.reader.snapshot(conn.userId, channel);
-      if (channel === 'orders') {
-        for (const r of rows) r.updateId = updateIdOf(updateIds.get(`${String(r.kind)}/${String(r.currencyPairCode)}`) ?? '0-0');
-      }
+      const { rows, versions } = await this.reader.snapshot(conn.userId, channel);
+      for (const key of [...conn.versions.keys()]) if (key.startsWith(`${channel}:`)) conn.versions.delete(key);
+      for (const [key, v] of versions) conn.versions.set(key, v);
       conn.channels.add(channel);
       conn.send({ channel, type: 'snapshot', data: rows });
     }, [conn]);
@@ -95,29 +102,71 @@ export class UserFeed {
     }
   }
 
-  /** Reads the state behind `changes` and sends each frame to every connection of the user that wants it. */
+  /** Builds the frames of `changes` and sends each to every connection of the user that wants it. */
   private async deliver(userId: string, c: UserChanges, entry: MarketEntry): Promise<void> {
     const conns = this.byUser.get(userId);
     if (!conns) return;
     const wants = (ch: UserChannel) => [...conns].some((x) => x.channels.has(ch));
-    const updateId = updateIdOf(entry.id);
-    const [orders, positions, wallet, accounts] = await Promise.all([
-      wants('orders') ? Promise.all(c.orders.map((o) => this.reader.order(userId, o.kind, o.id))) : [],
-      wants('positions') ? Promise.all(c.positions.map((id) => this.reader.position(userId, id))) : [],
+    const wantOrders = wants('orders') || wants('positions');
+    const [orders, wallet, accounts] = await Promise.all([
+      wantOrders ? this.orderFrames(userId, c.orders) : [],
       wants('balances') && c.wallet.size > 0 ? this.reader.wallet(userId, new Set(c.wallet.keys())) : [],
       wants('balances') && c.accounts ? this.reader.accounts(userId) : [],
     ]);
-    const frames: [UserChannel, Record<string, unknown>][] = [];
-    for (const o of orders) if (o) frames.push(['orders', { ...o, updateId }]);
-    for (const f of c.fills) frames.push(['fills', { ...f }]);
-    for (const w of wallet) frames.push(['balances', { ...w, reason: c.wallet.get(String(w.currencyCode)) }]);
-    for (const a of accounts) frames.push(['balances', { ...a, reason: c.accounts }]);
-    for (const p of positions) if (p) frames.push(['positions', p]);
+    const frames: Frame[] = [...orders];
+    for (const f of c.fills) frames.push({ channel: 'fills', data: { ...f } });
+    for (const w of wallet) frames.push({ channel: 'balances', data: { ...w, reason: c.wallet.get(String(w.currencyCode)) } });
+    for (const a of accounts) frames.push({ channel: 'balances', data: { ...a, reason: c.accounts } });
     for (const conn of conns) {
-      for (const [channel, data] of frames) {
-        if (conn.channels.has(channel)) conn.send({ channel, type: 'update', ts: entry.ts, data });
+      for (const { channel, data, order } of frames) {
+        if (!conn.channels.has(channel)) continue;
+        if (order) {
+          // a state its snapshot (or an earlier frame) already showed
+          if (order.v <= (conn.versions.get(order.key) ?? -1)) continue;
+          if (order.final) conn.versions.delete(order.key);
+          else conn.versions.set(order.key, order.v);
+        }
+        conn.send({ channel, type: 'update', ts: entry.ts, data });
       }
     }
+  }
+
+  /**
+   * The frames of each order state in `states`, in order: the order (spot, and a futures opening
+   * order) with `kind` and its version as `updateId`, and a futures position's record. The record's
+   * fixed fields are the ones this feed holds, the `new` event's, or read once.
+   */
+  private async orderFrames(userId: string, states: OrderState[]): Promise<Frame[]> {
+    let mine = this.records.get(userId);
+    if (!mine) this.records.set(userId, (mine = new Map()));
+    const out: Frame[] = [];
+    for (const s of states) {
+      const key = `${s.kind}:${s.id}`;
+      const held = mine.get(key);
+      const record = held
+        ? withState(s.kind, held, s.state)
+        : s.fixed !== undefined
+          ? placedRecord(s.kind, s.id, s.fixed, s.state)
+          : await this.fixedRead(s);
+      if (!record) continue;
+      const final = isFinal(s.kind, record);
+      if (final) mine.delete(key);
+      else mine.set(key, record);
+      if (record.role === 'close') continue; // a close order is no record a user reads: its position's state follows
+      const v = versionOf(record);
+      const row = await this.reader.orderRow(s.kind, record);
+      out.push({ channel: 'orders', data: { ...row, kind: s.kind, updateId: v }, order: { key: `orders:${key}`, v, final } });
+      if (s.kind === 'futures' && isPosition(record)) {
+        out.push({ channel: 'positions', data: row, order: { key: `positions:${key}`, v, final } });
+      }
+    }
+    return out;
+  }
+
+  /** An order first seen by its state: its fixed fields read (they never change), with the event's state. */
+  private async fixedRead(s: OrderState): Promise<OrderRecord | null> {
+    const r = await this.reader.orderRecord(s.kind, s.id);
+    return r && withState(s.kind, r, s.state);
   }
 
   /** Runs `work` after the user's earlier work; a failure ends `failing` (they reconnect for a snapshot). */

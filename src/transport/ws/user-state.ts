@@ -1,7 +1,7 @@
-import { AppError } from '../../domain/errors';
 import { FuturesStatus } from '../../domain/futures';
 import type { MarketKind } from '../../domain/market';
-import type { FuturesOrderDto } from '../../futures';
+import { decodeFuturesOrder, withFuturesState, type FuturesOrderDto } from '../../futures';
+import { decodeSpotOrder, withSpotState } from '../../spot';
 import type { AppContext } from '../context';
 import type { UserChannel } from './user-protocol';
 
@@ -17,27 +17,61 @@ function isWorking(o: FuturesOrderDto): boolean {
 
 const byId = (a: Row, b: Row) => Number(a.id) - Number(b.id);
 
+/** An order's record (fixed fields and the state of the moment), as the engine stores it, decoded. */
+export type OrderRecord = Record<string, string>;
+
+/** Spot statuses after which an order never changes again. */
+const SPOT_FINAL = new Set(['filled', 'cancelled', 'expired']);
+const FUTURES_FINAL = new Set([FuturesStatus.PositionClosed, FuturesStatus.Cancelled, FuturesStatus.Error].map(String));
+
+/** No state of the order can follow this one: what the private stream keeps of it can go. */
+export function isFinal(kind: MarketKind, r: OrderRecord): boolean {
+  return kind === 'spot' ? SPOT_FINAL.has(r.status) : r.role === 'close' || FUTURES_FINAL.has(r.status);
+}
+
+/** A futures opening order's record that is a position's (GET /api/futures/trade/positions lists it). */
+export function isPosition(r: OrderRecord): boolean {
+  return r.role === 'open' && (r.status === String(FuturesStatus.InPosition) || r.status === String(FuturesStatus.PositionClosed));
+}
+
+/** A record with the state of an `st` event (docs/events.md). */
+export function withState(kind: MarketKind, r: OrderRecord, state: string): OrderRecord {
+  return kind === 'spot' ? withSpotState(r, state) : withFuturesState(r, state);
+}
+
+/** A new order's record from its `new` and first `st` events. */
+export function placedRecord(kind: MarketKind, id: string, fixed: string, state: string): OrderRecord | null {
+  return kind === 'spot' ? decodeSpotOrder(id, { spot: fixed, state }) : decodeFuturesOrder({ futures: fixed, state });
+}
+
+/** An order's version (its record's `v`, 0 before the field existed): the frame's `updateId`. */
+export const versionOf = (r: OrderRecord): number => Number(r.v ?? 0);
+
+/** A snapshot: its rows and the version of every order it read (`<channel>:<kind>:<id>`), shown or not. */
+export interface Snapshot {
+  rows: Row[];
+  versions: Map<string, number>;
+}
+
 /**
  * The private stream's reads of a user's state, through the same services the REST routes call,
- * so a frame carries a record exactly as REST reads it at that moment.
+ * so a frame carries a record exactly as REST reads it at that moment. Orders and positions are
+ * built from their records with the services' own DTOs, so a state from an engine event and one
+ * read give the same row.
  */
 export class UserStateReader {
   constructor(private readonly ctx: Pick<AppContext, 'spot' | 'futures' | 'wallets'>) {}
 
-  /** One order as GET /api/orders/{id} or the futures orders-history reads it; null when it is none of the user's. */
-  async order(userId: string, kind: MarketKind, id: string): Promise<Row | null> {
-    const dto =
-      kind === 'spot'
-        ? await orNull(this.ctx.spot.orders.get(userId, id))
-        : await orNull(this.ctx.futures.orders.get(userId, Number(id)));
-    return dto && { ...dto, kind };
+  /** An order's record, read (the fixed fields of an order placed before the stream saw it); null when there is none. */
+  async orderRecord(kind: MarketKind, id: string): Promise<OrderRecord | null> {
+    if (kind === 'spot') return (await this.ctx.spot.orders.records([id]))[0] ?? null;
+    const r = await this.ctx.futures.orders.record(Number(id));
+    return r.kind === 'futures' ? r : null;
   }
 
-  /** A position's record (GET /api/futures/trade/positions), null when the order never filled. */
-  async position(userId: string, id: string): Promise<Row | null> {
-    const dto = await orNull(this.ctx.futures.orders.get(userId, Number(id)));
-    const positional: number[] = [FuturesStatus.InPosition, FuturesStatus.PositionClosed];
-    return dto && positional.includes(dto.futuresOrderStatus) ? { ...dto } : null;
+  /** The REST row of a record: GET /api/orders/{id}, or the futures `FuturesOrder` (valued at the mark now). */
+  async orderRow(kind: MarketKind, r: OrderRecord): Promise<Row> {
+    return kind === 'spot' ? { ...(await this.ctx.spot.orders.dto(r)) } : { ...(await this.ctx.futures.orders.dto(r)) };
   }
 
   /** Wallet rows (GET /api/wallet/balances) of the currencies given, `account: "wallet"`. */
@@ -52,12 +86,25 @@ export class UserStateReader {
   }
 
   /**
-   * A channel's snapshot: open spot and futures orders; wallet and futures account balances; open
-   * positions; fills have no state (the trade history is read over REST), so theirs is empty.
-   * Oldest first.
+   * A channel's snapshot: open spot and futures orders (each with its version as `updateId`); wallet
+   * and futures account balances; open positions; fills have no state (the trade history is read
+   * over REST), so theirs is empty. Oldest first. Orders and positions are listed as REST lists
+   * them, then read again as records, so each row and its version come from one read.
    */
-  async snapshot(userId: string, channel: UserChannel): Promise<Row[]> {
+  async snapshot(userId: string, channel: UserChannel): Promise<Snapshot> {
     const { spot, futures } = this.ctx;
+    const versions = new Map<string, number>();
+    const rowsOf = async (kind: MarketKind, records: OrderRecord[], keep: (r: OrderRecord, row: Row) => boolean, updateId: boolean) => {
+      const rows: Row[] = [];
+      for (const r of records) {
+        versions.set(`${channel}:${kind}:${r.id}`, versionOf(r));
+        const row = await this.orderRow(kind, r);
+        if (keep(r, row)) rows.push({ ...row, ...(updateId ? { kind, updateId: versionOf(r) } : {}) });
+      }
+      return rows;
+    };
+    const futuresRecords = async (ids: number[]) =>
+      (await Promise.all(ids.map((id) => futures.orders.record(id)))).filter((r) => r.kind === 'futures');
     switch (channel) {
       case 'orders': {
         const [open, partial, fut] = await Promise.all([
@@ -69,30 +116,32 @@ export class UserStateReader {
             Statuses: [FuturesStatus.Created, FuturesStatus.InPosition],
           }),
         ]);
-        const spotRows = [...open.items, ...partial.items].map((o) => ({ ...o, kind: 'spot' }));
-        const futuresRows = fut.filter(isWorking).map((o) => ({ ...o, kind: 'futures' }));
-        return [...spotRows, ...futuresRows].sort(byId);
+        const spotRecords = await spot.orders.records([...open.items, ...partial.items].map((o) => String(o.id)));
+        const spotRows = await rowsOf('spot', spotRecords, (r) => !isFinal('spot', r), true);
+        const futuresRows = await rowsOf(
+          'futures',
+          await futuresRecords(fut.map((o) => o.id)),
+          (_r, row) => isWorking(row as unknown as FuturesOrderDto),
+          true,
+        );
+        return { rows: [...spotRows, ...futuresRows].sort(byId), versions };
       }
       case 'balances': {
         const [wallet, accounts] = await Promise.all([this.wallet(userId), this.accounts(userId)]);
-        return [...wallet, ...accounts];
+        return { rows: [...wallet, ...accounts], versions };
       }
       case 'positions': {
-        const rows = await futures.orders.positions(userId, { Page: 1, PageSize: ALL, IsActive: true });
-        return rows.map((r) => ({ ...r })).sort(byId);
+        const open = await futures.orders.positions(userId, { Page: 1, PageSize: ALL, IsActive: true });
+        const rows = await rowsOf(
+          'futures',
+          await futuresRecords(open.map((o) => o.id)),
+          (r) => r.status === String(FuturesStatus.InPosition),
+          false,
+        );
+        return { rows: rows.sort(byId), versions };
       }
       case 'fills':
-        return [];
+        return { rows: [], versions };
     }
-  }
-}
-
-/** A record that is not the user's (404) reads as none: a frame is only sent for the owner's state. */
-async function orNull<T>(read: Promise<T>): Promise<T | null> {
-  try {
-    return await read;
-  } catch (err) {
-    if (err instanceof AppError && err.status === 404) return null;
-    throw err;
   }
 }

@@ -72,6 +72,8 @@ export class WsGateway {
   private listenSocket?: uWS.us_listen_socket;
   private refreshTimer?: NodeJS.Timeout;
   private outbox: [string, string][] = [];
+  /** Client frames that came while a batch was waiting: handled right after it goes out (onFrame). */
+  private afterFlush: (() => void)[] = [];
   private flushTimer?: NodeJS.Timeout;
   private lastFlush = 0;
   /**
@@ -96,7 +98,7 @@ export class WsGateway {
     private readonly opts: GatewayOptions,
   ) {
     const conn = (name: string) =>
-      createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, blocking: true, name, log: ctx.log });
+      createRedis({ url: ctx.config.redisUrl, cluster: ctx.config.redisCluster, natMap: ctx.config.redisClusterNatMap, blocking: true, name, log: ctx.log });
     this.marketsKey = ctx.keys.marketsStream();
     this.userFeed = new UserFeed(new UserStateReader(ctx), ctx.log);
     // each shard's user event stream is read by that shard's engine tail (its slot)
@@ -115,7 +117,7 @@ export class WsGateway {
         Object.assign(ws.getUserData(), { subs: new Set<string>(), closed: false });
         this.sockets.add(ws);
       },
-      message: (ws, message) => this.onMessage(ws, Buffer.from(message).toString('utf8')),
+      message: (ws, message) => this.onFrame(ws, Buffer.from(message).toString('utf8')),
       close: (ws) => {
         ws.getUserData().closed = true;
         this.sockets.delete(ws);
@@ -138,7 +140,10 @@ export class WsGateway {
     this.userFeed.onMarketEntry(feed.kind, feed.pair, entry);
   }
 
-  /** Hands the waiting messages to uWS (which sends them at the end of this loop iteration). */
+  /**
+   * Hands the waiting messages to uWS (which sends them at the end of this loop iteration), then
+   * answers the client frames that waited for them.
+   */
   private flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
@@ -146,6 +151,23 @@ export class WsGateway {
     const out = this.outbox;
     this.outbox = [];
     for (const [topic, message] of out) this.app.publish(topic, message);
+    const frames = this.afterFlush;
+    this.afterFlush = [];
+    for (const handle of frames) handle();
+  }
+
+  /**
+   * A client frame waits for the batch in flight, if there is one. A subscribe must follow every
+   * message published before its snapshot (uWS drains a topic before a socket joins it), and
+   * flushing early for it costs a write to every other subscriber: a burst of clients
+   * reconnecting to a busy market would flush once each instead of once per `batchMs`. The
+   * answer comes at most `batchMs` later, and a client's frames keep their order.
+   */
+  private onFrame(ws: Socket, text: string): void {
+    if (this.outbox.length === 0) return this.onMessage(ws, text);
+    this.afterFlush.push(() => {
+      if (!ws.getUserData().closed) ws.cork(() => this.onMessage(ws, text));
+    });
   }
 
   /** Snapshots every market, starts tailing, then listens; resolves with the port. */
@@ -178,6 +200,7 @@ export class WsGateway {
   async stop(): Promise<void> {
     clearInterval(this.refreshTimer);
     clearTimeout(this.flushTimer);
+    this.afterFlush = [];
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     for (const ws of [...this.sockets]) ws.close();
     this.userStream.closeAll();
@@ -296,8 +319,9 @@ export class WsGateway {
     }
     // Subscribing again is how a client that saw a sequence gap asks for a fresh snapshot. What
     // is waiting goes out first: uWS drains a topic's published messages before a socket joins it,
-    // so the new client gets none from before its snapshot and every one after it.
-    this.flush();
+    // so the new client gets none from before its snapshot and every one after it. (Only a
+    // subscribe whose market was looked up first finds a batch waiting: onFrame holds the others.)
+    if (this.outbox.length > 0) this.flush();
     subs.add(topic);
     ws.subscribe(topic);
     ws.cork(() => {

@@ -14,6 +14,9 @@ export const reconciliationDtoSchema = dtoSchema(
     difference: Joi.number().description('Σ held − (deposits − withdrawals): 0 when the invariant holds'),
     holds: Joi.boolean(),
     negative: Joi.array().items(Joi.string()).description('Balances below zero: must be empty'),
+    shards: Joi.array()
+      .items(Joi.object({ shard: Joi.number().integer(), futuresAccounts: Joi.number() }))
+      .description("Futures margin (free and locked) held on each engine shard: the parts of terms.futuresAccounts"),
   }),
 );
 

@@ -1,5 +1,6 @@
 import { parseEntry } from '../../../src/platform/market-event';
-import { FaultProxy, type Fault } from '../../support/fault-proxy';
+import type { Fault } from '../../support/fault-proxy';
+import { ProxiedRedis } from '../../support/proxied-redis';
 import { copyBed, type CopyBed } from './helpers';
 
 /**
@@ -81,13 +82,13 @@ describe('two fan-out jobs of one master close', () => {
 });
 
 describe('two fan-out jobs of one master close through a faulty engine connection', () => {
-  let proxy: FaultProxy;
+  let proxy: ProxiedRedis;
   beforeAll(async () => {
-    proxy = await new FaultProxy(new URL(process.env.REDIS_URL as string)).start();
+    proxy = await ProxiedRedis.start();
   });
   afterAll(async () => proxy.stop());
   beforeEach(async () => {
-    b = await copyBed({ REDIS_URL: proxy.url, REDIS_COMMAND_TIMEOUT_MS: '1000' });
+    b = await copyBed({ ...proxy.overrides, REDIS_COMMAND_TIMEOUT_MS: '1000' });
   });
   afterEach(async () => b.ctx.cleanup());
 

@@ -1,7 +1,7 @@
 import { AppError } from '../../../src/domain/errors';
+import { whenReady } from '../../../src/platform/redis/connection';
 import type { AppContext } from '../../../src/transport/context';
-import { FaultProxy } from '../../support/fault-proxy';
-import { testContext } from '../../support/harness';
+import { ProxiedRedis, proxiedContexts } from '../../support/proxied-redis';
 import { moneyHeld } from '../../support/money';
 
 /**
@@ -27,7 +27,7 @@ describe.each([
   ['2 s behind', -2000],
   ['2 s ahead of', 2000],
 ])('the API clock %s Redis', (_name, skewMs) => {
-  let proxy: FaultProxy;
+  let proxy: ProxiedRedis;
   let ctx: AppContext & { cleanup(): Promise<void> };
   let direct: AppContext & { cleanup(): Promise<void> };
   let deposited = 0;
@@ -35,9 +35,9 @@ describe.each([
   beforeAll(async () => {
     const realNow = Date.now.bind(Date);
     jest.spyOn(Date, 'now').mockImplementation(() => realNow() + skewMs);
-    proxy = await new FaultProxy(new URL(process.env.REDIS_URL as string)).start();
-    ctx = await testContext({ REDIS_URL: proxy.url, REDIS_COMMAND_TIMEOUT_MS: '400' });
-    direct = await testContext({ KEY_PREFIX: ctx.config.keyPrefix });
+    proxy = await ProxiedRedis.start();
+    // the same data seen without the proxy, for the checks
+    ({ faulty: ctx, direct } = await proxiedContexts(proxy, { REDIS_COMMAND_TIMEOUT_MS: '400' }));
   });
   afterAll(async () => {
     jest.restoreAllMocks();
@@ -104,7 +104,8 @@ describe.each([
     // it did reach Redis, which refused it: its deadline, on Redis's clock, had passed
     expect(Buffer.concat(proxy.orphanReplies).toString()).toContain('OPERATION_ABORTED');
     expect(await usdt(user)).toEqual({ wallet: 1000, reserved: 0, account: 0 });
-    // and the connection carries on
+    // and the connection carries on, once back (a cluster client takes up to a second more to find its nodes again)
+    await whenReady(ctx.redis, 5000);
     await ctx.futures.accounts.transfer(user, move);
     expect(await usdt(user)).toEqual({ wallet: 900, reserved: 0, account: 100 });
     await conserved();

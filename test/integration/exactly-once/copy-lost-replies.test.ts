@@ -1,5 +1,6 @@
 import { CopyStore } from '../../../src/copy/copy-store';
-import { FaultProxy, type Fault } from '../../support/fault-proxy';
+import type { Fault } from '../../support/fault-proxy';
+import { ProxiedRedis } from '../../support/proxied-redis';
 import { copyBed, type CopyBed } from '../copy/helpers';
 
 /**
@@ -19,7 +20,7 @@ const SHARE_PPM = 200_000n; // slaveIncomePercentage 20 %
 const FUND = 1_000;
 const MARGIN = 500;
 
-let proxy: FaultProxy;
+let proxy: ProxiedRedis;
 let b: CopyBed;
 let m: number;
 let store: CopyStore;
@@ -27,11 +28,11 @@ let store: CopyStore;
 let unit: bigint;
 
 beforeAll(async () => {
-  proxy = await new FaultProxy(new URL(process.env.REDIS_URL as string)).start();
+  proxy = await ProxiedRedis.start();
 });
 afterAll(async () => proxy.stop());
 beforeEach(async () => {
-  b = await copyBed({ REDIS_URL: proxy.url, REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) });
+  b = await copyBed({ ...proxy.overrides, REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) });
   await b.liquidity(100);
   m = await b.master('max', { commissionRate: 10, slaveIncomePercentage: 20 });
   store = new CopyStore(b.ctx.redis, b.ctx.keys);

@@ -2,8 +2,9 @@ import request from 'supertest';
 import type { Express } from 'express';
 import type { AppContext } from '../../../src/transport/context';
 import { ageKeys } from '../../support/age-keys';
-import { FaultProxy, type Fault } from '../../support/fault-proxy';
-import { bearer, createApp, testContext } from '../../support/harness';
+import type { Fault } from '../../support/fault-proxy';
+import { ProxiedRedis, proxiedContexts } from '../../support/proxied-redis';
+import { bearer, createApp } from '../../support/harness';
 import { moneyHeld } from '../../support/money';
 
 /**
@@ -20,7 +21,7 @@ const OUTAGE_MS = 3000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a keyed request whose first outcome is unknown', () => {
-  let proxy: FaultProxy;
+  let proxy: ProxiedRedis;
   let ctx: AppContext & { cleanup(): Promise<void> };
   let direct: AppContext & { cleanup(): Promise<void> };
   let app: Express;
@@ -28,9 +29,9 @@ describe('a keyed request whose first outcome is unknown', () => {
   let deposited = 0n;
 
   beforeAll(async () => {
-    proxy = await new FaultProxy(new URL(process.env.REDIS_URL as string)).start();
-    ctx = await testContext({ REDIS_URL: proxy.url, REDIS_COMMAND_TIMEOUT_MS: '400' });
-    direct = await testContext({ KEY_PREFIX: ctx.config.keyPrefix });
+    proxy = await ProxiedRedis.start();
+    // the same data seen without the proxy, for the checks
+    ({ faulty: ctx, direct } = await proxiedContexts(proxy, { REDIS_COMMAND_TIMEOUT_MS: '400' }));
     app = createApp(ctx);
   });
   afterAll(async () => {
@@ -58,6 +59,15 @@ describe('a keyed request whose first outcome is unknown', () => {
       .set('Authorization', bearer(user))
       .set('Idempotency-Key', key)
       .send({ fromFuturesAccountId: null, toFuturesAccountId: acct, currencyCode: 'USDT', amount: 100 });
+
+  /** Sends `send` again, the same request, while it answers 503 ENGINE_UNAVAILABLE: at most five times, a second apart. */
+  async function whileUnavailable(send: () => request.Test): Promise<request.Response> {
+    for (let attempt = 1; ; attempt++) {
+      const r = await send();
+      if (r.status !== 503 || r.body.error?.code !== 'ENGINE_UNAVAILABLE' || attempt === 5) return r;
+      await sleep(1000);
+    }
+  }
 
   const balances = async (user: string) => ({
     wallet: (await direct.wallets.balances(user)).find((b) => b.currencyCode === 'USDT')?.available,
@@ -129,7 +139,8 @@ describe('a keyed request whose first outcome is unknown', () => {
     await hit;
     expect([first.status, first.body.error?.code]).toEqual([503, 'ENGINE_UNAVAILABLE']);
     await sleep(OUTAGE_MS + 1000);
-    const retry = await place();
+    // as a client does after a 503 (Retry-After: 1): a cluster client may need a moment more to find its nodes again
+    const retry = await whileUnavailable(place);
     expect(retry.status).toBe(200);
     const spot = await direct.spot.orders.list(user, { page: 1, pageSize: 50 });
     const futures = await direct.futures.orders.ordersHistory(user, { Page: 1, PageSize: 50 });

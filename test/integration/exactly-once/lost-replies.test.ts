@@ -1,8 +1,9 @@
 import request from 'supertest';
 import { AppError } from '../../../src/domain/errors';
 import type { AppContext } from '../../../src/transport/context';
-import { FaultProxy, type Fault } from '../../support/fault-proxy';
-import { bearer, createApp, testContext } from '../../support/harness';
+import type { Fault } from '../../support/fault-proxy';
+import { ProxiedRedis, proxiedContexts } from '../../support/proxied-redis';
+import { bearer, createApp } from '../../support/harness';
 
 /**
  * Exactly once (docs/api-contract.md#exactly-once): the engine connection goes through a proxy that loses a reply, cuts a
@@ -10,15 +11,14 @@ import { bearer, createApp, testContext } from '../../support/harness';
  * not at all, the service answers what happened, and the money adds up afterwards.
  */
 describe('exactly once across lost replies', () => {
-  let proxy: FaultProxy;
+  let proxy: ProxiedRedis;
   let ctx: AppContext & { cleanup(): Promise<void> };
   let direct: AppContext & { cleanup(): Promise<void> };
 
   beforeAll(async () => {
-    proxy = await new FaultProxy(new URL(process.env.REDIS_URL as string)).start();
-    ctx = await testContext({ REDIS_URL: proxy.url, REDIS_COMMAND_TIMEOUT_MS: '400' });
+    proxy = await ProxiedRedis.start();
     // the same data seen without the proxy, for the checks
-    direct = await testContext({ KEY_PREFIX: ctx.config.keyPrefix });
+    ({ faulty: ctx, direct } = await proxiedContexts(proxy, { REDIS_COMMAND_TIMEOUT_MS: '400' }));
   });
   afterAll(async () => {
     await ctx.close();

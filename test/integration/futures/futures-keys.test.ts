@@ -2,6 +2,7 @@ import { futuresParams } from '../../../src/domain/futures';
 import { resolveIncludes, LUA_DIR } from '../../../src/platform/redis/lua-loader';
 import { MarketStore } from '../../../src/markets/market-store';
 import { FuturesScriptKeys } from '../../../src/futures/futures-script-keys';
+import { FuturesKeyring } from '../../../src/futures/futures-keyring';
 import { testContext } from '../../support/harness';
 
 /**
@@ -26,7 +27,7 @@ return { futuresAccountKey(P, '7'), f.tpL, f.tpS, f.slL, f.slS, f.liqL, f.liqS, 
     );
     const k = ctx.keys;
     const pair = 'BTC_USDT';
-    const market = new FuturesScriptKeys(k).market(pair);
+    const market = new FuturesScriptKeys(FuturesKeyring.of(k)).market(pair);
     // KEYS[22] is unused (was the set of positions in force) but kept: six scripts' numbering stays
     expect([market.length, market[21]]).toEqual([22, k.futuresActive(pair)]);
     expect(await ctx.redis.eval(lua, market.length, ...market, k.engine, pair)).toEqual([

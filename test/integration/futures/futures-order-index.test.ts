@@ -1,6 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../../../src/platform/redis/connection';
 import { FuturesOrderIndex } from '../../../src/futures/futures-order-index';
+import { FuturesKeyring } from '../../../src/futures/futures-keyring';
 import { futuresBed } from './helpers';
 import { futuresOrderOf } from '../../../src/futures/futures-order-record';
 
@@ -68,7 +69,7 @@ describe('futures account order index', () => {
     for (let i = 0; i < 12; i++) theirs.push(await b.order('alice', other, true, 80 - i, 0.1));
 
     const { client, touched } = recording(b.ctx.redis);
-    const rows = await new FuturesOrderIndex(client, b.ctx.keys).accountOrders(main);
+    const rows = await new FuturesOrderIndex(client, FuturesKeyring.of(b.ctx.keys)).accountOrders(main);
     expect(rows.map((h) => Number(h.id))).toEqual(mine);
     expect(rows.every((h) => h.acct === String(main))).toBe(true);
 
@@ -80,7 +81,7 @@ describe('futures account order index', () => {
     expect((await scanned('alice', main)).all).toEqual(mine.map(String));
     // the user's orders are both accounts' together, by id, and nobody else's
     await b.order('bob', await b.fundedAccount('bob', 10_000), true, 85, 1);
-    const index = new FuturesOrderIndex(b.ctx.redis, b.ctx.keys);
+    const index = new FuturesOrderIndex(b.ctx.redis, FuturesKeyring.of(b.ctx.keys));
     expect(await index.userOrderIds('alice')).toEqual([...mine, ...theirs].sort((x, y) => x - y).map(String));
     expect((await index.userOrders('alice')).every((h) => h.user === 'alice')).toBe(true);
   });
@@ -92,7 +93,7 @@ describe('futures account order index', () => {
     const carol = await b.fundedAccount('carol', 1000);
     const dan = await b.fundedAccount('dan', 1000);
     const owners: [string, number][] = [['alice', alice], ['bob', bob], ['carol', carol], ['dan', dan]];
-    const index = new FuturesOrderIndex(b.ctx.redis, b.ctx.keys);
+    const index = new FuturesOrderIndex(b.ctx.redis, FuturesKeyring.of(b.ctx.keys));
     const ids = async (acct: number, status: 'open' | 'all') => (await index.accountOrders(acct, { status })).map((h) => Number(h.id));
     const status = async (user: string, id: number) => (await b.record(user, id)).futuresOrderStatus;
     /** Every account's two indices equal what a scan of its owner's orders finds. */
@@ -147,7 +148,7 @@ describe('futures account order index', () => {
     b = await futuresBed();
     const alice = await b.fundedAccount('alice', 1000);
     const k = b.ctx.keys;
-    const index = new FuturesOrderIndex(b.ctx.redis, b.ctx.keys);
+    const index = new FuturesOrderIndex(b.ctx.redis, FuturesKeyring.of(b.ctx.keys));
     const both = async () => [await b.ctx.redis.zrange(k.futuresAccountOrders(alice), '0', '-1'), await b.ctx.redis.zrange(k.futuresAccountOpenOrders(alice), '0', '-1')];
 
     const resting = await b.order('alice', alice, true, 90, 1);

@@ -78,6 +78,31 @@ describe('tokens within the rules are taken', () => {
   });
 });
 
+describe('a token taken before is judged again on every request (verified tokens are kept)', () => {
+  it('is refused once its exp has passed, and changes nothing then', async () => {
+    // exp a whole second or two ahead: taken now, expired after the wait
+    const header = `Bearer ${raw({ sub: 'ops', role: 'admin', iat: now(), exp: now() + 2 })}`;
+    const before = await balance();
+    expect((await credit(header)).status).toBe(200);
+    expect((await credit(header)).status).toBe(200);
+    expect(await balance()).toBe(before + 2000);
+    await new Promise((r) => setTimeout(r, 3100));
+    const late = await credit(header);
+    expect([late.status, late.body.error?.details]).toEqual([401, [{ path: 'Authorization', message: 'expired' }]]);
+    expect(await balance()).toBe(before + 2000);
+  });
+
+  it('a token that differs from a kept one in its signature is still checked', async () => {
+    const good = raw({ sub: 'ops', role: 'admin', iat: now(), exp: now() + 60 });
+    expect((await credit(`Bearer ${good}`)).status).toBe(200);
+    const forged = `${good.slice(0, good.lastIndexOf('.') + 1)}${'A'.repeat(43)}`;
+    const before = await balance();
+    const r = await credit(`Bearer ${forged}`);
+    expect([r.status, r.body.error?.details]).toEqual([401, [{ path: 'Authorization', message: 'bad_signature' }]]);
+    expect(await balance()).toBe(before);
+  });
+});
+
 describe('npm run token', () => {
   const ROOT = resolve(__dirname, '../../..');
   const sign = (...args: string[]) =>

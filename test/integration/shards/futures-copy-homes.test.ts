@@ -1,15 +1,14 @@
-import type { RedisServerProcess } from '../../../src/platform/redis/redis-server-process';
 import { copyBed, type CopyBed } from '../copy/helpers';
-import { durableRedis, expectReconciled, httpHelpers, userWithHome } from './shard-fixture';
+import { durableRedis, type ShardRedis, expectReconciled, httpHelpers, userWithHome } from './shard-fixture';
 
-let server: RedisServerProcess;
+let server: ShardRedis;
 let b: CopyBed;
 beforeAll(async () => {
   server = await durableRedis();
 });
 afterAll(async () => server.stop());
 beforeEach(async () => {
-  b = await copyBed({ REDIS_URL: server.url, ENGINE_SHARDS: '3', ESCROW_IDLE_SECONDS: '3600' });
+  b = await copyBed({ REDIS_URL: server.url, REDIS_CLUSTER: server.cluster ? '1' : '0', ENGINE_SHARDS: '3', ESCROW_IDLE_SECONDS: '3600' });
 });
 afterEach(async () => b.ctx.cleanup());
 

@@ -6,12 +6,12 @@ import request from 'supertest';
 import { shardOfId, SHARD_ID_SPAN } from '../../../src/domain/shard-ids';
 import { shardTag } from '../../../src/platform/redis/shard-tags';
 import { seedMarkets } from '../../../src/markets/market-seeder';
-import type { RedisServerProcess } from '../../../src/platform/redis/redis-server-process';
+import { startRedisServer } from '../../../src/platform/redis/redis-server-process';
 import { startRedisCluster } from '../../../src/platform/redis/redis-cluster-process';
 import { bearer } from '../../support/harness';
-import { durableRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
+import { durableRedis, type ShardRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
 
-let server: RedisServerProcess;
+let server: ShardRedis;
 beforeAll(async () => {
   server = await durableRedis();
 });
@@ -20,11 +20,11 @@ afterAll(async () => server.stop());
 describe('markets on engine shards (ENGINE_SHARDS=3)', () => {
   let w: Awaited<ReturnType<typeof shardWorld>>;
   beforeEach(async () => {
-    w = await shardWorld(server.url, 3);
+    w = await shardWorld(server, 3);
   });
   afterEach(async () => w.ctx.cleanup());
 
-  it('seeds spot markets onto the shard with the fewest markets, futures on shard 0, and copies each pair to its shard', async () => {
+  it('seeds spot markets onto the shard with the fewest markets, futures where MARKETS_FILE pins them (shard 0), and copies each pair to its shard', async () => {
     const shardOf = async (kind: 'spot' | 'futures', code: string) => (await w.ctx.markets.store.getPair(kind, code))?.engineShard;
     // config/markets.json in file order: three spot pairs, then two futures pairs
     expect(await shardOf('spot', 'BTC_USDT')).toBe(0);
@@ -48,12 +48,15 @@ describe('markets on engine shards (ENGINE_SHARDS=3)', () => {
     expect([past.status, past.body.error.code]).toEqual([422, 'ENGINE_SHARD_UNKNOWN']);
     const negative = await post({ engineShard: -1 });
     expect(negative.status).toBe(400);
-    const futures = await post({ kind: 'futures', baseCurrencyCode: 'LTC', engineShard: 1, contractValue: 1, lotSize: 0.001, maxLeverage: 20, maintenanceMarginRate: 0.01 });
-    expect([futures.status, futures.body.error.code]).toEqual([422, 'FUTURES_ON_SHARD_ZERO']);
     expect(await w.ctx.markets.store.getPair('spot', 'LTC_USDT')).toBeUndefined();
-    // shards hold 3, 1 and 1 markets: the first of the fewest is shard 1
+    // a futures market runs on any shard, the one asked for
+    const futures = await post({ kind: 'futures', baseCurrencyCode: 'LTC', engineShard: 1, contractValue: 1, lotSize: 0.001, maxLeverage: 20, maintenanceMarginRate: 0.01 });
+    expect([futures.status, futures.body.engineShard]).toEqual([200, 1]);
+    expect((await w.ctx.markets.store.getPair('futures', 'LTC_USDT'))?.engineShard).toBe(1);
+    expect(await w.ctx.redis.hget(w.ctx.shards.keys(1).pair('futures', 'LTC_USDT'), 'engineShard')).toBe('1');
+    // shards hold 3, 2 and 1 markets: the fewest is shard 2, for either kind
     const created = await post({});
-    expect([created.status, created.body.engineShard]).toEqual([200, 1]);
+    expect([created.status, created.body.engineShard]).toEqual([200, 2]);
   });
 
   it('refuses a MARKETS_FILE pair whose engineShard is past ENGINE_SHARDS, creating nothing', async () => {
@@ -89,7 +92,7 @@ describe('markets on engine shards (ENGINE_SHARDS=3)', () => {
 
 describe('per-shard funds', () => {
   it("funds one shard's insurance fund from the operator, shows every shard's, and counts it as a deposit", async () => {
-    const w = await shardWorld(server.url, 3);
+    const w = await shardWorld(server, 3);
     try {
       const post = (body: Record<string, unknown>) => request(w.app).post('/api/admin/insurance-fund').set('Authorization', w.admin).send(body);
       const funded = await post({ shard: 2, currencyCode: 'USDT', amount: 250 });
@@ -113,7 +116,7 @@ describe('per-shard funds', () => {
 describe('growing ENGINE_SHARDS on live data', () => {
   it('keeps existing users, orders and markets on shard 0 when ENGINE_SHARDS goes from 1 to 3, and never moves a home', async () => {
     const prefix = `grow${Date.now()}`;
-    const one = await shardWorld(server.url, 1, { KEY_PREFIX: prefix });
+    const one = await shardWorld(server, 1, { KEY_PREFIX: prefix });
     await one.deposit('veteran', 'USDT', 5000);
     await one.deposit('veteran', 'BTC', 2);
     const resting = await one.place('veteran', { currencyPairCode: 'ETH_USDT', side: 'buy', type: 'limit', price: 1000, amount: 1 });
@@ -121,7 +124,7 @@ describe('growing ENGINE_SHARDS on live data', () => {
     const before = await one.balances('veteran');
     await one.ctx.close();
 
-    const three = await shardWorld(server.url, 3, { KEY_PREFIX: prefix });
+    const three = await shardWorld(server, 3, { KEY_PREFIX: prefix });
     try {
       // markets keep their shard: every seeded pair was created on shard 0
       expect((await three.ctx.markets.store.getPair('spot', 'ETH_USDT'))?.engineShard).toBe(0);
@@ -147,7 +150,7 @@ describe('growing ENGINE_SHARDS on live data', () => {
       await three.ctx.close();
 
       // a later process, even with other shard counts, reads the same homes
-      const again = await shardWorld(server.url, 3, { KEY_PREFIX: prefix });
+      const again = await shardWorld(server, 3, { KEY_PREFIX: prefix });
       for (const [u, home] of homes) expect(await again.ctx.funds.homes.of(u)).toBe(home);
       await again.ctx.cleanup();
     } finally {
@@ -160,16 +163,21 @@ describe('durability check at start', () => {
   it('refuses more than one shard on cluster masters with neither a replica nor appendfsync always', async () => {
     const cluster = await startRedisCluster({ masters: 3, appendOnly: false });
     try {
-      await expect(shardWorld(cluster.url, 3, { REDIS_CLUSTER: '1' })).rejects.toThrow(/appendfsync always/);
+      await expect(shardWorld({ url: cluster.url, cluster: true }, 3)).rejects.toThrow(/appendfsync always/);
     } finally {
       await cluster.stop();
     }
   });
 
   it('starts several shards on one server whatever its persistence: one AOF keeps their steps in order', async () => {
-    // the suite's shared server runs without AOF
-    const w = await shardWorld(process.env.REDIS_URL as string, 3);
-    await w.ctx.cleanup();
-    expect(w.ctx.funds.relay).not.toBeNull();
+    // a server without AOF: one server keeps the steps of a transfer in order, whatever it loses
+    const plain = await startRedisServer();
+    try {
+      const w = await shardWorld({ url: plain.url, cluster: false }, 3);
+      await w.ctx.cleanup();
+      expect(w.ctx.funds.relay).not.toBeNull();
+    } finally {
+      await plain.stop();
+    }
   });
 });

@@ -1,11 +1,11 @@
 import request from 'supertest';
 import type { RedisServerProcess } from '../../../src/platform/redis/redis-server-process';
 import { bearer } from '../../support/harness';
-import { durableRedis, shardWorld, userWithHome } from './shard-fixture';
+import { durableServer, shardWorld, userWithHome } from './shard-fixture';
 
 let server: RedisServerProcess;
 beforeAll(async () => {
-  server = await durableRedis();
+  server = await durableServer();
 });
 afterAll(async () => {
   server.child.kill('SIGCONT');
@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 it('answers 503, never a partial sum, when the shards cannot answer a merged read', async () => {
-  const w = await shardWorld(server.url, 3, { REDIS_COMMAND_TIMEOUT_MS: '300' });
+  const w = await shardWorld({ url: server.url, cluster: false }, 3, { REDIS_COMMAND_TIMEOUT_MS: '300' });
   try {
     const user = await userWithHome(w.ctx, 2, 'reader');
     await w.deposit(user, 'USDT', 1000);

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 it('credits nothing while the replica cannot confirm the debit, and delivers once it can', async () => {
-  const w = await shardWorld(master.url, 3, { RELAY_WAIT_MS: '200', ESCROW_IDLE_SECONDS: '3600' });
+  const w = await shardWorld({ url: master.url, cluster: false }, 3, { RELAY_WAIT_MS: '200', ESCROW_IDLE_SECONDS: '3600' });
   try {
     const user = await userWithHome(w.ctx, 2, 'waiting');
     await w.deposit(user, 'USDT', 1000);

@@ -1,7 +1,6 @@
-import type { RedisServerProcess } from '../../../src/platform/redis/redis-server-process';
-import { durableRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
+import { durableRedis, type ShardRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
 
-let server: RedisServerProcess;
+let server: ShardRedis;
 beforeAll(async () => {
   server = await durableRedis();
 });
@@ -9,7 +8,7 @@ afterAll(async () => server.stop());
 
 it('places orders that race idle sweeps of the escrow they were topped up into, retrying inside the request', async () => {
   // escrow with nothing reserved is idle after a second: a sweeper running without pause takes it then
-  const w = await shardWorld(server.url, 3, { ESCROW_IDLE_SECONDS: '1', ESCROW_HEADROOM_PERCENT: '0' });
+  const w = await shardWorld(server, 3, { ESCROW_IDLE_SECONDS: '1', ESCROW_HEADROOM_PERCENT: '0' });
   try {
     const user = await userWithHome(w.ctx, 2, 'racer');
     await w.deposit(user, 'USDT', 10_000);

@@ -1,10 +1,9 @@
 import request from 'supertest';
 import { shardOfId } from '../../../src/domain/shard-ids';
-import type { RedisServerProcess } from '../../../src/platform/redis/redis-server-process';
 import { bearer } from '../../support/harness';
 import { newTransfer } from '../../../src/wallet/transfer-ledger';
 import { SpotEngine } from '../../../src/spot/spot-engine';
-import { durableRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
+import { durableRedis, type ShardRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
 
 // Seeded markets with ENGINE_SHARDS=3: BTC_USDT on shard 0, ETH_USDT on shard 1, BTC_USDT.TRC20 on shard 2.
 const buy = (pair: string, price: number, amount: number, extra: Record<string, unknown> = {}) => ({
@@ -12,7 +11,7 @@ const buy = (pair: string, price: number, amount: number, extra: Record<string, 
 });
 const sell = (pair: string, price: number, amount: number) => ({ currencyPairCode: pair, side: 'sell', type: 'limit', price, amount });
 
-let server: RedisServerProcess;
+let server: ShardRedis;
 let w: Awaited<ReturnType<typeof shardWorld>>;
 beforeAll(async () => {
   server = await durableRedis();
@@ -20,7 +19,7 @@ beforeAll(async () => {
 afterAll(async () => server.stop());
 beforeEach(async () => {
   // no idle sweeps during a test: only what a test does moves money
-  w = await shardWorld(server.url, 3, { ESCROW_HEADROOM_PERCENT: '10', ESCROW_IDLE_SECONDS: '3600' });
+  w = await shardWorld(server, 3, { ESCROW_HEADROOM_PERCENT: '10', ESCROW_IDLE_SECONDS: '3600' });
 });
 afterEach(async () => w.ctx.cleanup());
 
@@ -106,7 +105,7 @@ describe('orders paid from a home on another shard', () => {
 describe('every order a top-up (no headroom)', () => {
   let bare: Awaited<ReturnType<typeof shardWorld>>;
   beforeEach(async () => {
-    bare = await shardWorld(server.url, 3, { ESCROW_HEADROOM_PERCENT: '0', ESCROW_IDLE_SECONDS: '3600' });
+    bare = await shardWorld(server, 3, { ESCROW_HEADROOM_PERCENT: '0', ESCROW_IDLE_SECONDS: '3600' });
   });
   afterEach(async () => {
     jest.restoreAllMocks();

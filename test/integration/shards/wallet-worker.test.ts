@@ -1,9 +1,8 @@
-import type { RedisServerProcess } from '../../../src/platform/redis/redis-server-process';
 import { startWalletWorkers } from '../../../src/wallet';
 import { newTransfer } from '../../../src/wallet/transfer-ledger';
-import { durableRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
+import { durableRedis, type ShardRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
 
-let server: RedisServerProcess;
+let server: ShardRedis;
 beforeAll(async () => {
   server = await durableRedis();
 });
@@ -19,7 +18,7 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<boolean
 }
 
 it("the worker delivers what a dead api left in an outbox, and sweeps idle escrow home", async () => {
-  const w = await shardWorld(server.url, 3, { ESCROW_IDLE_SECONDS: '1' });
+  const w = await shardWorld(server, 3, { ESCROW_IDLE_SECONDS: '1' });
   const worker = startWalletWorkers(w.ctx);
   try {
     const user = await userWithHome(w.ctx, 2, 'idle');

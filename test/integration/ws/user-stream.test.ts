@@ -4,6 +4,8 @@ import type { Express } from 'express';
 import { startWsRole } from '../../../src/transport/ws/ws-role';
 import { bearer, createApp, TEST_SECRET, testContext, tokenFor } from '../../support/harness';
 import { WsClient, type Msg } from '../../support/ws-client';
+import { fromMinor } from '../../../src/domain/decimal';
+import type { PlaceSpotInput } from '../../../src/spot/spot-engine';
 
 type Ctx = Awaited<ReturnType<typeof testContext>>;
 type Row = Record<string, unknown>;
@@ -237,6 +239,82 @@ describe('private stream channels', () => {
   });
 });
 
+describe('private stream: every state of an order changed many times in one engine call', () => {
+  /** One placeSpotOrders call for all of `orders` (what the group commit sends from a busy market). */
+  async function placeBatch(orders: PlaceSpotInput[]): Promise<string[]> {
+    const replies = await ctx.scripts.run<string[][]>('placeSpotOrders', ...ctx.spot.engine.placeArgs(orders));
+    for (const r of replies) expect(r[0]).toBe('OK');
+    return replies.map((r) => r[1]);
+  }
+
+  it('a maker filled by five takers in one batch: open, each partial fill, filled, with updateIds 1, 2, …; the last equals REST', async () => {
+    const maker = fresh('rapidm');
+    const taker = fresh('rapidt');
+    await deposit(maker, 'BTC', 1);
+    await deposit(taker, 'USDT', 10_000);
+    const m = await signedIn(maker, ['orders']);
+    const t = await signedIn(taker, ['orders']);
+    const pair = (await ctx.markets.store.getPair('spot', 'BTC_USDT'))!;
+    const lots = (a: number) => Math.round(a * 10 ** pair.digitsAmount);
+    const now = Date.now();
+    const order = (userId: string, side: 'buy' | 'sell', amount: number, i: number): PlaceSpotInput => ({
+      userId, pair, side, type: 'limit', priceTicks: String(100 * 10 ** pair.digitsPrice), amountLots: String(lots(amount)),
+      postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: now + i,
+    });
+    // a price no other test's book reaches: the takers meet this maker only
+    const takes = [0.1, 0.05, 0.2, 0.1, 0.05];
+    const total = takes.reduce((a, b) => a + lots(b), 0);
+    const [sellId, ...buyIds] = await placeBatch([
+      order(maker, 'sell', total / 10 ** pair.digitsAmount, 0),
+      ...takes.map((a, i) => order(taker, 'buy', a, i + 1)),
+    ]);
+    const of = (c: WsClient, id: string) => frames(c, 'orders').filter((o) => String(o.id) === id);
+    await until(() => of(m, sellId).length >= takes.length + 1 && buyIds.every((id) => of(t, id).length >= 1));
+
+    // what the maker went through, from the fills as the trade history has them
+    let cum = 0;
+    const expected = [{ status: 'open', filled: 0 }, ...takes.map((a) => {
+      cum += lots(a);
+      return { status: cum === total ? 'filled' : 'partiallyFilled', filled: fromMinor(String(cum), pair.digitsAmount) };
+    })];
+    expect(of(m, sellId).map((o) => ({ status: o.status, filled: o.filled }))).toEqual(expected);
+    expect(of(m, sellId).map((o) => o.updateId)).toEqual(expected.map((_e, i) => i + 1));
+    const fills = ((await get(maker, '/api/trades/BTC_USDT/user').query({ limit: 10 })).body as Row[]).reverse();
+    expect(fills.map((f) => f.amount)).toEqual(takes);
+    // the last state is the one REST reads; every taker's one state too
+    const restOrder = async (user: string, id: string) => (await get(user, `/api/orders/${id}`)).body as Row;
+    expect(of(m, sellId).pop()).toEqual({ ...(await restOrder(maker, sellId)), kind: 'spot', updateId: takes.length + 1 });
+    for (const id of buyIds) {
+      expect(of(t, id)).toEqual([{ ...(await restOrder(taker, id)), kind: 'spot', updateId: 1 }]);
+    }
+    expectNoGap(m);
+    expectNoGap(t);
+  });
+
+  it('placed, partly filled and cancelled within one batch and the call after it: each state once, in order', async () => {
+    const maker = fresh('quickm');
+    const taker = fresh('quickt');
+    await deposit(maker, 'BTC', 1);
+    await deposit(taker, 'USDT', 10_000);
+    const m = await signedIn(maker, ['orders']);
+    const pair = (await ctx.markets.store.getPair('spot', 'BTC_USDT'))!;
+    const now = Date.now();
+    const base = { pair, type: 'limit' as const, priceTicks: String(101 * 10 ** pair.digitsPrice), postOnly: false, stp: 'NONE' as const, clientOrderId: null };
+    const [sellId] = await placeBatch([
+      { ...base, userId: maker, side: 'sell', amountLots: String(3 * 10 ** (pair.digitsAmount - 1)), timestamp: now },
+      { ...base, userId: taker, side: 'buy', amountLots: String(10 ** (pair.digitsAmount - 1)), timestamp: now + 1 },
+    ]);
+    // the cancel right behind, before the gateway has seen the placement
+    expect((await request(app).delete(`/api/orders/${sellId}`).set('Authorization', bearer(maker))).status).toBe(200);
+    const of = () => frames(m, 'orders').filter((o) => String(o.id) === sellId);
+    await until(() => of().length >= 3);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(of().map((o) => [o.status, o.updateId])).toEqual([['open', 1], ['partiallyFilled', 2], ['cancelled', 3]]);
+    expect(of().pop()).toEqual({ ...((await get(maker, `/api/orders/${sellId}`)).body as Row), kind: 'spot', updateId: 3 });
+    expectNoGap(m);
+  });
+});
+
 describe('private stream: money outside the markets and futures', () => {
   const F = '/api/futures';
   // a market no other test here trades: its mark follows the index set below alone
@@ -321,6 +399,42 @@ describe('private stream: money outside the markets and futures', () => {
     const accounts = (await get(victim, `${F}/accounts`)).body as Row[];
     await until(() => frames(v, 'balances').filter((b) => b.account === 'futures').pop()?.balance === accounts[0].balance);
     expectNoGap(v);
+  });
+
+  it('a futures maker filled by three takers in one batch: every state of its order and position, in order; the last equals REST', async () => {
+    const FPAIR = 'BTC_USDT';
+    const maker = fresh('fmaker');
+    const taker = fresh('ftaker');
+    await deposit(maker, 'USDT', 1_000);
+    await deposit(taker, 'USDT', 1_000);
+    const ma = await futuresAccount(maker, 900);
+    const ta = await futuresAccount(taker, 900);
+    const m = await signedIn(maker, ['orders', 'positions']);
+    await request(app).post('/api/admin/index-price').set('Authorization', bearer('admin', true)).send({ currencyPairCode: FPAIR, price: 100 });
+    const pair = (await ctx.markets.store.getPair('futures', FPAIR))!;
+    const lot = 10 ** (pair.digitsAmount - 2);
+    const base = { pairCode: FPAIR, isMarket: false, priceTicks: String(100 * 10 ** pair.digitsPrice), postOnly: false, stp: 'NONE' as const, clientOrderId: null };
+    const takes = [1, 2, 3].map((k) => k * lot);
+    const now = Date.now();
+    const replies = await ctx.futures.engine.createMany([
+      { ...base, userId: maker, accountId: String(ma), side: 'sell', amountLots: String(takes.reduce((a, b) => a + b, 0)), timestamp: now },
+      ...takes.map((q, i) => ({ ...base, userId: taker, accountId: String(ta), side: 'buy' as const, amountLots: String(q), timestamp: now + i + 1 })),
+    ]);
+    const id = Number((replies[0] as string[])[1]);
+    const of = (channel: string) => frames(m, channel).filter((o) => o.id === id);
+    await until(() => of('orders').length >= takes.length + 1);
+    let cum = 0;
+    const held = takes.map((q) => fromMinor(String((cum += q)), pair.digitsAmount));
+    // Created, then in position with 1, 3 and 6 hundredths: one state per taker of the batch
+    expect(of('orders').map((o) => [o.futuresOrderStatus, o.amountInPosition, o.updateId])).toEqual([
+      [10, 0, 1], ...held.map((a, i) => [50, a, i + 2]),
+    ]);
+    expect(of('positions').map((o) => o.amountInPosition)).toEqual(held);
+    const rest = ((await get(maker, `${F}/trade/positions`).query({ IsActive: true })).body as Row[]).find((o) => o.id === id)!;
+    const atMark = new Set(['unRealizedPnl', 'unRealizedPnlPercentage', 'totalPnlPercentage', 'roe', 'markPrice', 'adlQuantile']);
+    const stable = Object.fromEntries(Object.entries(rest).filter(([k]) => !atMark.has(k)));
+    expect(of('positions').pop()).toMatchObject(stable);
+    expectNoGap(m);
   });
 
   it('copy trading: starting and finishing a copy send the follower\'s accounts with reason copy', async () => {

@@ -101,6 +101,35 @@ describe('websocket gateway', () => {
     expect(rest.bids.length + rest.asks.length).toBeGreaterThan(5);
   });
 
+  it('a burst of subscribes while trading: each client gets its snapshot, then every update after it, and its answers in order', async () => {
+    const random = rng(20261128);
+    const spot = { market: 'BTC_USDT', kind: 'spot' };
+    // an earlier subscriber keeps the gateway publishing, so a batch is waiting when frames come
+    const early = await client(gw1.port);
+    early.send({ op: 'subscribe', channel: 'orderbook', ...spot });
+    await early.waitFor((m) => m.type === 'snapshot');
+    const burst = await Promise.all(Array.from({ length: 20 }, () => client(gw1.port)));
+    const trading = randomTrading(ctx, 'BTC_USDT', 300, random);
+    await new Promise((r) => setTimeout(r, 100));
+    for (const c of burst) {
+      c.send({ op: 'subscribe', channel: 'orderbook', ...spot });
+      c.send({ op: 'subscribe', channel: 'ticker', ...spot });
+      c.send({ op: 'unsubscribe', channel: 'ticker', ...spot });
+    }
+    await trading;
+    const rest = await restBook('BTC_USDT');
+    for (const c of burst) {
+      await c.waitFor((m) => !m.op && m.channel === 'orderbook' && m.seq === rest.seq);
+      // bookFrom throws on a gap: the snapshot and the updates after it meet exactly
+      expect(bookFrom(c.messages, 'BTC_USDT')).toMatchObject({ seq: rest.seq, bids: rest.bids, asks: rest.asks });
+      expect(c.messages.filter((m) => m.op).map((m) => `${String(m.op)} ${String(m.channel)}`)).toEqual([
+        'subscribed orderbook',
+        'subscribed ticker',
+        'unsubscribed ticker',
+      ]);
+    }
+  });
+
   it('a deals subscriber receives every deal once, in order, and two gateways deliver the same sequence', async () => {
     const a = await client(gw1.port);
     const b = await client(gw2.port);

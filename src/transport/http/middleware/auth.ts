@@ -6,6 +6,10 @@ import type { AppConfig } from '../../../platform/config/env';
 import { forbidden } from '../../../domain/errors';
 import { isUsableUserId, principal, unauthorized, type UnauthorizedReason } from '../../../platform/http/principal';
 import { withAccess } from '../../../platform/http/route-doc';
+import { VerifiedTokens } from './verified-tokens';
+
+/** express-jwt's reading of the header: the scheme, case-insensitive, one space, the token. */
+const BEARER = /^Bearer (\S+)$/i;
 
 /** How far in the future a token's `iat` may lie: the issuer's clock may run a little ahead. */
 export const TOKEN_CLOCK_TOLERANCE_SECONDS = 60;
@@ -15,6 +19,7 @@ export const TOKEN_CLOCK_TOLERANCE_SECONDS = 60;
  * is refused (401, with the reason) unless its signature holds, it carries `exp` and `iat`, it was
  * issued at most JWT_MAX_AGE_SECONDS ago for at most that long, and its `sub` is a usable user id,
  * before the route looks at the request at all: no body validation answers an unknown caller.
+ * A token verified before skips the signature check while its time rules still hold (VerifiedTokens).
  */
 export function authenticate(config: AppConfig) {
   if (!config.jwtPublicKey && !config.jwtSecret) {
@@ -27,13 +32,24 @@ export function authenticate(config: AppConfig) {
     : createSecretKey(Buffer.from(config.jwtSecret as string, 'utf8'));
   const algorithms = config.jwtPublicKey ? (['RS256'] as const) : (['HS256'] as const);
   const verify = expressjwt({ secret, algorithms: [...algorithms], requestProperty: 'auth' });
+  const verified = new VerifiedTokens();
+  /** The rules that hold for a token's claims whatever verified its signature. */
+  const claimsProblem = (claims: JwtPayload, now: number) =>
+    lifetimeProblem(claims, now, config.jwtMaxAgeSeconds) ?? (isUsableUserId(claims.sub) ? undefined : 'no_subject');
   const bearer = (req: Request, res: Response, next: NextFunction): void => {
+    const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    const now = Math.floor(Date.now() / 1000);
+    const known = token === undefined ? undefined : verified.get(token, now);
+    if (known && !claimsProblem(known, now)) {
+      (req as JwtRequest).auth = known;
+      return next();
+    }
     void verify(req, res, (err?: unknown) => {
       if (err) return next(err instanceof Error && err.name === 'UnauthorizedError' ? unauthorized(reasonOf(err)) : err);
       const claims = (req as JwtRequest).auth as JwtPayload;
-      const refused = lifetimeProblem(claims, Math.floor(Date.now() / 1000), config.jwtMaxAgeSeconds);
+      const refused = claimsProblem(claims, Math.floor(Date.now() / 1000));
       if (refused) return next(unauthorized(refused));
-      if (!isUsableUserId(claims.sub)) return next(unauthorized('no_subject'));
+      if (token !== undefined) verified.add(token, claims);
       next();
     });
   };

@@ -1,0 +1,105 @@
+/**
+ * npm run profile:spot — instructions per spot order inside FCALL, counted by callgrind
+ * (deterministic whatever else the box runs, unlike wall-clock throughput), as profile:futures
+ * counts the futures engine's.
+ *
+ * Runs bench:matching's flow (lib/spot-flow) on a redis-server under callgrind (lib/callgrind):
+ * PROFILE_WARMUP resting orders (64 per call) to reach the bench's book and index sizes, then,
+ * measured, PROFILE_RESTING more non-crossing limit orders and PROFILE_CROSSING ones that each fill
+ * one maker, PROFILE_GROUP per placeSpotOrders call, in the exactly-once form the API sends. Then
+ * the same phases through the floor script (lib/spot-floor.lua: only the commands an order cannot do
+ * without). Prints instructions and commands per order; the dumps stay in PROFILE_DIR for
+ * callgrind_annotate.
+ *
+ * Env: PROFILE_FLOOR (1; 0 skips the floor), PROFILE_WARMUP (20000), PROFILE_RESTING (3000),
+ * PROFILE_CROSSING (3000), PROFILE_GROUP (64), PROFILE_DIR (a temp dir), PROFILE_REDIS_SERVER (the
+ * binary), BENCH_LUA_DIR (another lua/ tree, as bench:matching takes it: an A/B of two engines).
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { ChainableCommander } from 'ioredis';
+import type Redis from 'ioredis';
+import { buildLuaLibrary } from '../../src/platform/redis/lua-loader';
+import { Scripts } from '../../src/platform/redis/scripts';
+import { SpotEngine, type PlaceSpotInput } from '../../src/spot/spot-engine';
+import { benchContext } from './lib/bench-context';
+import { placeAll, startCallgrindRedis } from './lib/callgrind';
+import { envInt } from './lib/deadline';
+import { SpotFloor } from './lib/spot-floor';
+import { orderFlow, toInput } from './lib/spot-flow';
+
+/** A phase of 0 orders is skipped. */
+function envCount(name: string, fallback: number): number {
+  return process.env[name] === '0' ? 0 : envInt(name, fallback);
+}
+const RESTING = envCount('PROFILE_RESTING', 3000);
+const CROSSING = envCount('PROFILE_CROSSING', 3000);
+const GROUP = envInt('PROFILE_GROUP', 64);
+// past a few thousand orders the book, its levels and the users' indices are skiplists and hash
+// tables, as in bench:matching's 100,000-deep book: unmeasured warm-up orders get there first
+const WARMUP = envCount('PROFILE_WARMUP', 20_000);
+const FLOOR = process.env.PROFILE_FLOOR !== '0';
+const LUA_DIR = process.env.BENCH_LUA_DIR ? resolve(process.env.BENCH_LUA_DIR) : undefined;
+
+// bench:matching's market and order shape (scripts/bench/matching.ts)
+const PAIR = 'BTC_USDT';
+const MID = 5_000_000;
+const LEVELS = 1_000;
+const LOTS = 1_000;
+const USERS = 10;
+
+type Queue = (p: ChainableCommander, orders: PlaceSpotInput[]) => void;
+
+async function main(): Promise<void> {
+  const server = await startCallgrindRedis('spot-profile');
+  try {
+    const { ctx, config } = await benchContext(server.url);
+    const pair = await ctx.markets.store.getPair('spot', PAIR);
+    if (!pair) throw new Error(`pair ${PAIR} not seeded`);
+    const users: string[] = [];
+    for (let u = 0; u < USERS; u++) {
+      for (const who of ['m', 't']) {
+        users.push(`${who}${u}`);
+        await ctx.wallets.deposit(`${who}${u}`, 'USDT', 10_000_000);
+        await ctx.wallets.deposit(`${who}${u}`, 'BTC', 100_000);
+      }
+    }
+    const flow = orderFlow({ resting: WARMUP + RESTING, crossing: CROSSING, mid: MID, levels: LEVELS });
+    const ts = Date.now();
+    const resting = flow.resting.map((o) => toInput(pair, o, ts, LOTS, USERS));
+    const crossing = flow.crossing.map((o) => toInput(pair, o, ts, LOTS, USERS));
+    const redis = ctx.redis as Redis;
+    const tree = LUA_DIR && (existsSync(join(LUA_DIR, 'lua', 'includes')) ? join(LUA_DIR, 'lua') : LUA_DIR);
+    const scripts = new Scripts(redis, tree ? buildLuaLibrary(tree) : undefined, config.redisCommandTimeoutMs);
+    await scripts.preload();
+    const engine = new SpotEngine(ctx.shards, scripts, config.streamMaxLen);
+    const viaEngine: Queue = (p, orders) => engine.queuePlace(p, orders);
+    const phase = async (name: string, items: PlaceSpotInput[], queue: Queue, group = GROUP) => {
+      if (items.length === 0) return;
+      // pipelines of about 320 orders: under callgrind on a busy box 50 calls of 64 outlast the 60 s command timeout
+      const calls = Math.max(1, Math.round(320 / group));
+      await server.phase(redis, name, items.length, () => placeAll(redis, items, group, queue, calls), ` (${group} per call)`);
+    };
+    await phase('warmup', resting.slice(0, WARMUP), viaEngine, 64);
+    await phase('resting', resting.slice(WARMUP), viaEngine);
+    await phase('crossing', crossing, viaEngine);
+
+    if (FLOOR) {
+      const floor = new SpotFloor(redis, '{floor}:', pair);
+      await floor.prepare(users);
+      const via = (kind: 'resting' | 'crossing'): Queue => (p, orders) => floor.queue(p, kind, orders);
+      await phase('floor-warmup', resting.slice(0, WARMUP), via('resting'), 64);
+      await phase('floor-resting', resting.slice(WARMUP), via('resting'));
+      await phase('floor-crossing', crossing, via('crossing'));
+    }
+    console.log(`dumps: ${server.dir}`);
+    await ctx.close();
+  } finally {
+    server.stop();
+  }
+}
+
+main().then(() => process.exit(0), (err) => {
+  console.error(err);
+  process.exit(1);
+});
