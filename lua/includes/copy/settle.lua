@@ -9,7 +9,9 @@
   Realized profit = balance + locked - netIn + commission + shared: the account's cash (margins at
   cost, without unrealized pnl) less what the slave put in, before what was paid to the master.
   Profit share due in total = floor(hwm x share), so it is charged once however often it is settled;
-  what the free balance cannot pay now stays owed and is paid at the next settlement.
+  what the free balance cannot pay now stays owed and is paid at the next settlement. What is paid
+  goes to the master owner's wallet on this shard, or, when the owner's home is another shard, out
+  as a payment transfer to that home (copyPayee, copyPay; docs/copy-trading.md, "Payments across homes").
 ]]
 --- @include "includes/mulDiv"
 --- @include "includes/fmt"

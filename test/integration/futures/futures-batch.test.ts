@@ -363,7 +363,8 @@ describe('a runtime error inside a batch', () => {
       const [ea, eb] = [await eventsOf(a), await eventsOf(b)];
       expect(ea.entries).toBe(1);
       expect(ea.events).toEqual(eb.events);
-      expect(ea.events.map((e) => e.e)).toEqual(['accepted']);
+      // a resting order: accepted, and the private stream's fixed fields (new) and first state (st)
+      expect(ea.events.map((e) => e.e)).toEqual(['accepted', 'new', 'st']);
     });
   });
 });
