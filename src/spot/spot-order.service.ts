@@ -37,14 +37,24 @@ export interface SpotOrderQuery extends PageRequest {
  */
 export interface SpotFunding {
   homes: { of(userId: string): Promise<number> };
-  escrow: { cover(userId: string, shard: number, cur: string, need: string, boost?: number): Promise<void> } | null;
+  escrow: {
+    cover(userId: string, shard: number, cur: string, need: string, boost?: number): Promise<void>;
+    /** Tops up only when the escrow holds less than `minor`; true when it moved money. */
+    fund(userId: string, shard: number, cur: string, minor: string): Promise<boolean>;
+  } | null;
 }
+
+/** Escrows this process last found short, at most this many remembered (a hint, not state: losing it costs one retry). */
+const SHORT_ESCROWS_KEPT = 100_000;
 
 /** Placements of one order that may each find the escrow short and top it up before the next. */
 const FUNDED_ATTEMPTS = 6;
 
 /** Spot order use cases: request numbers to engine units (rounded down, order-book rule 9, docs/api-contract.md#order-book-rules), checks, DTOs. */
 export class SpotOrderService {
+  /** user|shard|currency of escrows an order of this process found short, until one is found enough (placeFunded). */
+  private readonly shortEscrows = new Set<string>();
+
   constructor(
     private readonly redis: RedisClient,
     private readonly shards: EngineShards,
@@ -120,6 +130,13 @@ export class SpotOrderService {
       const earlier = await this.claimAtHome(input.userId, home, shard, input.clientOrderId);
       if (earlier) return earlier;
     }
+    const escrow = this.funding.escrow as NonNullable<SpotFunding['escrow']>;
+    const { cur, amount } = reservation(input);
+    const short = home !== shard ? `${input.userId}|${shard}|${cur}` : null;
+    if (short && this.shortEscrows.has(short)) {
+      // the last order here found it short: top up first (a read when it is not) rather than run the placement twice
+      if (!(await escrow.fund(input.userId, shard, cur, amount))) this.shortEscrows.delete(short);
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.engine.place(input);
@@ -131,12 +148,17 @@ export class SpotOrderService {
         }
         if (err.code !== 'INSUFFICIENT_BALANCE') throw err;
         // the user has the money (cover would have said otherwise): concurrent orders kept taking it first
+        if (short) this.rememberShort(short);
         if (attempt >= FUNDED_ATTEMPTS) throw new AppError(503, 'ESCROW_BUSY', 'Orders of this user kept taking each other\'s top-ups; retry');
-        const { cur, amount } = reservation(input);
         // each retry asks for up to twice as much again, so orders racing for one escrow all end up covered
-        await (this.funding.escrow as NonNullable<SpotFunding['escrow']>).cover(input.userId, shard, cur, amount, 2 ** (attempt - 1));
+        await escrow.cover(input.userId, shard, cur, amount, 2 ** (attempt - 1));
       }
     }
+  }
+
+  private rememberShort(key: string): void {
+    if (this.shortEscrows.size >= SHORT_ESCROWS_KEPT) this.shortEscrows.clear();
+    this.shortEscrows.add(key);
   }
 
   /** The earlier order a clientOrderId names (at home or on the shard it was claimed for), or null when it is free. */

@@ -62,17 +62,19 @@ export class Escrow {
         throw again instanceof AppError && again.code === 'INSUFFICIENT_BALANCE' ? insufficient(cur, acct) : again;
       });
     }
-    await this.relay.deliver(t);
+    await this.relay.deliverSent(t);
   }
 
   /**
    * Makes sure `minor` of `cur` is available to `userId` on `shard` before a script there takes it
    * (a futures account funded from the wallet, a copy master's capital: accounts are funded on
-   * shard 0; with `acct`, the account's own free margin, brought back from other shards).
+   * shard 0; with `acct`, the account's own free margin, brought back from other shards; a spot
+   * order whose escrow was short last time). True when it moved money.
    */
-  async fund(userId: string, shard: number, cur: string, minor: string, acct = ''): Promise<void> {
-    if (new BigNumber(await this.held(userId, shard, cur, acct)).gte(minor)) return;
+  async fund(userId: string, shard: number, cur: string, minor: string, acct = ''): Promise<boolean> {
+    if (new BigNumber(await this.held(userId, shard, cur, acct)).gte(minor)) return false;
     await this.cover(userId, shard, cur, minor, 1, acct);
+    return true;
   }
 
   /** Brings the user's free `cur` (the account's free margin, with `acct`) on every shard but `skip` home; true when anything moved. */
@@ -88,7 +90,7 @@ export class Escrow {
       if (acct && !(await this.redis.exists(this.shards.keys(shard).futuresAccount(acct)))) continue;
       const t = newTransfer(userId, cur, shard, home, acct);
       if ((await this.ledger.send(t, 'all')) === null) continue;
-      await this.relay.deliver(t);
+      await this.relay.deliverSent(t);
       moved = true;
     }
     return moved;
@@ -140,7 +142,7 @@ export class Escrow {
           const t = newTransfer(userId, c, shard, home, acct);
           try {
             if ((await this.ledger.send(t, 'idle', '0', '0', idleBefore)) === null) continue;
-            await this.relay.deliver(t);
+            await this.relay.deliverSent(t);
             swept++;
           } catch (err) {
             log?.warn({ err, transfer: t.id, shard }, 'idle sweep not delivered yet (the outbox keeps it)');

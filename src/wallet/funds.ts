@@ -46,7 +46,9 @@ export async function createFunds(deps: Pick<PlatformDeps, 'config' | 'redis' | 
   });
   return {
     homes, ledger, relay, escrow, reconciler,
-    fund: (userId, shard, cur, minor, acct) => escrow.fund(userId, shard, cur, minor, acct),
+    fund: async (userId, shard, cur, minor, acct) => {
+      await escrow.fund(userId, shard, cur, minor, acct);
+    },
     mergedAccounts,
     close: () => links.close(),
   };

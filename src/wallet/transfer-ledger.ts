@@ -42,7 +42,7 @@ export const newTransfer = (user: string, cur: string, from: number, to: number,
 const pocketKey = (k: Keys, t: Pick<Transfer, 'user' | 'acct'>): string => (t.acct ? k.futuresAccount(t.acct) : k.walletAvailable(t.user));
 
 /**
- * The four steps of a transfer as typed calls of lua/wallet/{send,mark,credit,ack}Transfer. Each
+ * The four steps of a transfer as typed calls of lua/wallet/{send,mark}Transfer and {credit,ack}Transfers. Each
  * step is idempotent by the transfer id, so a step whose reply was lost is simply sent again.
  */
 export class TransferLedger {
@@ -84,15 +84,22 @@ export class TransferLedger {
 
   /** Step 3 on the relay's link to `t.to`; true when this delivery credited, false when one before did. */
   async credit(link: RedisClient, t: Transfer, topUp: boolean): Promise<boolean> {
-    const k = this.shards.keys(t.to);
-    const r = await this.scripts.runOn<string[]>(
-      link,
-      'creditTransfer',
-      [k.transferCredit(t.id), pocketKey(k, t), k.escrowTouched(), k.transferVersions()],
-      [t.user, t.cur, t.amount as string, Date.now(), TRANSFER_RECORD_SECONDS, topUp ? 1 : 0, t.acct ?? ''],
-    );
-    if (r[0] === 'ERR') throw engineError(r[1], r[2]);
-    return r[0] === 'OK';
+    return creditedOrThrow((await this.creditAll(link, t.to, [{ t, topUp }]))[0]);
+  }
+
+  /**
+   * Step 3 of several transfers to `shard` in one script call, on the relay's link to it: one reply
+   * per transfer (`creditedOrThrow` reads it), so one refused credit does not fail the others.
+   */
+  async creditAll(link: RedisClient, shard: number, items: { t: Transfer; topUp: boolean }[]): Promise<string[][]> {
+    const k = this.shards.keys(shard);
+    const keys = [k.escrowTouched(), k.transferVersions()];
+    const args: (string | number)[] = [Date.now(), TRANSFER_RECORD_SECONDS];
+    for (const { t, topUp } of items) {
+      keys.push(k.transferCredit(t.id), pocketKey(k, t));
+      args.push(t.user, t.cur, t.amount as string, topUp ? 1 : 0, t.acct ?? '');
+    }
+    return this.scripts.runOn<string[][]>(link, 'creditTransfers', keys, args);
   }
 
   /**
@@ -109,14 +116,19 @@ export class TransferLedger {
 
   /** Step 4 at `t.from`. */
   async ack(t: Transfer): Promise<void> {
-    const k = this.shards.keys(t.from);
-    await again(() =>
-      this.scripts.run(
-        'ackTransfer',
-        [k.transfer(t.id), k.outbox(), k.userTransfersPending(t.user), k.transferVersions()],
-        [t.id, TRANSFER_RECORD_SECONDS],
-      ),
-    );
+    await this.ackAll(t.from, [t]);
+  }
+
+  /** Step 4 of several transfers sent from `shard`, in one script call. */
+  async ackAll(shard: number, ts: Transfer[]): Promise<void> {
+    const k = this.shards.keys(shard);
+    const keys = [k.outbox(), k.transferVersions()];
+    const args: (string | number)[] = [TRANSFER_RECORD_SECONDS];
+    for (const t of ts) {
+      keys.push(k.transfer(t.id), k.userTransfersPending(t.user));
+      args.push(t.id);
+    }
+    await again(() => this.scripts.run('ackTransfers', keys, args));
   }
 
   /** Transfers sent from `shard` and not yet acknowledged, oldest first. */
@@ -131,6 +143,12 @@ export class TransferLedger {
       };
     });
   }
+}
+
+/** One transfer's reply of creditTransfers: true when credited now, false when credited before. */
+export function creditedOrThrow(r: string[]): boolean {
+  if (r[0] === 'ERR') throw engineError(r[1], r[2]);
+  return r[0] === 'OK';
 }
 
 /** A step whose reply was lost is sent once more: the transfer id makes the repeat harmless. */

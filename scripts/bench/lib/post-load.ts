@@ -5,6 +5,8 @@ export interface PostLoadOptions {
   path: string;
   connections: number;
   durationSeconds: number;
+  /** Stop after this many requests instead (autocannon's `amount`). */
+  requests?: number;
   /** Called per request: the bearer token and JSON body to send. */
   next(): { token: string; body: string };
   onResponse?(status: number, body: string): void;
@@ -28,6 +30,7 @@ export async function postLoad(o: PostLoadOptions): Promise<PostLoadSample> {
     url: `http://127.0.0.1:${o.port}`,
     connections: o.connections,
     duration: o.durationSeconds,
+    ...(o.requests ? { amount: o.requests } : {}),
     timeout: 10,
     requests: [
       {

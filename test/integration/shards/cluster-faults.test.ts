@@ -160,14 +160,15 @@ describe('on a cluster with one replica per master (durability by WAIT)', () => 
       // is acknowledged, the replica is cut off (stopped, and its link dropped by the master), so
       // the acknowledgement and everything after it reach the master alone
       let unacked = '';
-      const ack = TransferLedger.prototype.ack;
-      jest.spyOn(TransferLedger.prototype, 'ack').mockImplementation(async function (this: TransferLedger, t) {
+      // the relay acknowledges in batches per sending shard (ackAll); this one carries the single top-up
+      const ackAll = TransferLedger.prototype.ackAll;
+      jest.spyOn(TransferLedger.prototype, 'ackAll').mockImplementation(async function (this: TransferLedger, shard, ts) {
         if (!unacked) {
-          unacked = t.id;
+          unacked = ts[0].id;
           pauseClusterNode(replica);
           await onMaster.call('CLIENT', 'KILL', 'TYPE', 'replica');
         }
-        return ack.call(this, t);
+        return ackAll.call(this, shard, ts);
       });
       const confirmed = await w.place(user, buy('ETH_USDT', 100, 1));
       expect([confirmed.status, confirmed.body.status]).toEqual([200, 'open']);

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { shardOfId } from '../../../src/domain/shard-ids';
 import { bearer } from '../../support/harness';
 import { newTransfer } from '../../../src/wallet/transfer-ledger';
+import { SpotEngine } from '../../../src/spot/spot-engine';
 import { durableRedis, type ShardRedis, expectReconciled, shardWorld, userWithHome } from './shard-fixture';
 
 // Seeded markets with ENGINE_SHARDS=3: BTC_USDT on shard 0, ETH_USDT on shard 1, BTC_USDT.TRC20 on shard 2.
@@ -98,6 +99,46 @@ describe('orders paid from a home on another shard', () => {
     expect(b.reserved).toBe(accepted * 150);
     expect(b.available).toBe(1000 - accepted * 150);
     expectReconciled(await w.reconcile());
+  });
+});
+
+describe('every order a top-up (no headroom)', () => {
+  let bare: Awaited<ReturnType<typeof shardWorld>>;
+  beforeEach(async () => {
+    bare = await shardWorld(server, 3, { ESCROW_HEADROOM_PERCENT: '0', ESCROW_IDLE_SECONDS: '3600' });
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await bare.ctx.cleanup();
+  });
+
+  it('tops up before placing once an order found the escrow short, each transfer without a mark where the sender fsyncs', async () => {
+    const user = await userWithHome(bare.ctx, 2, 'bare');
+    await bare.deposit(user, 'USDT', 10_000);
+    const placements = jest.spyOn(SpotEngine.prototype, 'place');
+    const marks = jest.spyOn(bare.ctx.funds.ledger, 'mark');
+    for (let i = 0; i < 3; i++) expect((await bare.place(user, buy('ETH_USDT', 100, 1))).status).toBe(200);
+    // the first order runs twice (short, then topped up); the next two find the hint and top up first
+    expect(placements).toHaveBeenCalledTimes(4);
+    expect(marks).not.toHaveBeenCalled();
+    expect(await bare.ctx.funds.ledger.outbox(1)).toEqual([]);
+    expect(await bare.ctx.funds.ledger.outbox(2)).toEqual([]);
+    expect(await escrowOf(1, user, 'USDT')).toBe(0);
+    expect((await bare.balances(user)).USDT).toEqual({ currencyCode: 'USDT', available: 9700, reserved: 300 });
+    expectReconciled(await bare.reconcile());
+  });
+
+  it('places every one of many orders sent at once, each needing its own top-up, and spends home once', async () => {
+    const user = await userWithHome(bare.ctx, 2, 'bareburst');
+    await bare.deposit(user, 'USDT', 1000);
+    const orders = Array.from({ length: 20 }, (_, i) => (i % 2 ? buy('BTC_USDT', 150, 1) : buy('ETH_USDT', 150, 1)));
+    const replies = await Promise.all(orders.map((o) => bare.place(user, o)));
+    const accepted = replies.filter((r) => r.status === 200).length;
+    for (const r of replies) if (r.status !== 200) expect([r.status, r.body.error.code]).toEqual([422, 'INSUFFICIENT_BALANCE']);
+    expect(accepted).toBeGreaterThan(0);
+    expect(accepted).toBeLessThanOrEqual(6);
+    expect((await bare.balances(user)).USDT).toEqual({ currencyCode: 'USDT', available: 1000 - accepted * 150, reserved: accepted * 150 });
+    expectReconciled(await bare.reconcile());
   });
 });
 
