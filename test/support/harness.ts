@@ -18,7 +18,7 @@ export const TEST_SECRET = 'test-secret-0123456789abcdef';
 export async function testContext(
   overrides: Record<string, string> = {},
   /** The context's logger (silent when omitted): a test that reads the log passes its own. */
-  log: Logger = createLogger('silent'),
+  log: Logger = createLogger((process.env.TEST_LOG_LEVEL as 'error' | undefined) ?? 'silent'),
 ): Promise<AppContext & { cleanup(): Promise<void> }> {
   const prefix = `t${randomBytes(4).toString('hex')}`;
   const config: AppConfig = loadConfig({

@@ -60,6 +60,9 @@ describe('isRedisUnavailable', () => {
     // ioredis aborts the commands of a pipeline in flight when the connection closes: sent, outcome unknown
     const aborted = Object.assign(new Error('Command aborted due to connection close'), { name: 'AbortError' });
     expect([isRedisUnavailable(aborted), wasNeverSent(aborted)]).toEqual([true, false]);
+    // a cluster in failover: ioredis gives up redirecting, or a node vanished while slots were read
+    expect(isRedisUnavailable(new Error('Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN The cluster is down'))).toBe(true);
+    expect(isRedisUnavailable(new Error('Node is disconnected'))).toBe(true);
     expect(isRedisUnavailable(new Error('LOADING Redis is loading the dataset in memory'))).toBe(true);
     expect(isRedisUnavailable(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'))).toBe(false);
     expect(isRedisUnavailable(new Error('ERR Error running script: user_function:12: attempt to index a nil value'))).toBe(false);

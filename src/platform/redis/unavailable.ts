@@ -27,6 +27,9 @@ const MESSAGES = new RegExp(
     'maxretriesperrequest',
     'none of startup nodes is available',
     'cluster is disconnected',
+    'cluster is disconnecting',
+    'node is disconnected', // a cluster node's connection gone while its slots were being looked up
+    'too many cluster redirections', // a failover in progress: the slot's master is not known yet
     'econnrefused',
     'econnreset',
     '^(loading|busy|masterdown|clusterdown|tryagain)\\b', // Redis refusing while it cannot serve

@@ -6,6 +6,8 @@ import { bearer, createApp, TEST_SECRET, testContext, tokenFor } from '../../sup
 import { WsClient, type Msg } from '../../support/ws-client';
 import { fromMinor } from '../../../src/domain/decimal';
 import type { PlaceSpotInput } from '../../../src/spot/spot-engine';
+import { shardOfPair } from '../../../src/domain/market';
+import { userWithHome } from '../shards/shard-fixture';
 
 type Ctx = Awaited<ReturnType<typeof testContext>>;
 type Row = Record<string, unknown>;
@@ -247,9 +249,15 @@ describe('private stream: every state of an order changed many times in one engi
     return replies.map((r) => r[1]);
   }
 
+  /** A user at home on BTC_USDT's shard: the engine call below has no transfer to fund escrow elsewhere (ENGINE_SHARDS=3 on the cluster run). */
+  async function onMarketShard(name: string): Promise<string> {
+    const pair = (await ctx.markets.store.getPair('spot', 'BTC_USDT'))!;
+    return userWithHome(ctx, shardOfPair(pair), fresh(name));
+  }
+
   it('a maker filled by five takers in one batch: open, each partial fill, filled, with updateIds 1, 2, …; the last equals REST', async () => {
-    const maker = fresh('rapidm');
-    const taker = fresh('rapidt');
+    const maker = await onMarketShard('rapidm');
+    const taker = await onMarketShard('rapidt');
     await deposit(maker, 'BTC', 1);
     await deposit(taker, 'USDT', 10_000);
     const m = await signedIn(maker, ['orders']);
@@ -292,8 +300,8 @@ describe('private stream: every state of an order changed many times in one engi
   });
 
   it('placed, partly filled and cancelled within one batch and the call after it: each state once, in order', async () => {
-    const maker = fresh('quickm');
-    const taker = fresh('quickt');
+    const maker = await onMarketShard('quickm');
+    const taker = await onMarketShard('quickt');
     await deposit(maker, 'BTC', 1);
     await deposit(taker, 'USDT', 10_000);
     const m = await signedIn(maker, ['orders']);
