@@ -21,14 +21,10 @@ import { createLogger } from '../../src/platform/config/logger';
 import { createContext, type AppContext } from '../../src/transport/context';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { profileFlow, startCallgrindRedis } from './lib/callgrind';
-import { envInt } from './lib/deadline';
+import { envCount, envInt } from './lib/deadline';
 import { FuturesFloor } from './lib/futures-floor';
 import { futuresFlow } from './lib/futures-flow';
 
-/** A phase of 0 orders is skipped (a change measured on resting orders alone). */
-function envCount(name: string, fallback: number): number {
-  return process.env[name] === '0' ? 0 : envInt(name, fallback);
-}
 const RESTING = envCount('PROFILE_RESTING', 3000);
 const CROSSING = envCount('PROFILE_CROSSING', 1500);
 const GROUP = envInt('PROFILE_GROUP', 4);

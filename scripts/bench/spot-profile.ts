@@ -23,14 +23,10 @@ import { Scripts } from '../../src/platform/redis/scripts';
 import { SpotEngine } from '../../src/spot/spot-engine';
 import { benchContext } from './lib/bench-context';
 import { profileFlow, startCallgrindRedis } from './lib/callgrind';
-import { envInt } from './lib/deadline';
+import { envCount, envInt } from './lib/deadline';
 import { SpotFloor } from './lib/spot-floor';
 import { orderFlow, toInput } from './lib/spot-flow';
 
-/** A phase of 0 orders is skipped. */
-function envCount(name: string, fallback: number): number {
-  return process.env[name] === '0' ? 0 : envInt(name, fallback);
-}
 const RESTING = envCount('PROFILE_RESTING', 3000);
 const CROSSING = envCount('PROFILE_CROSSING', 3000);
 const GROUP = envInt('PROFILE_GROUP', 64);

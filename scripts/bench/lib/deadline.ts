@@ -20,6 +20,11 @@ export function envInt(name: string, fallback: number): number {
   return n;
 }
 
+/** A count from the environment where 0 means "skip this phase" (envInt refuses 0). */
+export function envCount(name: string, fallback: number): number {
+  return process.env[name] === '0' ? 0 : envInt(name, fallback);
+}
+
 /** Runs a bench's main and exits with its outcome: 0, or 1 after printing the error. */
 export function runBench(main: () => Promise<void>): void {
   main().then(
