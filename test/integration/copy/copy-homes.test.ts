@@ -175,8 +175,8 @@ describe('faults in a payment\'s delivery', () => {
     const { sub, mOrder } = await followerInProfit();
     await realize(mOrder);
     const ledger = b.ctx.funds.ledger;
-    const credit = ledger.credit.bind(ledger);
-    ledger.credit = async () => {
+    const credit = ledger.creditAll.bind(ledger);
+    ledger.creditAll = async () => {
       throw new Error('relay killed after marking the debit durable');
     };
     const home = await usdt(1, owner);
@@ -193,7 +193,7 @@ describe('faults in a payment\'s delivery', () => {
     expect(await b.walletUsdt(owner)).toBeCloseTo(home + amount.shiftedBy(-8).toNumber(), 8);
     expect(await usdt(1, owner)).toBe(home);
 
-    ledger.credit = credit;
+    ledger.creditAll = credit;
     expect(await b.ctx.funds.relay!.drain(copyShard(), 0)).toBe(1);
     expect(await usdt(1, owner)).toBeCloseTo(home + amount.shiftedBy(-8).toNumber(), 8);
     expect(await b.ctx.funds.relay!.drain(copyShard(), 0)).toBe(0);

@@ -284,7 +284,8 @@ describe('margin transfer faults', () => {
     const acct = await b.fundedAccount(user, 100, 10);
     const relay = b.ctx.funds.relay as NonNullable<typeof b.ctx.funds.relay>;
     // the relay dies between step 1 (debit at shard 0, outbox) and step 2
-    const deliver = jest.spyOn(relay, 'deliver').mockRejectedValueOnce(new Error('api process killed'));
+    // (the api delivers what it just sent through deliverSent)
+    const deliver = jest.spyOn(relay, 'deliverSent').mockRejectedValueOnce(new Error('api process killed'));
     const died = await order(user, acct, XRP, true, 100, 1);
     expect(died.status).toBe(500);
     deliver.mockRestore();
@@ -309,9 +310,9 @@ describe('margin transfer faults', () => {
     const user = await userWithHome(b.ctx, 2, 'lost');
     const acct = await b.fundedAccount(user, 100, 10);
     const ledger = b.ctx.funds.ledger;
-    const credit = ledger.credit.bind(ledger);
+    const credit = ledger.creditAll.bind(ledger);
     // the credit runs on the shard, then its reply is lost on the way back
-    const spy = jest.spyOn(ledger, 'credit').mockImplementationOnce(async (...args) => {
+    const spy = jest.spyOn(ledger, 'creditAll').mockImplementationOnce(async (...args) => {
       await credit(...args);
       throw Object.assign(new Error('Connection is closed.'), { name: 'Error' });
     });
