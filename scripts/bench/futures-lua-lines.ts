@@ -25,7 +25,7 @@ import { buildLuaLibrary } from '../../src/platform/redis/lua-loader';
 import { createContext } from '../../src/transport/context';
 import type { CreateFuturesInput } from '../../src/futures/futures-engine';
 import { seedMarkets } from '../../src/markets/market-seeder';
-import { envInt } from './lib/deadline';
+import { envInt, runBench } from './lib/deadline';
 import { placeAll } from './lib/callgrind';
 import { futuresFlow } from './lib/futures-flow';
 import { startBenchRedis } from './lib/redis-server';
@@ -158,7 +158,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

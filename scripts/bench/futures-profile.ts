@@ -21,7 +21,7 @@ import { createLogger } from '../../src/platform/config/logger';
 import { createContext, type AppContext } from '../../src/transport/context';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { profileFlow, startCallgrindRedis } from './lib/callgrind';
-import { envCount, envInt } from './lib/deadline';
+import { envCount, envInt, runBench } from './lib/deadline';
 import { FuturesFloor } from './lib/futures-floor';
 import { futuresFlow } from './lib/futures-flow';
 
@@ -61,7 +61,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

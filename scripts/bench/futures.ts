@@ -37,7 +37,7 @@ import { createApp } from '../../src/transport/http/app';
 import { seedMarkets } from '../../src/markets/market-seeder';
 import { startProgress } from '../lib/progress';
 import { reportFailure, reportPort, withChildServer } from './lib/child-server';
-import { envInt, exitAfter } from './lib/deadline';
+import { envInt, exitAfter, runBench } from './lib/deadline';
 import { FuturesFloor } from './lib/futures-floor';
 import { fundedAccounts, futuresFlow, LOTS, MID, PAIR } from './lib/futures-flow';
 import { fundingRound, type FundingRoundSample } from './lib/futures-funding-round';
@@ -457,7 +457,4 @@ async function main(): Promise<void> {
 
 const serveAt = process.argv.indexOf('--serve');
 if (serveAt >= 0) serve(process.argv[serveAt + 1]).catch(reportFailure);
-else main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+else runBench(main);

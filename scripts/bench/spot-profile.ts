@@ -23,7 +23,7 @@ import { Scripts } from '../../src/platform/redis/scripts';
 import { SpotEngine } from '../../src/spot/spot-engine';
 import { benchContext } from './lib/bench-context';
 import { profileFlow, startCallgrindRedis } from './lib/callgrind';
-import { envCount, envInt } from './lib/deadline';
+import { envCount, envInt, runBench } from './lib/deadline';
 import { SpotFloor } from './lib/spot-floor';
 import { orderFlow, toInput } from './lib/spot-flow';
 
@@ -81,7 +81,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);
