@@ -112,8 +112,16 @@ local function placeOne(k, a)
   local crossing = makerId ~= nil and crosses(side, price, ticks)
   if postOnly and otype == 'limit' and crossing then return { 'ERR', 'ORDER_POST_ONLY_WOULD_TAKE', '' } end
 
-  -- balances move at the end of the batch: what earlier orders of the batch moved counts too
-  local available = tonumber(rcall('HGET', availKey, reserveCur) or '0') + pendingDelta(ctx, availKey, reserveCur)
+  -- balances move at the end of the batch: what earlier orders of the batch moved counts too. The
+  -- stored balance is read once a call (nothing writes it before flushDeltas): a user's next order
+  -- of the batch asks no HGET
+  local read = ctx.read[availKey]
+  local stored = read and read[reserveCur]
+  if not stored then
+    stored = tonumber(rcall('HGET', availKey, reserveCur) or '0')
+    if read then read[reserveCur] = stored else ctx.read[availKey] = { [reserveCur] = stored } end
+  end
+  local available = stored + pendingDelta(ctx, availKey, reserveCur)
   if available < reserve then
     return { 'ERR', 'INSUFFICIENT_BALANCE', reserveCur }
   end
