@@ -350,6 +350,25 @@ describe('placeSpotOrders with several orders in one call', () => {
     });
   });
 
+  it("reads a balance anew in each call: a deposit between two calls pays for the second call's order", async () => {
+    await withMarkets(1, {}, async ([m]) => {
+      const { ctx, pair } = m;
+      const { quoteScale } = scales(pair);
+      const price = 100_000;
+      const lots = 15_000;
+      const reserveMinor = price * lots * quoteScale;
+      const quote = pair.quoteCurrencyCode;
+      // the first call reads an empty wallet (the call's context, kept for the next call, notes what
+      // its orders read)
+      const first = await placeQueued(ctx, [limit('poor', pair, 'buy', price, lots, 1)]);
+      expect(first[0]).toEqual(['ERR', 'INSUFFICIENT_BALANCE', quote]);
+      await depositOnMarket(ctx, pair, 'poor', quote, reserveMinor / 10 ** pair.quoteDecimals);
+      const second = await placeQueued(ctx, [limit('poor', pair, 'buy', price, lots, 2)]);
+      expect(second[0].slice(0, 3)).toEqual(['OK', second[0][1], 'open']);
+      expect(await wallet(ctx, 'poor', quote)).toEqual({ avail: 0, rsv: reserveMinor });
+    });
+  });
+
   it('counts what an earlier order of the batch credited: a sale earlier in the batch pays for a later buy', async () => {
     const deposits: Deposits = { seller: { BTC: 0.05 }, bidder: { USDT: 100 } };
     await withMarkets(2, deposits, async ([batched, one]) => {
