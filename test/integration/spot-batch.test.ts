@@ -630,6 +630,55 @@ describe('placeSpotOrders with several orders in one call', () => {
     });
   });
 
+  it('a level that several orders of a batch change is written once with the total one call per order leaves; a level emptied or refilled in the batch too', async () => {
+    await withMarkets(2, RICH_DEPOSITS, async ([batched, alone]) => {
+      const { pair } = batched;
+      const before = [
+        limit('u0', pair, 'sell', 100_100, 1_000, 1),
+        limit('u0', pair, 'sell', 100_100, 2_000, 2),
+        limit('u0', pair, 'sell', 100_200, 1_000, 3),
+      ];
+      const orders = [
+        limit('u1', pair, 'buy', 100_100, 1_500, 10), // takes 100_100 in part, two fills
+        limit('u1', pair, 'buy', 100_100, 1_500, 11), // empties 100_100
+        limit('u2', pair, 'sell', 100_100, 700, 12), // a new level at the emptied price...
+        limit('u1', pair, 'buy', 100_100, 700, 13), // ...taken whole: gone again
+        limit('u2', pair, 'buy', 99_000, 400, 14), // a new bid level...
+        limit('u0', pair, 'sell', 99_000, 400, 15), // ...taken whole: it comes and goes
+        limit('u1', pair, 'buy', 100_200, 1_000, 16), // the level before the batch taken whole...
+        limit('u2', pair, 'sell', 100_200, 1_000, 17), // ...and back to its total: a net change of 0
+      ];
+      for (const m of [batched, alone]) await placeBatch(m.ctx, before);
+      const replies = await placeQueued(batched.ctx, orders);
+      expect(replies.map((r) => r[0])).toEqual(orders.map(() => 'OK'));
+      const oneByOne: ScriptReply[] = [];
+      for (const o of orders) oneByOne.push(...(await placeQueued(alone.ctx, [o])));
+      expect(replies).toEqual(oneByOne);
+      expect(await stateOf(batched.ctx, USERS)).toEqual(await stateOf(alone.ctx, USERS));
+      expect(await orderEvents(batched.ctx)).toEqual(await orderEvents(alone.ctx));
+
+      // the batch's book events: each touched level once, its total as the level hash holds it
+      // after the call ('0' for a level gone), the level prices exactly the levels with lots
+      const { ctx } = batched;
+      const entries = await streamEntries(ctx);
+      const bookEvents = eventsOf(entries[entries.length - 1].fields).filter((e) => e.e === 'book');
+      const touched = (side: string) => bookEvents.filter((e) => e.side === side).map((e) => e.p).sort();
+      expect(touched('asks')).toEqual(['100100', '100200']);
+      expect(touched('bids')).toEqual(['99000']);
+      expect(bookEvents.map((e) => e.q).sort()).toEqual(['0', '0', '1000']);
+      for (const e of bookEvents) {
+        const side = e.side as 'bids' | 'asks';
+        expect(e.q).toBe((await ctx.redis.hget(ctx.keys.levelQty('spot', PAIR, side), e.p)) ?? '0');
+      }
+      for (const side of ['bids', 'asks'] as const) {
+        const prices = await ctx.redis.zrange(ctx.keys.levels('spot', PAIR, side), '0', '-1');
+        const totals = await ctx.redis.hgetall(ctx.keys.levelQty('spot', PAIR, side));
+        expect(prices.sort()).toEqual(Object.keys(totals).sort());
+        for (const q of Object.values(totals)) expect(Number(q)).toBeGreaterThan(0);
+      }
+    });
+  });
+
   it('a batch whose every order is rejected writes no entry and changes no balance', async () => {
     await withMarkets(1, RANDOM_DEPOSITS, async ([{ ctx, pair }]) => {
       await placeBatch(ctx, [limit('u2', pair, 'buy', 100_000, 1_000, 1)]);

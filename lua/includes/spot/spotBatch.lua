@@ -27,6 +27,8 @@ local spotBatch = (function()
       ctx.pair, ctx.lastTicks, ctx.undo, ctx.undoLog, ctx.inUse = nil, nil, nil, nil, false
       -- the balances the call's orders read, by wallet key and currency (lua/spot/placeSpotOrders)
       ctx.read = {}
+      -- level changes written once a call, at the entry (includes/book changeLevel)
+      ctx.levelsLater = true
       kept = ctx
     else
       local keys = ctx.keys
