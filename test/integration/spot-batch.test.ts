@@ -140,6 +140,8 @@ async function stateOf(ctx: Ctx, users: string[]) {
         orders,
         open: (await r.smembers(k.userOpenOrders(u, 'spot', PAIR))).sort(),
         clientOrderIds: await r.hgetall(k.clientOrderIds(u)),
+        // the user's trade index, ids with scores
+        trades: await r.zrange(k.userTrades('spot', PAIR, u), '0', '-1', 'WITHSCORES'),
       };
     }),
   );

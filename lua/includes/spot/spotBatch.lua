@@ -27,8 +27,9 @@ local spotBatch = (function()
       ctx.pair, ctx.lastTicks, ctx.undo, ctx.undoLog, ctx.inUse = nil, nil, nil, nil, false
       -- the balances the call's orders read, by wallet key and currency (lua/spot/placeSpotOrders)
       ctx.read = {}
-      -- level changes written once a call, at the entry (includes/book changeLevel)
-      ctx.levelsLater = true
+      -- level changes written once a call, at the entry (includes/book changeLevel); a user's
+      -- trade index entries one ZADD a call (includes/tradeHistory, emptied there)
+      ctx.levelsLater, ctx.tradesByUser = true, {}
       kept = ctx
     else
       local keys = ctx.keys
