@@ -143,7 +143,8 @@ local function placeOne(k, a)
     -- spotSettlement)
     taker = { id = id, idText = idText, user = user, side = side, limit = price, stp = stp, price = price,
       remaining = amount or math.huge, amount = amount, amountText = amountText, rsv = reserve, filled = 0,
-      filledQuote = 0, fee = 0, budget = budget, budgetSpent = nil, availKey = availKey, rsvKey = rsvKey }
+      filledQuote = 0, fee = 0, budget = budget, budgetSpent = nil, availKey = availKey, rsvKey = rsvKey,
+      fillFee = nil, fillFeeText = nil }
     outcome = matchOrder(ctx, taker, SPOT_SETTLEMENT, makerId, ticks, member, bestText)
     remaining = taker.remaining
   end
@@ -177,7 +178,8 @@ local function placeOne(k, a)
   if taker then
     -- filled whole: its amount as sent is the filled text (no printing)
     if taker.filled == amount then filled = amountText else filled = fmt(taker.filled) end
-    filledQuote, fee = fmt(taker.filledQuote), fmt(taker.fee)
+    -- its fee's text from its last fill (includes/spot/spotSettlement) when that fill's fee is all it paid
+    filledQuote, fee = fmt(taker.filledQuote), taker.fee == taker.fillFee and taker.fillFeeText or fmt(taker.fee)
     rsv = rsv or fmt(taker.rsv)
   else
     rsv = rsv or fmt(reserve)
