@@ -20,7 +20,7 @@ import { placeAll } from './lib/callgrind';
 import { envCount, envInt, runBench } from './lib/deadline';
 import { lineSampler } from './lib/lua-lines';
 import { startBenchRedis } from './lib/redis-server';
-import { orderFlow, toInput } from './lib/spot-flow';
+import { profileOrders } from './lib/spot-flow';
 
 const WARMUP = envCount('PROFILE_WARMUP', 4000);
 const RESTING = envCount('PROFILE_RESTING', 1920);
@@ -29,31 +29,13 @@ const GROUP = envInt('PROFILE_GROUP', 64);
 const EVERY = envInt('PROFILE_EVERY', 97);
 const TOP = envInt('PROFILE_TOP', 40);
 
-// bench:matching's market and order shape (scripts/bench/matching.ts, as profile:spot)
-const PAIR = 'BTC_USDT';
-const MID = 5_000_000;
-const LEVELS = 1_000;
-const LOTS = 1_000;
-const USERS = 10;
-
 async function main(): Promise<void> {
   const server = process.env.PROFILE_REDIS_SERVER;
   if (!server) throw new Error('PROFILE_REDIS_SERVER: a redis-server whose functions keep `debug` (profile:futures-lines)');
   const bench = await startBenchRedis({ binary: server, allowEnvUrl: false });
   try {
     const { ctx, config } = await benchContext(bench.url);
-    const pair = await ctx.markets.store.getPair('spot', PAIR);
-    if (!pair) throw new Error(`pair ${PAIR} not seeded`);
-    for (let u = 0; u < USERS; u++) {
-      for (const who of ['m', 't']) {
-        await ctx.wallets.deposit(`${who}${u}`, 'USDT', 10_000_000);
-        await ctx.wallets.deposit(`${who}${u}`, 'BTC', 100_000);
-      }
-    }
-    const flow = orderFlow({ resting: WARMUP + RESTING, crossing: CROSSING, mid: MID, levels: LEVELS });
-    const ts = Date.now();
-    const resting = flow.resting.map((o) => toInput(pair, o, ts, LOTS, USERS));
-    const crossing = flow.crossing.map((o) => toInput(pair, o, ts, LOTS, USERS));
+    const { resting, crossing } = await profileOrders(ctx, WARMUP + RESTING, CROSSING);
     const redis = ctx.redis as Redis;
     const scripts = new Scripts(redis, undefined, config.redisCommandTimeoutMs);
     await scripts.preload();
