@@ -15,7 +15,7 @@ import { errorHandler, notFoundHandler } from './middleware/errors';
 import { authenticatedOnce, idempotency } from './middleware/idempotency';
 import { requestMetrics } from './middleware/metrics';
 import { orderRateLimit } from './middleware/rate-limit';
-import { refuseReservedKeys } from './middleware/reserved-keys';
+import { refuseReservedBodyKeys, refuseReservedKeys } from './middleware/reserved-keys';
 import { securityHeaders } from './security-headers';
 import { compressLargeJson, plainJsonBody, serveHotRoutes, type HotRoute } from './hot-routes';
 import { systemRoutes } from './system.routes';
@@ -66,6 +66,7 @@ export function createApp(ctx: AppContext, { hot = true }: { hot?: boolean } = {
     const instead = new Map<unknown, RequestHandler>([
       [compress, compressLargeJson(compress, COMPRESS_FROM_BYTES)],
       [json, plainJsonBody(json, BODY_LIMIT_BYTES)],
+      [refuseReservedKeys, refuseReservedBodyKeys],
     ]);
     serveHotRoutes(app, HOT_ROUTES, { instead, errors, notFound: notFoundHandler });
   }
