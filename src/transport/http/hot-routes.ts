@@ -50,10 +50,12 @@ export function serveHotRoutes(app: Express, routes: HotRoute[], parts: HotRoute
   const routed = (app as unknown as { handle: (req: Request, res: Response, done?: NextFunction) => void }).handle.bind(app);
   const request = (app as unknown as { request: object }).request;
   const response = (app as unknown as { response: object }).response;
+  const poweredBy = app.enabled('x-powered-by');
   Object.assign(app, {
     handle(req: Request, res: Response, done?: NextFunction): void {
       const chain = done ? undefined : chains.get(`${req.method} ${req.url}`);
       if (!chain) return routed(req, res, done);
+      if (poweredBy) res.setHeader('X-Powered-By', 'Express');
       (req as { res: Response }).res = res;
       (res as { req: Request }).req = req;
       Object.setPrototypeOf(req, request);
@@ -78,7 +80,13 @@ function run(chain: Chain, parts: HotRouteParts, req: Request, res: Response): v
     if (failed) return;
     if (err !== undefined && err !== null && err !== 'route' && err !== 'router') {
       failed = true;
-      void errors(err, req, res, () => undefined);
+      try {
+        void errors(err, req, res, () => undefined);
+      } catch {
+        // as Express's final handler would: the error handler itself failed
+        if (!res.headersSent) res.status(500);
+        res.end();
+      }
       return;
     }
     if (i >= total) return void notFound(req, res, next);
