@@ -41,8 +41,12 @@ export function serveHotRoutes(app: Express, routes: HotRoute[], parts: HotRoute
   const chains = new Map<string, Chain>();
   for (const { method, path } of routes) {
     // the first route of that method and path is the one the router would have run
-    const found = walked.find((r) => r.method === method && r.path === path);
-    if (!found) throw new Error(`hot route ${method} ${path} is not a route of the app`);
+    const at = walked.findIndex((r) => r.method === method && r.path === path);
+    if (at < 0) throw new Error(`hot route ${method} ${path} is not a route of the app`);
+    // an earlier route with parameters that might match the path too would be the router's choice
+    const shadow = walked.slice(0, at).find((r) => r.method === method && /[:*{]/.test(r.path) && path.startsWith(r.path.split(/[:*{]/)[0]));
+    if (shadow) throw new Error(`hot route ${method} ${path} may be shadowed by ${shadow.path}, which the router tries first`);
+    const found = walked[at];
     // the middleware the router passes on the way (app-wide, or mounted on a prefix of the path), then the route's own
     const before = found.above.map((m) => parts.instead.get(m) ?? (m as RequestHandler));
     chains.set(`${method} ${path}`, { route: { path, method }, before, handlers: found.handlers as RequestHandler[] });

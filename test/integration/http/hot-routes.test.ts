@@ -1,6 +1,7 @@
 import request from 'supertest';
-import type { Express } from 'express';
+import express, { type Express } from 'express';
 import { bearer, createApp, testContext } from '../../support/harness';
+import { serveHotRoutes } from '../../../src/transport/http/hot-routes';
 
 /**
  * The order-placing routes served past Express's router (src/transport/http/hot-routes.ts) answer
@@ -132,5 +133,19 @@ describe('hot order routes answer as the router does', () => {
     const start = await count();
     await request(hot).post('/api/orders').set('Authorization', bearer('hot-user')).send({ side: 'x' });
     expect(await count()).toBe(start + 1);
+  });
+});
+
+describe('serveHotRoutes refuses a route it cannot serve as the router would', () => {
+  const parts = { instead: new Map(), errors: () => undefined, notFound: () => undefined };
+  it('one that is not a route of the app', () => {
+    const app = express();
+    expect(() => serveHotRoutes(app, [{ method: 'POST', path: '/api/orders' }], parts)).toThrow(/not a route/);
+  });
+  it('one that an earlier route with parameters may match first', () => {
+    const app = express();
+    app.post('/api/:what', (_req, res) => void res.end());
+    app.post('/api/orders', (_req, res) => void res.end());
+    expect(() => serveHotRoutes(app, [{ method: 'POST', path: '/api/orders' }], parts)).toThrow(/shadowed by \/api\/:what/);
   });
 });
