@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { fitsEngine, fromMinor, minorString, toMinorDown } from '../domain/decimal';
 import { futuresParams } from '../domain/futures';
 import { shardOfId } from '../domain/shard-ids';
-import { AppError, badRequest, conflict, notFound, rejected } from '../domain/errors';
+import { AppError, badRequest, conflict, engineError, notFound, rejected } from '../domain/errors';
 import type { FuturesAccountKind, FuturesEngine } from './futures-engine';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
@@ -166,7 +166,16 @@ export class FuturesAccountService {
     const shard = shardOfId((from ?? to) as string);
     if (from === null) await this.fundWallet(userId, currency, minor, shard);
     else await this.funding.fund(userId, shard, currency, minor, from).catch(ignoreShortfall);
-    await this.engine.transfer(userId, from, to, currency, minor);
+    try {
+      await this.engine.transfer(userId, from, to, currency, minor);
+    } catch (err) {
+      // the script sees the account's margin on its registry shard only: margin locked on a market's
+      // shard makes the answer the one a single shard gives (free + locked would cover it)
+      if (from === null || !(err instanceof AppError && err.code === 'INSUFFICIENT_BALANCE') || this.keys.all().length === 1) throw err;
+      const m = (await this.funding.mergedAccounts(userId, [from])).get(from);
+      if (m && new BigNumber(m.balance).plus(m.locked).gte(minor)) throw engineError('MARGIN_IN_USE');
+      throw err;
+    }
   }
 
   /** Unrealized pnl at mark of the account's positions; `marks` caches mark prices across accounts. */
