@@ -156,7 +156,7 @@ export class Escrow {
 
 /** The shard a futures account's margin is of record on: the registry's. */
 export const ACCOUNT_HOME = 0;
-/** How an account's field in `escrowTouched` starts (lua/wallet/sendTransfer-7.lua): `facct:<id>`. */
+/** How an account's field in `escrowTouched` starts (lua/wallet/sendTransfer-8.lua): `facct:<id>`. */
 const ACCOUNT_FIELD = 'facct:';
 
 const insufficient = (cur: string, acct: string) =>
