@@ -3,15 +3,15 @@
   that moves a user's money outside a market appends, in the same step, which balances it changed
   and why, so the private stream can send them. One entry per command: `ts` and `ev`, a JSON array
   of
-    {e = 'wallet',  u = user, c = currency,   r = reason, bs, a, rs [, xo, xa] [, xi]}
+    {e = 'wallet',  u = user, c = currency,   r = reason, bs, a, rs [, xo, xa] [, xi, xa]}
                                                         a wallet balance changed
     {e = 'account', u = user, a = account id, r = reason}   a futures account's balance changed
   with reason one of deposit, transfer, copy. A wallet event carries the user's wallet on this shard
   after the command (`a` available, `rs` reserved, minor units: append reads them, so every script
   gets them alike) and `bs`, the shard's balance sequence (below); a transfer between shards says
   what left for another shard (`xo` its id, `xa` its amount: in flight, the receiver's money
-  until credited) or arrived (`xi` its id), so a sum over shards stays whole (docs/market-data.md,
-  "Exact balances").
+  until credited) or arrived (`xi` its id, `xa` its amount), so a sum over shards stays whole
+  (docs/market-data.md, "Exact balances").
 
   The balance sequence (`<engine prefix>uevents:seq`, keys.balanceSeq): one INCR per command that
   changes a wallet, in the same step; a balance event carries it and the private stream's balance
@@ -50,10 +50,11 @@ local userEvents = {
 }
 
 -- After flushDeltas: the wallet fields it wrote (ctx.written, includes/deltas) as one packed event
--- (texts) per user and currency on the market's entry, `bal|bs|u|c|a|rs`: the user's available and
--- reserved on this shard after the command, '' for the one it did not change (the gateway keeps
--- the other from before: docs/market-data.md, "Exact balances"). One INCR of the balance sequence
--- per command, none when no wallet moved.
+-- per user and currency on the market's entry, `bal|bs|u|c|a|rs`: the user's available and
+-- reserved on this shard after the command (texts, minor units). The one the command did not
+-- change is read (one HGET, per user and currency of the whole batch), so every event holds a
+-- whole row: the gateway never pairs one command's value with another's. One INCR of the balance
+-- sequence per command, none when no wallet moved.
 function userEvents.walletStates(ctx)
   local w = ctx.written
   local n = #w
@@ -73,7 +74,7 @@ function userEvents.walletStates(ctx)
       local id = user .. '|' .. w[i + 1]
       local s = states[id]
       if not s then
-        s = { '', '' }
+        s = { false, false, user, w[i + 1] }
         states[id] = s
         order[#order + 1] = id
       end
@@ -82,10 +83,14 @@ function userEvents.walletStates(ctx)
     w[i], w[i + 1], w[i + 2] = nil, nil, nil
   end
   if #order == 0 then return end
-  local bs = fmt(redis.call('INCR', P .. 'uevents:seq'))
+  local call = redis.call
+  local bs = fmt(call('INCR', P .. 'uevents:seq'))
   local events = ctx.events
   for i = 1, #order do
     local s = states[order[i]]
-    events[#events + 1] = 'bal|' .. bs .. '|' .. order[i] .. '|' .. s[1] .. '|' .. s[2]
+    local a, r = s[1], s[2]
+    if not a then a = call('HGET', P .. 'wallet:' .. s[3] .. ':avail', s[4]) or '0' end
+    if not r then r = call('HGET', P .. 'wallet:' .. s[3] .. ':rsv', s[4]) or '0' end
+    events[#events + 1] = 'bal|' .. bs .. '|' .. order[i] .. '|' .. a .. '|' .. r
   end
 end

@@ -26,7 +26,7 @@
     {'ERR', 'BALANCE_TOO_LARGE', ''} past 2^53: nothing done (the transfer stays in the outbox)
     {'ERR', 'ACCOUNT_NOT_FOUND', id} the account's hash is not here: nothing done (stays in the outbox)
   Events: when a wallet was credited, one entry on KEYS[3]: per credit, wallet (transfer) with the
-    transfer's id as arrived (xi), so the private stream stops counting it in flight
+    transfer's id and amount as arrived (xi, xa), so the private stream stops counting it in flight
     (includes/userEvents).
 ]]
 --- @include "includes/safeInt"
@@ -59,7 +59,7 @@ for i = 1, (#KEYS - 3) / 2 do
   out[i] = creditOne(KEYS[2 + 2 * i], KEYS[3 + 2 * i], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5])
   if out[i][1] == 'OK' and ARGV[a + 5] == '' then
     local e = userEvents.wallet(ARGV[a + 1], ARGV[a + 2], 'transfer')
-    e.xi = ARGV[a + 6]
+    e.xi, e.xa = ARGV[a + 6], ARGV[a + 3]
     events[#events + 1] = e
   end
 end

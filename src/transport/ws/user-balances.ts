@@ -14,8 +14,8 @@ export interface WalletPart {
   reserved?: string;
   /** A transfer that left this shard with the user's money: in flight until credited. */
   out?: { id: string; amount: string };
-  /** A transfer credited on this shard (no longer in flight). */
-  arrived?: string;
+  /** A transfer credited on this shard: no longer in flight. */
+  arrived?: { id: string; amount: string };
 }
 
 /** A wallet row's money, minor units. */
@@ -42,9 +42,12 @@ interface Held {
  */
 export class WalletBook {
   private readonly parts: { seq: number; byCurrency: Map<string, Held> }[];
+  /**
+   * Transfers between shards by id: + amount once seen leaving and until seen arriving; − amount
+   * when seen arriving first (two shards' streams are read in any order), until seen leaving. So
+   * neither order shows money twice or not at all.
+   */
   private readonly inFlight = new Map<string, { cur: string; amount: bigint }>();
-  /** Transfers whose credit was seen before they were seen leaving (two shards' streams, any order). */
-  private readonly arrivedFirst = new Set<string>();
 
   constructor(snapshot: WalletParts) {
     this.parts = snapshot.shards.map(({ seq, avail, rsv }) => {
@@ -61,7 +64,7 @@ export class WalletBook {
   currencies(): string[] {
     const all = new Set<string>();
     for (const p of this.parts) for (const c of p.byCurrency.keys()) all.add(c);
-    for (const t of this.inFlight.values()) all.add(t.cur);
+    for (const t of this.inFlight.values()) if (t.amount > 0n) all.add(t.cur);
     return [...all].sort((a, z) => (a < z ? -1 : 1));
   }
 
@@ -96,11 +99,12 @@ export class WalletBook {
       h.reserved = big(part.reserved);
       h.reservedAt = part.bs;
     }
-    if (part.out) {
-      if (this.arrivedFirst.delete(part.out.id)) return;
+    if (part.out && !this.inFlight.delete(part.out.id)) {
       this.inFlight.set(part.out.id, { cur: part.currency, amount: big(part.out.amount) });
     }
-    if (part.arrived !== undefined && !this.inFlight.delete(part.arrived)) this.arrivedFirst.add(part.arrived);
+    if (part.arrived && !this.inFlight.delete(part.arrived.id)) {
+      this.inFlight.set(part.arrived.id, { cur: part.currency, amount: -big(part.arrived.amount) });
+    }
   }
 }
 

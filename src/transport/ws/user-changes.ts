@@ -95,8 +95,8 @@ export class UserChangeSet {
 
   /**
    * A balance event: the user's wallet on this shard after the command (`a` available, `rs`
-   * reserved, minor units, '' or absent when unchanged), a transfer in flight (`xo`, `xa`) or arrived
-   * (`xi`); lua/includes/userEvents.lua.
+   * reserved, minor units), a transfer in flight (`xo`, `xa`) or arrived (`xi`, `xa`);
+   * lua/includes/userEvents.lua.
    */
   private walletState(e: MarketEvent, reason: BalanceReason): void {
     const c = this.of(e.u);
@@ -109,7 +109,7 @@ export class UserChangeSet {
       ...(e.a ? { available: e.a } : {}),
       ...(e.rs ? { reserved: e.rs } : {}),
       ...(e.xo ? { out: { id: e.xo, amount: e.xa } } : {}),
-      ...(e.xi ? { arrived: e.xi } : {}),
+      ...(e.xi ? { arrived: { id: e.xi, amount: e.xa } } : {}),
     });
   }
 
