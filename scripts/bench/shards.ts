@@ -47,6 +47,7 @@ import { chunk, orderFlow, toInput } from './lib/spot-flow';
 import { median } from './lib/stats';
 import { reportFailure } from './lib/child-server';
 import { httpRun, serveShardApi, type HttpRunResult, type HttpShape } from './lib/shard-http-run';
+import { limiterRun, type LimiterShape } from './lib/shard-limiter-run';
 import { fundedRun, tradeCount, type FundedLayout, type FundedRunResult, type FundedShape } from './lib/shard-service-run';
 
 const RUNS = envInt('BENCH_RUNS', 3);
@@ -56,7 +57,7 @@ const BATCH = envInt('BENCH_BATCH', 500);
 const GROUP = Math.min(envInt('BENCH_GROUP', MAX_PLACE_BATCH), MAX_PLACE_BATCH);
 const IN_FLIGHT = envInt('BENCH_IN_FLIGHT', 2);
 const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 1200);
-const MODES = new Set((process.env.BENCH_MODES ?? 'engine,funded,http').split(','));
+const MODES = new Set((process.env.BENCH_MODES ?? 'engine,funded,http,limiter').split(','));
 const HEADROOM = envInt('BENCH_HEADROOM_PERCENT', 1000);
 const FUNDED_SHAPE: FundedShape = {
   resting: envInt('BENCH_FUNDED_RESTING', 2_000),
@@ -70,6 +71,13 @@ const HTTP_SHAPE: HttpShape = {
   connections: envInt('BENCH_HTTP_CONNECTIONS', 16),
   seconds: envInt('BENCH_HTTP_SECONDS', 5),
   users: envInt('BENCH_FUNDED_USERS', 64),
+};
+
+const LIMITER_SHAPE: LimiterShape = {
+  calls: envInt('BENCH_LIMITER_CALLS', 5_000),
+  users: envInt('BENCH_LIMITER_USERS', 2_000),
+  inFlight: envInt('BENCH_LIMITER_IN_FLIGHT', 48),
+  rounds: envInt('BENCH_RUNS', 3),
 };
 
 const LEVELS = 1_000;
@@ -403,6 +411,20 @@ async function httpMode(clusterUrl: string) {
   return { medians, verdicts, runs: Object.fromEntries(results) };
 }
 
+/** The rate limiter's Redis cost per request, against the floor of any round trip and the layout before. */
+async function limiterMode(clusterUrl: string) {
+  const variants = await limiterRun(clusterUrl, LIMITER_SHAPE);
+  const floor = variants[0].usPerCall;
+  const before = variants[1].usPerCall;
+  printTable(
+    `Rate limiter, ${fmtNum(LIMITER_SHAPE.calls * LIMITER_SHAPE.rounds)} calls per variant over ${fmtNum(LIMITER_SHAPE.users)} users, ` +
+      `${LIMITER_SHAPE.inFlight} in flight, variants interleaved over ${LIMITER_SHAPE.rounds} rounds (all masters)`,
+    ['variant', 'CPU µs/call, all masters', '÷ no-op', '÷ before', 'AOF bytes/call'],
+    variants.map((v) => [v.name, fmtNum(v.usPerCall, 1), fmtNum(v.usPerCall / floor), fmtNum(v.usPerCall / before), fmtNum(v.aofBytesPerCall, 1)]),
+  );
+  return { shape: LIMITER_SHAPE, variants };
+}
+
 async function main(): Promise<void> {
   exitAfter(MAX_SECONDS, 'bench:shards');
   const started = new Date();
@@ -431,6 +453,7 @@ async function main(): Promise<void> {
     if (MODES.has('engine')) out.engine = await engineMode(cluster.url, single.url);
     if (MODES.has('funded')) out.funded = await fundedMode(cluster.url);
     if (MODES.has('http')) out.http = await httpMode(cluster.url);
+    if (MODES.has('limiter')) out.limiter = await limiterMode(cluster.url);
   } finally {
     await cluster?.stop();
     await single?.stop();

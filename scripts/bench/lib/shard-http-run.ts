@@ -41,7 +41,7 @@ export interface HttpRunResult extends PhaseResult {
 /** In the child: an api on the parent's cluster and key prefix (configuration as JSON in BENCH_SHARD_API). */
 export async function serveShardApi(): Promise<void> {
   const { url, prefix, env } = JSON.parse(process.env.BENCH_SHARD_API as string) as { url: string; prefix: string; env: Record<string, string> };
-  const ctx = await createContext(benchConfig(url, prefix, env), createLogger('silent'));
+  const ctx = await createContext(benchConfig(url, prefix, env), createLogger((process.env.BENCH_API_LOG_LEVEL as 'error' | undefined) ?? 'silent'));
   const server = createApp(ctx).listen(0, '127.0.0.1', () => reportPort((server.address() as AddressInfo).port));
 }
 
