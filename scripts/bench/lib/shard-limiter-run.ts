@@ -38,14 +38,15 @@ const aofBytes = async (client: RedisClient) => {
 };
 
 /**
- * The order rate limiter's Redis cost per request on the bench's cluster (appendfsync always), one
+ * The order rate limiter's Redis cost per request on the bench's cluster (appendfsync always) or its
+ * single server (no AOF: the embedded default's path, where only the script's own work differs), one
  * limiter call at a time from `inFlight` callers, against: a function that does nothing (what any
  * extra round trip costs: the floor), the layout before (two expiring counters, replicated:
  * scripts/bench/lib/rate-limit-expiring.lua), and the shipped script with its writes replicated
  * (its `set_repl` line taken out), which tells the share of the AOF's fsync.
  */
-export async function limiterRun(url: string, shape: LimiterShape): Promise<LimiterVariant[]> {
-  const { ctx, prefix } = await benchContext(url, { REDIS_CLUSTER: '1' });
+export async function limiterRun(url: string, cluster: boolean, shape: LimiterShape): Promise<LimiterVariant[]> {
+  const { ctx, prefix } = await benchContext(url, { REDIS_CLUSTER: cluster ? '1' : '0' });
   try {
     const shipped = readFileSync(join(LUA_DIR, 'platform/consumeRateLimit-1.lua'), 'utf8');
     if (!REPL_NONE.test(shipped)) throw new Error('consumeRateLimit-1.lua no longer has its set_repl line: update the limiter mode');
