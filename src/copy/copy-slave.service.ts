@@ -1,7 +1,7 @@
 import { fromMinor, minorString, toMinorDown } from '../domain/decimal';
 import { conflict, notFound, rejected } from '../domain/errors';
 import { paged, type PagedResult, type PageRequest } from '../domain/paging';
-import { FinishReason, type CopyDeps } from './copy-deps';
+import { COPY_SHARD, FinishReason, type CopyDeps } from './copy-deps';
 import type { CopySettlementService } from './copy-settlement.service';
 import type { RiskArgs } from './copy-engine';
 import type { MasterRecord, SlaveRecord, SubscriptionRecord } from './copy-store';
@@ -67,7 +67,7 @@ export class CopySlaveService {
   ) {}
 
   async create(userId: string, req: CreateSlaveRequest): Promise<CopySlaveAccountDto> {
-    const acct = await this.d.futures.accounts.create(userId, req);
+    const acct = await this.d.futures.accounts.create(userId, req, 'own', COPY_SHARD);
     const s: SlaveRecord = {
       id: String(acct.id), user: userId, name: req.name, leverage: String(req.leverage), currency: req.currencyCode,
       cts: String(Date.now()),
@@ -117,7 +117,7 @@ export class CopySlaveService {
     const margin = await this.marginMinor(slave.currency, req.margin);
     const subId = await this.d.store.nextSubscriptionId();
     const acct = await this.d.futures.accounts.create(
-      userId, { name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage) }, 'copy',
+      userId, { name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage) }, 'copy', COPY_SHARD,
     );
     const risk = riskArgs(req);
     const args = { stopLossPercent: startArg(risk.stopLossPercent), takeProfitPercent: startArg(risk.takeProfitPercent), maxSlippagePercent: startArg(risk.maxSlippagePercent) };

@@ -4,6 +4,7 @@ import type { Logger } from '../platform/config/logger';
 import type { RedisClient } from '../platform/redis/connection';
 import type { EngineShards } from '../platform/redis/engine-shards';
 import type { HomeRegistry } from './home-registry';
+import { shardOfId } from '../domain/shard-ids';
 import { newTransfer, type TransferLedger } from './transfer-ledger';
 import type { TransferRelay } from './transfer-relay';
 
@@ -19,9 +20,10 @@ export interface EscrowPolicy {
  * from home when an order there needs more, swept home when idle or when home runs short. The api
  * that needs a top-up carries it to the end itself (an api-only deployment never waits on a worker).
  *
- * A futures account's margin is escrow the same way (`acct`): its home is shard 0, where the account
- * is registered and margin transfers land; on a market's shard its free margin is the `balance` of
- * the account's hash there (docs/futures.md, "Futures on engine shards").
+ * A futures account's margin is escrow the same way (`acct`): its home is the shard it is registered
+ * on, the one its id names (its owner's home; shard 0 for an account from before the registry moved
+ * home), where margin transfers land; on a market's shard its free margin is the `balance` of the
+ * account's hash there (docs/futures.md, "Futures on engine shards").
  */
 export class Escrow {
   constructor(
@@ -67,7 +69,7 @@ export class Escrow {
 
   /**
    * Makes sure `minor` of `cur` is available to `userId` on `shard` before a script there takes it
-   * (a futures account funded from the wallet, a copy master's capital: accounts are funded on
+   * (a futures account funded from the wallet where it is registered, a copy master's capital on
    * shard 0; with `acct`, the account's own free margin, brought back from other shards; a spot
    * order whose escrow was short last time). True when it moved money.
    */
@@ -96,9 +98,9 @@ export class Escrow {
     return moved;
   }
 
-  /** Where the money is of record: the user's home, or shard 0 (the registry) for an account's margin. */
+  /** Where the money is of record: the user's home, or the account's registry shard for an account's margin. */
   private homeOf(userId: string, acct: string): Promise<number> {
-    return acct ? Promise.resolve(ACCOUNT_HOME) : this.homes.of(userId);
+    return acct ? Promise.resolve(accountHome(acct)) : this.homes.of(userId);
   }
 
   /** What `userId` holds free on `shard`: the wallet's available `cur`, or the account's free margin. */
@@ -154,8 +156,11 @@ export class Escrow {
   }
 }
 
-/** The shard a futures account's margin is of record on: the registry's. */
-export const ACCOUNT_HOME = 0;
+/**
+ * The shard a futures account's margin is of record on: the one it is registered on, which its id
+ * names (src/domain/shard-ids.ts; src/futures/futures-keyring.ts).
+ */
+export const accountHome = (acct: string): number => shardOfId(acct);
 /** How an account's field in `escrowTouched` starts (lua/wallet/sendTransfer-7.lua): `facct:<id>`. */
 const ACCOUNT_FIELD = 'facct:';
 
