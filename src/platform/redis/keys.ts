@@ -372,9 +372,13 @@ export class Keys {
     return `${this.idempotency(userId, keyHash)}:lease`;
   }
 
-  /** A user's order rate limiter: both buckets' windows in one value (lua/platform/consumeRateLimit-1.lua). */
+  /**
+   * A user's order rate limiter: both buckets' windows in one value (lua/platform/consumeRateLimit-1.lua).
+   * Not the name of the counters before it (`rl:orders:`), which a release still running them during
+   * a rolling deploy would INCR.
+   */
   rateLimit(userId: string): string {
-    return `${this.prefix}:rl:orders:${this.rateLimitSubject(userId)}`;
+    return `${this.prefix}:rl:windows:${this.rateLimitSubject(userId)}`;
   }
   /**
    * A user's subject in the rate limiter's key: a hash tag per user, so the limiter's writes
