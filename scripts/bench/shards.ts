@@ -3,7 +3,7 @@
  * docs/performance.md). The bench starts its own 3-master cluster (even slot split, so shards 0, 1
  * and 2 sit on three masters; AOF with appendfsync always, which more than one shard requires) and
  * its own single redis-server without AOF, and runs the same three markets (BTC_USDT, ETH_USDT,
- * BTC_USDT.TRC20) at once in three modes (BENCH_MODES, default all):
+ * BTC_USDT.TRC20) at once in four modes (BENCH_MODES, default all):
  *   - engine: RESTING non-crossing limit orders, then CROSSING orders that each fill one (bench:matching's
  *     flow, scripts/bench/lib/spot-flow.ts), GROUP per placeSpotOrders call through SpotEngine.queuePlace,
  *     pipelined per market; users funded on each shard directly (matching only). Layouts: one Redis, one
@@ -14,17 +14,23 @@
  *     cluster with ENGINE_SHARDS=1 (no transfers), three shards with top-ups of the shortfall plus
  *     BENCH_HEADROOM_PERCENT, and three shards with no headroom, where every order needs a top-up.
  *   - http: the funded layouts over HTTP, BENCH_HTTP_PROCESSES api processes (ROLES=api) each loaded by
- *     its own autocannon; buys and sells within ±10.00 of the mid, so about half cross.
+ *     its own autocannon; buys and sells within ±10.00 of the mid, so about half cross. A fixed count of
+ *     requests per process, all answered inside the measured phase (every order a top-up: fewer
+ *     connections and requests, BENCH_HTTP_TOP_UP_*).
+ *   - limiter: the order rate limiter's Redis CPU per call against a no-op call (any round trip's
+ *     floor), the layout before (expiring counters, replicated) and the shipped script replicated.
  * Measured per phase: orders/s (wall clock: on a 2-core box the client, the api processes and the
  * masters share the cores, so this measures contention) and Redis CPU µs per order from INFO cpu
  * deltas of every master: on the busiest master and over all masters together. Medians of BENCH_RUNS.
  *
- * Env: BENCH_MODES (engine,funded,http), BENCH_RUNS (3), BENCH_RESTING (10000 per market),
+ * Env: BENCH_MODES (engine,funded,http,limiter), BENCH_RUNS (3), BENCH_RESTING (10000 per market),
  * BENCH_CROSSING (5000 per market), BENCH_BATCH (500), BENCH_GROUP (64), BENCH_IN_FLIGHT (2),
  * BENCH_FUNDED_RESTING (2000 per market), BENCH_FUNDED_CROSSING (1000), BENCH_FUNDED_USERS (64 makers
  * and 64 takers per market), BENCH_FUNDED_IN_FLIGHT (32 per market), BENCH_HEADROOM_PERCENT (1000),
- * BENCH_HTTP_PROCESSES (3), BENCH_HTTP_CONNECTIONS (16 per process), BENCH_HTTP_SECONDS (5),
- * BENCH_MAX_SECONDS (1200).
+ * BENCH_HTTP_PROCESSES (3), BENCH_HTTP_CONNECTIONS (16 per process), BENCH_HTTP_REQUESTS (500 per process),
+ * BENCH_HTTP_TOP_UP_CONNECTIONS (4), BENCH_HTTP_TOP_UP_REQUESTS (200), BENCH_LIMITER_CALLS (5000 per
+ * variant and run), BENCH_LIMITER_USERS (2000), BENCH_LIMITER_IN_FLIGHT (48), BENCH_API_LOG_LEVEL
+ * (silent: the api processes' log), BENCH_MAX_SECONDS (1200).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -47,6 +53,7 @@ import { chunk, orderFlow, toInput } from './lib/spot-flow';
 import { median } from './lib/stats';
 import { reportFailure } from './lib/child-server';
 import { httpRun, serveShardApi, type HttpRunResult, type HttpShape } from './lib/shard-http-run';
+import { limiterRun, type LimiterShape } from './lib/shard-limiter-run';
 import { fundedRun, tradeCount, type FundedLayout, type FundedRunResult, type FundedShape } from './lib/shard-service-run';
 
 const RUNS = envInt('BENCH_RUNS', 3);
@@ -56,7 +63,7 @@ const BATCH = envInt('BENCH_BATCH', 500);
 const GROUP = Math.min(envInt('BENCH_GROUP', MAX_PLACE_BATCH), MAX_PLACE_BATCH);
 const IN_FLIGHT = envInt('BENCH_IN_FLIGHT', 2);
 const MAX_SECONDS = envInt('BENCH_MAX_SECONDS', 1200);
-const MODES = new Set((process.env.BENCH_MODES ?? 'engine,funded,http').split(','));
+const MODES = new Set((process.env.BENCH_MODES ?? 'engine,funded,http,limiter').split(','));
 const HEADROOM = envInt('BENCH_HEADROOM_PERCENT', 1000);
 const FUNDED_SHAPE: FundedShape = {
   resting: envInt('BENCH_FUNDED_RESTING', 2_000),
@@ -68,8 +75,26 @@ const FUNDED_SHAPE: FundedShape = {
 const HTTP_SHAPE: HttpShape = {
   processes: envInt('BENCH_HTTP_PROCESSES', 3),
   connections: envInt('BENCH_HTTP_CONNECTIONS', 16),
-  seconds: envInt('BENCH_HTTP_SECONDS', 5),
+  requests: envInt('BENCH_HTTP_REQUESTS', 500),
   users: envInt('BENCH_FUNDED_USERS', 64),
+};
+
+/**
+ * Every order a top-up over HTTP: fewer connections, so that requests do not queue for many seconds
+ * behind each other's transfers (at 16 per process they waited 5–15 s), and fewer requests.
+ */
+const HTTP_TOP_UP_SHAPE: HttpShape = {
+  ...HTTP_SHAPE,
+  connections: envInt('BENCH_HTTP_TOP_UP_CONNECTIONS', 4),
+  requests: envInt('BENCH_HTTP_TOP_UP_REQUESTS', 200),
+};
+const httpShapeOf = (layout: FundedLayout) => (layout.headroomPercent === 0 ? HTTP_TOP_UP_SHAPE : HTTP_SHAPE);
+
+const LIMITER_SHAPE: LimiterShape = {
+  calls: envInt('BENCH_LIMITER_CALLS', 5_000),
+  users: envInt('BENCH_LIMITER_USERS', 2_000),
+  inFlight: envInt('BENCH_LIMITER_IN_FLIGHT', 48),
+  rounds: envInt('BENCH_RUNS', 3),
 };
 
 const LEVELS = 1_000;
@@ -370,7 +395,7 @@ async function httpMode(clusterUrl: string) {
   const results = new Map<string, HttpRunResult[]>(FUNDED_LAYOUTS.map((l) => [l.name, []]));
   for (let run = 1; run <= RUNS; run++) {
     for (const layout of FUNDED_LAYOUTS) {
-      const r = await httpRun(clusterUrl, layout, MARKETS, HTTP_SHAPE, __filename);
+      const r = await httpRun(clusterUrl, layout, MARKETS, httpShapeOf(layout), __filename);
       results.get(layout.name)!.push(r);
       console.log(
         `http run ${run}/${RUNS}, ${layout.name}: ${fmtNum(r.ordersPerSec)} orders/s, busiest ${fmtNum(r.busiestCpuUs)} µs/order, ` +
@@ -403,6 +428,23 @@ async function httpMode(clusterUrl: string) {
   return { medians, verdicts, runs: Object.fromEntries(results) };
 }
 
+/** The rate limiter's Redis cost per request, against the floor of any round trip and the layout before: on the cluster and on one server. */
+async function limiterMode(clusterUrl: string, singleUrl: string) {
+  const out: Record<string, Awaited<ReturnType<typeof limiterRun>>> = {};
+  for (const [where, url, cluster] of [['cluster, appendfsync always', clusterUrl, true], ['one Redis, no AOF', singleUrl, false]] as const) {
+    const variants = await limiterRun(url, cluster, LIMITER_SHAPE);
+    const [floor, before] = [variants[0].usPerCall, variants[1].usPerCall];
+    printTable(
+      `Rate limiter on ${where}: ${fmtNum(LIMITER_SHAPE.calls * LIMITER_SHAPE.rounds)} calls per variant over ${fmtNum(LIMITER_SHAPE.users)} ` +
+        `users, ${LIMITER_SHAPE.inFlight} in flight, variants interleaved over ${LIMITER_SHAPE.rounds} rounds (all masters)`,
+      ['variant', 'CPU µs/call', '÷ no-op', '÷ before', 'AOF bytes/call'],
+      variants.map((v) => [v.name, fmtNum(v.usPerCall, 1), fmtNum(v.usPerCall / floor), fmtNum(v.usPerCall / before), fmtNum(v.aofBytesPerCall, 1)]),
+    );
+    out[where] = variants;
+  }
+  return { shape: LIMITER_SHAPE, ...out };
+}
+
 async function main(): Promise<void> {
   exitAfter(MAX_SECONDS, 'bench:shards');
   const started = new Date();
@@ -414,7 +456,8 @@ async function main(): Promise<void> {
       `funded: ${fmtNum(FUNDED_SHAPE.resting)} + ${fmtNum(FUNDED_SHAPE.crossing)} orders per market through the order service, ` +
       `${FUNDED_SHAPE.concurrency} in flight per market, ${FUNDED_SHAPE.users} makers and takers per market homed away from its shard ` +
       `and funded at home only; top-ups move the shortfall plus ${HEADROOM}% (and 0%: every order a top-up).\n` +
-      `http: ${HTTP_SHAPE.processes} api processes, ${HTTP_SHAPE.connections} connections each, ${HTTP_SHAPE.seconds} s per layout.`,
+      `http: ${HTTP_SHAPE.processes} api processes, ${HTTP_SHAPE.connections} connections and ${HTTP_SHAPE.requests} requests each ` +
+      `(every order a top-up: ${HTTP_TOP_UP_SHAPE.connections} and ${HTTP_TOP_UP_SHAPE.requests}).`,
   );
   let cluster: RedisClusterProcess | undefined;
   let single: BenchRedis | undefined;
@@ -431,6 +474,7 @@ async function main(): Promise<void> {
     if (MODES.has('engine')) out.engine = await engineMode(cluster.url, single.url);
     if (MODES.has('funded')) out.funded = await fundedMode(cluster.url);
     if (MODES.has('http')) out.http = await httpMode(cluster.url);
+    if (MODES.has('limiter')) out.limiter = await limiterMode(cluster.url, single.url);
   } finally {
     await cluster?.stop();
     await single?.stop();
@@ -441,7 +485,7 @@ async function main(): Promise<void> {
     machine: machineInfo(redisServerVersion()),
     params: {
       runs: RUNS, modes: [...MODES], resting: RESTING, crossing: CROSSING, batch: BATCH, group: GROUP, inFlight: IN_FLIGHT,
-      markets: MARKETS, levels: LEVELS, funded: FUNDED_SHAPE, headroomPercent: HEADROOM, http: HTTP_SHAPE,
+      markets: MARKETS, levels: LEVELS, funded: FUNDED_SHAPE, headroomPercent: HEADROOM, http: HTTP_SHAPE, httpTopUp: HTTP_TOP_UP_SHAPE,
     },
     clusterAppendfsync: 'always',
     ...out,

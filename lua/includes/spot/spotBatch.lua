@@ -30,6 +30,8 @@ local spotBatch = (function()
       -- level changes written once a call, at the entry (includes/book changeLevel); a user's
       -- trade index entries one ZADD a call (includes/tradeHistory, emptied there)
       ctx.levelsLater, ctx.tradesByUser = true, {}
+      -- the wallet fields flushDeltas writes, for the private stream's balances (userEvents.walletStates empties it)
+      ctx.written = {}
       kept = ctx
     else
       local keys = ctx.keys

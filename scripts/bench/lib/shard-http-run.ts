@@ -14,13 +14,20 @@ import { marketsFileWithShards } from './shard-markets-file';
 /** How long each master's CPU is read with the api processes up and idle, before the load. */
 const IDLE_MS = 2000;
 const API_START_MS = 120_000;
+/** A bound on one phase of `requests` per process, however loaded the box (autocannon stops at its count first). */
+const LOAD_MAX_SECONDS = 600;
 
 export interface HttpShape {
   /** api processes (ROLES=api), each loaded by its own autocannon. */
   processes: number;
   /** Connections per process. */
   connections: number;
-  seconds: number;
+  /**
+   * Requests per process, each answered before the phase ends: CPU and transfers are then exactly
+   * those of the orders counted (a time window also counted the work of requests still in flight
+   * at its end, which at 5–15 s of waiting was most of a window's).
+   */
+  requests: number;
   /** Users per market (half makers' names, half takers'; all post both sides). */
   users: number;
 }
@@ -41,12 +48,12 @@ export interface HttpRunResult extends PhaseResult {
 /** In the child: an api on the parent's cluster and key prefix (configuration as JSON in BENCH_SHARD_API). */
 export async function serveShardApi(): Promise<void> {
   const { url, prefix, env } = JSON.parse(process.env.BENCH_SHARD_API as string) as { url: string; prefix: string; env: Record<string, string> };
-  const ctx = await createContext(benchConfig(url, prefix, env), createLogger('silent'));
+  const ctx = await createContext(benchConfig(url, prefix, env), createLogger((process.env.BENCH_API_LOG_LEVEL as 'error' | undefined) ?? 'silent'));
   const server = createApp(ctx).listen(0, '127.0.0.1', () => reportPort((server.address() as AddressInfo).port));
 }
 
 /**
- * POST /api/orders on `shape.processes` api processes at once for `shape.seconds`: each request a
+ * POST /api/orders on `shape.processes` api processes at once, `shape.requests` each: each request a
  * limit order on one of the markets (round robin) by one of its users (funded at home only), buys
  * and sells within ±10.00 of the mid so about half cross. Redis CPU per 2xx order, every master.
  */
@@ -100,7 +107,7 @@ export async function httpRun(url: string, layout: FundedLayout, markets: BenchM
       statuses[s] = (statuses[s] ?? 0) + 1;
     };
     // not measured: each user's first top-up (and most first looks at a user's home, cached for an
-    // api process's life), which a run of a few seconds would otherwise count as steady state:
+    // api process's life), which a short run would otherwise count as steady state:
     // one order of every user, split over the processes
     const perProcess = Math.ceil(everyUserOnce / children.length);
     const warm = await Promise.all(children.map((c) =>
@@ -112,7 +119,8 @@ export async function httpRun(url: string, layout: FundedLayout, markets: BenchM
     const idleUsPerSecond = await idleCpuPerSecond(ctx.redis, IDLE_MS);
     const m = await measureCpu(
       ctx.redis,
-      () => Promise.all(children.map((c) => postLoad({ port: c.port, path: '/api/orders', connections: shape.connections, durationSeconds: shape.seconds, next, onResponse }))),
+      () => Promise.all(children.map((c) =>
+        postLoad({ port: c.port, path: '/api/orders', connections: shape.connections, durationSeconds: LOAD_MAX_SECONDS, requests: shape.requests, next, onResponse }))),
       () => ok,
     );
     const errors = warmSocketErrors + failed + m.result.reduce((e, r) => e + r.errors + r.timeouts, 0);

@@ -78,6 +78,14 @@ export class Keys {
   userEvents(): string {
     return `${this.engine}uevents`;
   }
+  /**
+   * The shard's balance sequence: one INCR per command that changes a wallet, carried by its
+   * balance events and read with the wallets by the private stream's snapshot
+   * (lua/includes/userEvents.lua, docs/market-data.md "Exact balances").
+   */
+  balanceSeq(): string {
+    return `${this.engine}uevents:seq`;
+  }
   lastPrice(kind: MarketKind, pair: string): string {
     return `${this.engine}last:${kind}:${pair}`;
   }
@@ -372,12 +380,16 @@ export class Keys {
     return `${this.idempotency(userId, keyHash)}:lease`;
   }
 
-  /** Prefix of one bucket of the order rate limiter; the bucket's key appends `:<rateLimitSubject>` (lua/platform/consumeRateLimit-2.lua). */
-  rateLimitBucket(bucket: 'orders' | 'orders-burst'): string {
-    return `${this.prefix}:rl:${bucket}`;
+  /**
+   * A user's order rate limiter: both buckets' windows in one value (lua/platform/consumeRateLimit-1.lua).
+   * Not the name of the counters before it (`rl:orders:`), which a release still running them during
+   * a rolling deploy would INCR.
+   */
+  rateLimit(userId: string): string {
+    return `${this.prefix}:rl:windows:${this.rateLimitSubject(userId)}`;
   }
   /**
-   * A user's subject in the rate limiter's buckets: a hash tag per user, so the limiter's writes
+   * A user's subject in the rate limiter's key: a hash tag per user, so the limiter's writes
    * spread over the cluster instead of sitting on one slot (and on an engine shard's master).
    */
   rateLimitSubject(userId: string): string {

@@ -57,8 +57,8 @@ describe('order rate limit', () => {
       expect(cancel.status).toBe(404);
       expect([cancel.headers['x-ratelimit-limit'], cancel.headers['x-ratelimit-remaining']]).toEqual(['5', '6']);
       // each user's buckets under a hash tag of their own, off the engine shard's slot
-      const aliceKey = `${ctx.keys.rateLimitBucket('orders')}:${ctx.keys.rateLimitSubject('alice')}`;
-      const bobKey = `${ctx.keys.rateLimitBucket('orders')}:${ctx.keys.rateLimitSubject('bob')}`;
+      const aliceKey = ctx.keys.rateLimit('alice');
+      const bobKey = ctx.keys.rateLimit('bob');
       expect([await ctx.redis.exists(aliceKey), await ctx.redis.exists(bobKey)]).toEqual([1, 1]);
       expect(calculateSlot(aliceKey)).not.toBe(calculateSlot(bobKey));
       expect(calculateSlot(aliceKey)).not.toBe(shardSlot(0));

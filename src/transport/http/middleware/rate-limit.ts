@@ -5,8 +5,14 @@ import { AppError } from '../../../domain/errors';
 import { principal } from '../../../platform/http/principal';
 import { withAccess } from '../../../platform/http/route-doc';
 
-/** The burst bucket's window: its points come back every this many seconds. */
-const BURST_WINDOW_SECONDS = 10;
+/** The buckets' windows: the steady bucket's points come back every second, the burst bucket's every 10 s. */
+export interface RateLimitWindows {
+  steadyMs: number;
+  burstMs: number;
+}
+const WINDOWS: RateLimitWindows = { steadyMs: 1000, burstMs: 10_000 };
+/** A user's limiter state goes after this long without a request (one DEL in the AOF per idle user, not one per window). */
+const IDLE_STATE_MS = 60_000;
 
 /** Where a caller stands after one request: what the X-RateLimit-* headers and Retry-After say. */
 export interface RateLimitState {
@@ -25,11 +31,13 @@ export interface RateLimitState {
  * every 10 s). State lives in Redis, shared by all API instances, under a hash tag per user
  * (Keys.rateLimitSubject).
  *
- * One FCALL of lua/platform/consumeRateLimit-2.lua per request, sent with whatever else the
+ * One FCALL of lua/platform/consumeRateLimit-1.lua per request, sent with whatever else the
  * connection writes in the same tick (docs/performance.md#http: rate-limiter-flexible's script
  * and its MULTI read of the burst bucket were two writes and a fifth of the API's socket time).
- * A master that lost the library gets it again from Scripts.run; one still loading its AOF
- * answers LOADING, which is a 503 like any Redis outage.
+ * The function replicates nothing (no AOF write, so no fsync under `appendfsync always`; a
+ * restart or failover starts the windows afresh: docs/performance.md, "The rate limiter's Redis
+ * cost"). A master that lost the library gets it again from Scripts.run; one still loading its
+ * AOF answers LOADING, which is a 503 like any Redis outage.
  */
 export class OrderRateLimiter {
   readonly burstPoints: number;
@@ -39,17 +47,18 @@ export class OrderRateLimiter {
     private readonly keys: Keys,
     readonly perSecond: number,
     burst: number,
+    private readonly windows: RateLimitWindows = WINDOWS,
   ) {
     this.burstPoints = Math.max(burst - perSecond, 1);
   }
 
   /** Takes one request of `userId`: from the steady bucket, else from the burst bucket, else refused. */
   async consume(userId: string): Promise<RateLimitState> {
-    const subject = this.keys.rateLimitSubject(userId);
+    const { steadyMs, burstMs } = this.windows;
     const [allowed, remaining, resetMs, retryMs] = await this.scripts.run<number[]>(
       'consumeRateLimit',
-      [`${this.keys.rateLimitBucket('orders')}:${subject}`, `${this.keys.rateLimitBucket('orders-burst')}:${subject}`],
-      [this.perSecond, 1, this.burstPoints, BURST_WINDOW_SECONDS],
+      [this.keys.rateLimit(userId)],
+      [this.perSecond, steadyMs, this.burstPoints, burstMs, Math.max(IDLE_STATE_MS, 2 * Math.max(steadyMs, burstMs))],
     );
     return { allowed: allowed === 1, remaining, resetMs, retryMs };
   }

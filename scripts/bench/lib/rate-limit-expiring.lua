@@ -1,9 +1,8 @@
 --[[
-  Takes one request of a user from the order rate limiter (src/transport/http/middleware/rate-limit.ts)
-  in one command: the steady bucket first, the burst bucket when the steady one is used up, and,
-  when the steady bucket allows it, a look at the burst bucket for the X-RateLimit-Remaining header.
-  Each bucket is a fixed window (rate-limiter-flexible's layout, which this replaced: a counter that
-  lives for the window, counting refused requests too). TTLs are this server's own.
+  bench:shards' limiter mode, the layout before 2026-11-28 16:00 (lua/platform/consumeRateLimit-1.lua
+  replaced it): two counters that live for their windows, written to the AOF and the replicas like
+  any write, a window ending by the key's expiry (a DEL in the AOF). Kept here only as that mode's
+  baseline; not loaded by the service.
 
   Input:
     KEYS[1] the steady bucket (counter; lives ARGV[2] seconds from its first request)
@@ -11,8 +10,7 @@
     ARGV[1] steady points per window   ARGV[2] steady window, seconds
     ARGV[3] burst points per window    ARGV[4] burst window, seconds
   Output:
-    {allowed (1|0), remaining (steady and burst points left), resetMs (until both windows end),
-     retryMs (until a refused caller may send again; 0 when allowed)}
+    {allowed (1|0), remaining, resetMs, retryMs}
 ]]
 local rcall = redis.call
 local steadyKey = KEYS[1]
