@@ -87,6 +87,8 @@ export class CopySlaveService {
     if (subs.some((x) => x.active === '1')) {
       throw conflict('SLAVE_HAS_ACTIVE_SUBSCRIPTIONS', 'Finish the active subscriptions first');
     }
+    // the account's free margin at the follower's home (what starts took there and finishes returned) comes back first
+    await this.d.engine.gather(userId, s.id, s.currency);
     const dto = await this.views.slave(s);
     const state = await this.d.reader.state(s.id);
     if (state && state.free.gt(0)) {
@@ -97,10 +99,12 @@ export class CopySlaveService {
   }
 
   /**
-   * Starts copying (startCopy, one engine step): a futures account flagged for the copy is made
-   * first (empty: a crash after it leaves nothing of value), then the script checks the master
-   * (Active, not the caller's: 422 SELF_COPY), the slot and the free margin, moves the margin in and
-   * writes the subscription with its ledger and indices.
+   * Starts copying at the follower's home (docs/copy-trading.md, "Subscriptions at the follower's
+   * home"): a futures account flagged for the copy is made first (empty: a crash after it leaves
+   * nothing of value), then startCopy, one engine step at home, checks the slot and the free margin,
+   * moves the margin in and writes the subscription with its ledger and the follower's indices (at
+   * shard 0, the master's side too). At another home the link to the master follows
+   * (CopySettlementService.completeStart, resumed by the worker after a crash).
    */
   async start(userId: string, req: CopySettingsRequest): Promise<CopyFollowingHistoryDto> {
     const slave = await this.owned(userId, req.copySlaveFuturesAccountId);
@@ -115,13 +119,14 @@ export class CopySlaveService {
       throw conflict('SUBSCRIPTION_EXISTS', 'This slave already copies this master');
     }
     const margin = await this.marginMinor(slave.currency, req.margin);
-    const subId = await this.d.store.nextSubscriptionId();
+    const subId = await this.d.store.nextSubscriptionId(await this.d.engine.homeOf(userId));
     const acct = await this.d.futures.accounts.create(
       userId, { name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage) }, 'copy',
     );
     const risk = riskArgs(req);
     const args = { stopLossPercent: startArg(risk.stopLossPercent), takeProfitPercent: startArg(risk.takeProfitPercent), maxSlippagePercent: startArg(risk.maxSlippagePercent) };
-    await this.d.engine.start(userId, master.id, slave.id, String(acct.id), subId, margin, Date.now(), args);
+    await this.d.engine.start(userId, master, slave.id, String(acct.id), subId, margin, Date.now(), args);
+    if (!(await this.settlement.completeStart(subId))) throw conflict('MASTER_CLOSED', 'The strategy is closed');
     return this.views.subscription((await this.d.store.subscription(subId)) as SubscriptionRecord);
   }
 

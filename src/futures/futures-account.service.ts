@@ -1,7 +1,7 @@
 import BigNumber from 'bignumber.js';
 import { fitsEngine, fromMinor, minorString, toMinorDown } from '../domain/decimal';
 import { futuresParams } from '../domain/futures';
-import { AppError, badRequest, conflict, notFound, rejected } from '../domain/errors';
+import { badRequest, conflict, ignoreShortfall, notFound, rejected } from '../domain/errors';
 import type { FuturesAccountKind, FuturesEngine } from './futures-engine';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
@@ -171,9 +171,4 @@ export class FuturesAccountService {
       equity: fromMinor(balance.plus(locked).plus(upnl).toFixed(0), digits),
     };
   }
-}
-
-/** A margin shortfall found while bringing money together: the engine's own check answers it. */
-function ignoreShortfall(err: unknown): void {
-  if (!(err instanceof AppError && (err.code === 'INSUFFICIENT_MARGIN' || err.code === 'INSUFFICIENT_BALANCE'))) throw err;
 }

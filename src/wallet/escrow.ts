@@ -20,8 +20,10 @@ export interface EscrowPolicy {
  * that needs a top-up carries it to the end itself (an api-only deployment never waits on a worker).
  *
  * A futures account's margin is escrow the same way (`acct`): its home is shard 0, where the account
- * is registered and margin transfers land; on a market's shard its free margin is the `balance` of
- * the account's hash there (docs/futures.md, "Futures on engine shards").
+ * is registered and margin transfers land, except a copy subscription's account placed at its
+ * follower's home (`placeAccount`: the registry's record names it in `home`); on a market's shard
+ * its free margin is the `balance` of the account's hash there (docs/futures.md, "Futures on engine
+ * shards").
  */
 export class Escrow {
   constructor(
@@ -31,7 +33,20 @@ export class Escrow {
     private readonly ledger: TransferLedger,
     private readonly relay: TransferRelay,
     private readonly policy: EscrowPolicy,
+    private readonly accountHome: (acct: string) => Promise<number> = accountHomes(redis, shards),
   ) {}
+
+  /**
+   * Makes an empty account's margin of record live on `shard` (a copy subscription's account at its
+   * follower's home, docs/copy-trading.md): `home` in the registry's record, then the account's hash
+   * on that shard (a copy of the record). Called before the account holds anything; a repeat
+   * changes nothing.
+   */
+  async placeAccount(acct: string, shard: number): Promise<void> {
+    if (shard === ACCOUNT_HOME) return;
+    await this.redis.hsetnx(this.shards.keys(ACCOUNT_HOME).futuresAccount(acct), 'home', String(shard));
+    await this.ledger.openAccount(acct, shard);
+  }
 
   /**
    * Makes `need` minor units of `cur` available to `userId` on `shard`, where an order just found
@@ -96,9 +111,12 @@ export class Escrow {
     return moved;
   }
 
-  /** Where the money is of record: the user's home, or shard 0 (the registry) for an account's margin. */
+  /**
+   * Where the money is of record: the user's home; for an account's margin shard 0 (the registry),
+   * or the home `placeAccount` gave it.
+   */
   private homeOf(userId: string, acct: string): Promise<number> {
-    return acct ? Promise.resolve(ACCOUNT_HOME) : this.homes.of(userId);
+    return acct ? this.accountHome(acct) : this.homes.of(userId);
   }
 
   /** What `userId` holds free on `shard`: the wallet's available `cur`, or the account's free margin. */
@@ -154,8 +172,25 @@ export class Escrow {
   }
 }
 
-/** The shard a futures account's margin is of record on: the registry's. */
+/** The shard a futures account's margin is of record on: the registry's (unless placed elsewhere). */
 export const ACCOUNT_HOME = 0;
+
+/**
+ * Where each account's margin is of record: the `home` its registry record names (a copy
+ * subscription's account placed at its follower's home, Escrow.placeAccount), else shard 0. Read
+ * once per account per process: a home is written before the account holds anything, never changed.
+ */
+export function accountHomes(redis: RedisClient, shards: EngineShards): (acct: string) => Promise<number> {
+  const known = new Map<string, number>();
+  return async (acct) => {
+    let home = known.get(acct);
+    if (home === undefined) {
+      home = Number((await redis.hget(shards.keys(ACCOUNT_HOME).futuresAccount(acct), 'home')) ?? ACCOUNT_HOME);
+      known.set(acct, home);
+    }
+    return home;
+  };
+}
 /** How an account's field in `escrowTouched` starts (lua/wallet/sendTransfer-7.lua): `facct:<id>`. */
 const ACCOUNT_FIELD = 'facct:';
 

@@ -35,7 +35,7 @@ beforeEach(async () => {
   b = await copyBed({ ...proxy.overrides, REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) });
   await b.liquidity(100);
   m = await b.master('max', { commissionRate: 10, slaveIncomePercentage: 20 });
-  store = new CopyStore(b.ctx.redis, b.ctx.keys);
+  store = new CopyStore(b.ctx.redis, b.ctx.keys, b.ctx.shards);
   unit = 10n ** BigInt((await b.ctx.markets.store.getCurrency('USDT'))?.decimals ?? 0);
 });
 afterEach(async () => b.ctx.cleanup());
