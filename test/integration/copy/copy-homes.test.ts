@@ -329,9 +329,9 @@ describe('the follower\'s side at the follower\'s home (DESIGN 2)', () => {
     expect(await b.ctx.redis.hget(home.copySubscription(sub.id), 'state')).toBe('Active');
     expect(await b.ctx.redis.exists(b.ctx.keys.copySubscription(sub.id))).toBe(0);
     expect(new BigNumber((await b.ctx.redis.hget(home.copyLedger(sub.id), 'netIn'))!).toNumber()).toBe(500e8);
-    expect(await b.ctx.redis.zrange(home.copySlaveSubscriptions(String(slave)), 0, -1)).toEqual([sub.id]);
+    expect(await b.ctx.redis.zrange(home.copySlaveSubscriptions(String(slave)), '0', '-1')).toEqual([sub.id]);
     expect(await b.ctx.redis.get(home.copyActiveSubscription(String(m), String(slave)))).toBe(sub.id);
-    expect(await b.ctx.redis.zrange(b.ctx.keys.copyMasterSubscriptions(String(m)), 0, -1)).toEqual([sub.id]);
+    expect(await b.ctx.redis.zrange(b.ctx.keys.copyMasterSubscriptions(String(m)), '0', '-1')).toEqual([sub.id]);
     expect(await b.ctx.redis.smembers(home.copyStarting())).toEqual([]);
     // the subscription's margin of record at home, the slave's taken from its escrow there
     expect(new BigNumber((await b.ctx.redis.hget(home.futuresAccount(sub.acct), 'balance'))!).toNumber()).toBe(500e8);
@@ -390,9 +390,9 @@ describe('the follower\'s side at the follower\'s home (DESIGN 2)', () => {
     };
     const first = await stepOnly(300);
     expect(await b.ctx.redis.smembers(b.ctx.shards.keys(FOLLOWER_HOME).copyStarting())).toEqual([first]);
-    expect(await b.ctx.redis.zrange(b.ctx.keys.copyMasterSubscriptions(String(m)), 0, -1)).toEqual([]);
+    expect(await b.ctx.redis.zrange(b.ctx.keys.copyMasterSubscriptions(String(m)), '0', '-1')).toEqual([]);
     expect(await b.ctx.copy.settlement.resume()).toBe(1);
-    expect(await b.ctx.redis.zrange(b.ctx.keys.copyMasterSubscriptions(String(m)), 0, -1)).toEqual([first]);
+    expect(await b.ctx.redis.zrange(b.ctx.keys.copyMasterSubscriptions(String(m)), '0', '-1')).toEqual([first]);
     expect((await subscription(first)).state).toBe('Active');
     expect(await b.ctx.copy.settlement.resume()).toBe(0);
     expect((await b.post(follower, `${S}/finishMasterCopy`, finishBody(slave))).status).toBe(200);
@@ -402,7 +402,7 @@ describe('the follower\'s side at the follower\'s home (DESIGN 2)', () => {
     expect(await b.ctx.copy.settlement.resume()).toBe(1);
     const done = await subscription(second);
     expect([done.state, done.reason]).toEqual(['Finished', 'MASTER_CLOSED']);
-    expect(await b.ctx.redis.zrange(b.ctx.keys.copyMasterSubscriptions(String(m)), 0, -1)).toEqual([first]);
+    expect(await b.ctx.redis.zrange(b.ctx.keys.copyMasterSubscriptions(String(m)), '0', '-1')).toEqual([first]);
     expect(await moneyOf(done.acct)).toBe(0);
     expect(await moneyOf(slave)).toBeCloseTo(2_000, 8);
     await atRest();
