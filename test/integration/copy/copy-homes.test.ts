@@ -450,3 +450,32 @@ describe('the follower\'s side at the follower\'s home (DESIGN 2)', () => {
     await atRest();
   });
 });
+
+describe('reads across homes', () => {
+  it('a shard that cannot answer makes the follower\'s merged lists a 503, never a partial list', async () => {
+    const slave = await b.slave(follower, 2_000);
+    await b.subscribe(follower, m, slave, 500);
+    const old = await userWithHome(b.ctx, 0, 'old');
+    const oldSlave = await b.slave(old, 1_000);
+    await b.subscribe(old, m, oldSlave, 300);
+    const redis = b.ctx.redis;
+    const zrange = redis.zrange.bind(redis);
+    const unreachable = b.ctx.shards.keys(FOLLOWER_HOME).engine;
+    redis.zrange = ((key: string, ...rest: never[]) => {
+      if (String(key).startsWith(unreachable)) return Promise.reject(new Error('Connection is closed.'));
+      return (zrange as (...a: unknown[]) => Promise<string[]>)(key, ...rest);
+    }) as typeof redis.zrange;
+    try {
+      for (const path of [`${S}/following`, `${S}/${slave}/subscriptions`, `${S}/${oldSlave}/subscriptions`]) {
+        const r = await b.get(path.includes(String(oldSlave)) ? old : follower, path);
+        expect([path, r.status, r.body.error?.code]).toEqual([path, 503, 'ENGINE_UNAVAILABLE']);
+      }
+    } finally {
+      redis.zrange = zrange;
+    }
+    // answered again, whole: each follower's own subscription
+    expect((await b.get(follower, `${S}/following`)).body.items).toHaveLength(1);
+    expect((await b.get(old, `${S}/following`)).body.items).toHaveLength(1);
+    await atRest();
+  });
+});
