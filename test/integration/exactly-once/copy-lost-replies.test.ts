@@ -143,7 +143,7 @@ describe('copy finish through a faulty engine connection', () => {
 
     const { sub, ledger } = await onlySubscription(slave);
     expect(sub.state).toBe('Finished');
-    expect(await b.ctx.redis.smembers(b.ctx.keys.copyFinishing())).toEqual([]);
+    expect((await store.unfinished()).subscriptions).toEqual([]);
     // fee: margin x rate over the whole seconds from start to finish, once
     const secs = BigInt(Math.floor((Number(sub.closed) - Number(sub.opened)) / 1000));
     const fee = (((BigInt(sub.margin) * FEE_PPM) / PPM) * secs) / YEAR_S;
