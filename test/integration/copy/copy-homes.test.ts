@@ -359,6 +359,38 @@ describe('the follower\'s side at the follower\'s home (DESIGN 2)', () => {
     await atRest();
   });
 
+  it('a margin decrease sweeps the proceeds home from the market\'s shard first; an increase whose top-up is cut is a 503 that changes nothing', async () => {
+    const { slave, sub, mOrder } = await followerInProfit();
+    await realize(mOrder);
+    const home = b.ctx.shards.keys(FOLLOWER_HOME);
+    const atHome = async () => new BigNumber((await b.ctx.redis.hget(home.futuresAccount(sub.acct), 'balance'))!).shiftedBy(-8).toNumber();
+    // the mirrored position's margin and its proceeds sit on shard 0 (BTC_USDT's): home holds less than 999
+    expect(await atHome()).toBeLessThan(999);
+    const total = await moneyOf(sub.acct);
+    expect((await update(slave, 1)).status).toBe(200);
+    expect(await moneyOf(sub.acct)).toBeCloseTo(total - 999, 8);
+    expect(new BigNumber((await b.ctx.redis.hget(b.ctx.keys.futuresAccount(sub.acct), 'balance')) ?? 0).toNumber()).toBe(0);
+    expect(await moneyOf(slave)).toBeCloseTo(1_999, 8);
+    await atRest();
+
+    // the slave's escrow at home holds less than 1,499: the increase needs a top-up from shard 0
+    const ledger = b.ctx.funds.ledger;
+    const credit = ledger.creditAll.bind(ledger);
+    ledger.creditAll = async () => {
+      throw new AppError(503, 'SHARD_UNAVAILABLE', 'relay killed after marking the debit durable');
+    };
+    const cut = await update(slave, 1_500);
+    expect(cut.status).toBe(503);
+    expect(new BigNumber((await subscription(sub.id)).margin).shiftedBy(-8).toNumber()).toBe(1);
+    expect(await moneyOf(sub.acct)).toBeCloseTo(total - 999, 8);
+    ledger.creditAll = credit;
+    expect(await b.ctx.funds.relay!.drain(copyShard(), 0)).toBe(1);
+    expect((await update(slave, 1_500)).status).toBe(200);
+    expect(await moneyOf(sub.acct)).toBeCloseTo(total + 500, 8);
+    expect(await moneyOf(slave)).toBeCloseTo(500, 8);
+    await atRest();
+  });
+
   it('a start racing a finish of the same pair: each finish finds it or not, nothing is lost', async () => {
     const slave = await b.slave(follower, 2_000);
     for (let round = 0; round < 3; round++) {
