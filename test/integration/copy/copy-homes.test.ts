@@ -511,3 +511,49 @@ describe('reads across homes', () => {
     await atRest();
   });
 });
+
+describe('a subscription from before homes (on shard 0) of a follower at home on shard 2', () => {
+  it('keeps working beside new ones: listed, holds its claim, settles and finishes on shard 0', async () => {
+    const slave = await b.slave(follower, 2_000);
+    const { CopyEngine } = await import('../../../src/copy/copy-engine');
+    const { CopyStore } = await import('../../../src/copy/copy-store');
+    const { copyPayees } = await import('../../../src/copy');
+    const store = new CopyStore(b.ctx.redis, b.ctx.keys, b.ctx.shards);
+    const engine = new CopyEngine(b.ctx.keys, b.ctx.scripts, b.ctx.config.streamMaxLen, copyPayees(b.ctx.funds, b.ctx.log), b.ctx.shards, store);
+    // as the code before homes made it: an id of shard 0's counter, the account's margin of record on
+    // shard 0 (no `home`), the slave's margin taken there, every record on shard 0
+    const legacyId = await store.nextSubscriptionId(0);
+    expect(shardOfId(legacyId)).toBe(0);
+    const acct = await b.ctx.futures.accounts.create(follower, { name: `copy #${legacyId}`, currencyCode: 'USDT', leverage: 10 }, 'copy');
+    const none = { stopLossPercent: '', takeProfitPercent: '', maxSlippagePercent: '' };
+    await engine.start(follower, (await store.master(String(m)))!, String(slave), String(acct.id), legacyId, String(700e8), Date.now(), none);
+    expect(await b.ctx.redis.hget(b.ctx.keys.copySubscription(legacyId), 'state')).toBe('Active');
+    expect(await b.ctx.redis.exists(b.ctx.shards.keys(FOLLOWER_HOME).copySubscription(legacyId))).toBe(0);
+    // its claim on shard 0 still refuses a second subscription of the pair
+    const again = await b.start(follower, m, slave, 100);
+    expect([again.status, again.body.error.code]).toEqual([409, 'SUBSCRIPTION_EXISTS']);
+    // a second master, followed the new way at home, listed beside it
+    const m2 = await b.master(owner, { commissionRate: 36.5, slaveIncomePercentage: 20 });
+    const fresh = await b.subscribe(follower, m2, slave, 300);
+    expect(shardOfId(String(fresh.id))).toBe(FOLLOWER_HOME);
+    const following = (await b.get(follower, `${S}/following`)).body.items.map((x: { id: number }) => String(x.id)).sort();
+    expect(following).toEqual([legacyId, String(fresh.id)].sort());
+    // the master's trade mirrored into the old subscription, realized, settled and finished on shard 0
+    const mOrder = await b.order(owner, m, true, null, 10);
+    await b.pump();
+    const ann = await b.fundedAccount('ann', 1_000_000, 10);
+    await b.order('ann', ann, true, 130, 100);
+    await realize(mOrder);
+    const paid = await b.ctx.copy.settlement.settle((await store.subscription(legacyId))!);
+    expect(new BigNumber(paid.share).toNumber()).toBeGreaterThan(0);
+    expect((await b.post(follower, `${S}/finishMasterCopy`, finishBody(slave))).status).toBe(200);
+    const done = (await store.subscription(legacyId))!;
+    expect(done.state).toBe('Finished');
+    const l = await b.ctx.redis.hgetall(b.ctx.keys.copyLedger(legacyId));
+    // the old subscription's payments leave shard 0, where its money of record is
+    const payments = (await Promise.all([...new Set(carried)].map(record))).filter((r) => r.kind === 'payment' && r.from === String(copyShard()));
+    expect(payments.reduce((t, r) => t.plus(r.amount), new BigNumber(0)).toFixed(0)).toBe(new BigNumber(l.commission).plus(l.shared).toFixed(0));
+    expect((await b.post(follower, `${S}/finishMasterCopy`, { ...finishBody(slave), copyMasterFuturesAccountId: m2 })).status).toBe(200);
+    await atRest();
+  });
+});
