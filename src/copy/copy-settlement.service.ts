@@ -102,8 +102,9 @@ export class CopySettlementService {
    * none) and this answers false. True at shard 0, where startCopy linked it itself.
    */
   async completeStart(subId: string): Promise<boolean> {
+    if (this.d.store.homeKeys(subId).shard === this.d.keys.shard) return true;
     const sub = await this.d.store.subscription(subId);
-    if (!sub || this.d.store.homeKeys(subId).shard === this.d.keys.shard) return true;
+    if (!sub) return true;
     const linked = await this.d.engine.link(sub);
     if (!linked && sub.state === 'Active') {
       await this.finish(sub, null, true, FinishReason.MasterClosed).catch((err: unknown) => {
