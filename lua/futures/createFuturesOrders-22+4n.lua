@@ -38,7 +38,7 @@
     {'ERR', code, detail}                rejected, nothing changed: PAIR_NOT_FOUND, ACCOUNT_NOT_FOUND,
       CURRENCY_MISMATCH, LEVERAGE_ABOVE_MAX, NO_LIQUIDITY, INVALID_TRIGGER, ORDER_POST_ONLY_WOULD_TAKE,
       NOTIONAL_TOO_LARGE, INSUFFICIENT_MARGIN (detail: the margin the order needs, minor units),
-      CLIENT_ORDER_ID_ELSEWHERE (detail `@<shard>`: shard 0's registry gave the clientOrderId to an
+      CLIENT_ORDER_ID_ELSEWHERE (detail `@<shard>`: the registry at home gave the clientOrderId to an
       order on that shard; lua/spot/claimClientOrderId-1.lua)
     {'ERR', 'ENGINE_ERROR', message}     a runtime error (a bug) in this order or an earlier one of
                                          the batch; the orders before it stay placed in full

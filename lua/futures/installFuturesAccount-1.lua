@@ -1,10 +1,11 @@
 --[[
-  Copies a futures account's record to an engine shard other than shard 0, the registry, before
-  its margin first moves there (docs/futures.md, "Futures on engine shards"): the hash of the same
-  name under this shard's tag then holds the account's margin here (`balance` free, `locked` in
-  orders and positions), and the market scripts of this shard read owner, currency, leverage and
-  flags from it as they do on shard 0. Idempotent: fields already here are left as they are (the
-  money fields above all), so a repeat or a late copy changes nothing.
+  Copies a futures account's record to an engine shard other than the one it is registered on (its
+  owner's home, which its id names) before its margin first moves there (docs/futures.md, "Futures
+  on engine shards"): the hash of the same name under this shard's tag then holds the account's
+  margin here (`balance` free, `locked` in orders and positions), and the market scripts of this
+  shard read owner, currency, leverage and flags from it as they do on the registry shard.
+  Idempotent: fields already here are left as they are (the money fields above all), so a repeat
+  or a late copy changes nothing.
 
   Input:
     KEYS[1] the account's hash on this shard

@@ -4,7 +4,7 @@
   placed on another shard, so the same clientOrderId sent to markets of two shards places one order.
   The home's clientOrderId hash is the registry: orders placed at home write their id there
   (placeSpotOrders), orders elsewhere are claimed here as `@<shard>` first. A claim stays, like an
-  order's clientOrderId does. Futures orders use it the same way with shard 0's futures
+  order's clientOrderId does. Futures orders use it the same way with the home's futures
   clientOrderId hash as the registry (docs/futures.md, "Futures on engine shards").
 
   Input:

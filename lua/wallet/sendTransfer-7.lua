@@ -4,8 +4,9 @@
   to the shard's outbox, all in this one step. A replay of the same transfer id does nothing, so a
   caller that lost the reply sends it again. Used both ways: a top-up from the home ledger to
   escrow on a market's shard, and a sweep of escrow back home. The same for a futures account's
-  margin (ARGV[11]): its free balance on shard 0, the registry, moved to the account's hash of the
-  same name on a market's shard and back (docs/futures.md, "Futures on engine shards").
+  margin (ARGV[11]): its free balance on the shard it is registered on (its owner's home), moved to
+  the account's hash of the same name on a market's shard and back (docs/futures.md, "Futures on
+  engine shards").
 
   Input:
     KEYS[1] the user's available balances here (hash by currency); a futures account's hash here

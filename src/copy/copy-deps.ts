@@ -24,6 +24,12 @@ export interface CopyDeps {
   futures: CopyFuturesPort;
 }
 
+/**
+ * The shard copy trading's records and scripts are on: the futures accounts it makes (slaves,
+ * subscriptions, masters) are registered there, not at their owner's home, so its scripts find them.
+ */
+export const COPY_SHARD = 0;
+
 /** Subscription end reasons (CopyFollowingHistoryDto.reason, 2.8 deactivationReason). */
 export const FinishReason = {
   Slave: 'SLAVE_FINISHED',

@@ -55,12 +55,6 @@ export interface CopyPayees {
    */
   gather(userId: string, accountId: string, cur: string): Promise<void>;
   /**
-   * Places a new subscription's (empty, copy-flagged) account at the follower's home `shard`: its
-   * margin of record is there from now on (Escrow reads the record's `home`), and the account's hash
-   * exists there for the start step. Nothing to do at shard 0.
-   */
-  place(accountId: string, shard: number): Promise<void>;
-  /**
    * Makes `minor` of the account's free margin available on `shard` (a top-up from the account's
    * home by the transfer protocol, relay steps run here), so the step there can take it; a shortfall
    * is left to the step to answer with its own code. Nothing to do with one shard.
@@ -109,17 +103,15 @@ export class CopyEngine {
 
   /**
    * Step 1 of a start, at the follower's home (startCopy): the margin from the slave's account into
-   * the subscription's, the subscription's records. At shard 0 it is the whole start; elsewhere the
-   * slave's margin is first brought to the home (a top-up of the slave account's escrow there), the
-   * account placed there, and `link` follows.
+   * the subscription's (registered there), the subscription's records. At shard 0 it is the whole
+   * start; elsewhere `link` follows, and a slave registered elsewhere (on shard 0, from before
+   * homes) first has the margin brought to its escrow at home (a top-up; nothing moves for a slave
+   * registered at home that holds it).
    */
   async start(userId: string, master: MasterRecord, slaveId: string, acct: string, subId: string, margin: string, now: number, risk: RiskArgs) {
     const h = this.home(subId);
     const here = h.shard === this.keys.shard;
-    if (!here) {
-      await this.payees.place(acct, h.shard);
-      await this.payees.fund(userId, slaveId, h.shard, master.currency, margin);
-    }
+    if (!here) await this.payees.fund(userId, slaveId, h.shard, master.currency, margin);
     // with the master's side elsewhere its keys here are placeholders of this shard's (the script writes none)
     const m = here ? this.keys : h;
     await this.once(

@@ -3,7 +3,7 @@ import { minorString, toMinorDown } from '../domain/decimal';
 import { conflict, forbidden, notFound, rejected, type AppError } from '../domain/errors';
 import { pageOf, type PagedResult, type PageRequest } from '../domain/paging';
 import type { CopyBoard, MasterFilter, SortPreset } from './copy-board';
-import type { CopyDeps } from './copy-deps';
+import { COPY_SHARD, type CopyDeps } from './copy-deps';
 import type { CopySettlementService } from './copy-settlement.service';
 import type { MasterRecord } from './copy-store';
 import type { CopyMasterAccountDto, CopySlaveAccountDto, CopyViews } from './copy-views';
@@ -78,7 +78,7 @@ export class CopyMasterService {
     if (wallet.lt(minor)) throw rejected('INSUFFICIENT_BALANCE', 'Not enough available balance in the wallet');
     const acct = await this.d.futures.accounts.create(userId, {
       name: req.strategyName, currencyCode: req.currencyCode, leverage: req.leverage,
-    }, 'master');
+    }, 'master', COPY_SHARD);
     await this.d.futures.engine.transfer(userId, null, String(acct.id), req.currencyCode, minorString(minor));
     const now = Date.now();
     const m: MasterRecord = {

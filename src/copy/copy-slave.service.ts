@@ -66,6 +66,7 @@ export class CopySlaveService {
     private readonly settlement: CopySettlementService,
   ) {}
 
+  /** The slave's account is registered at the follower's home, where its subscriptions start (its record on shard 0). */
   async create(userId: string, req: CreateSlaveRequest): Promise<CopySlaveAccountDto> {
     const acct = await this.d.futures.accounts.create(userId, req);
     const s: SlaveRecord = {
@@ -119,9 +120,11 @@ export class CopySlaveService {
       throw conflict('SUBSCRIPTION_EXISTS', 'This slave already copies this master');
     }
     const margin = await this.marginMinor(slave.currency, req.margin);
-    const subId = await this.d.store.nextSubscriptionId(await this.d.engine.homeOf(userId));
+    const home = await this.d.engine.homeOf(userId);
+    const subId = await this.d.store.nextSubscriptionId(home);
+    // registered at the follower's home (its id names it): the subscription's margin of record is there
     const acct = await this.d.futures.accounts.create(
-      userId, { name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage) }, 'copy',
+      userId, { name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage) }, 'copy', home,
     );
     const risk = riskArgs(req);
     const args = { stopLossPercent: startArg(risk.stopLossPercent), takeProfitPercent: startArg(risk.takeProfitPercent), maxSlippagePercent: startArg(risk.maxSlippagePercent) };

@@ -43,9 +43,6 @@ export function copyPayees(funds: Pick<Funds, 'homes' | 'relay' | 'escrow' | 'fu
     async gather(userId, accountId, cur) {
       await funds.escrow?.sweepHome(userId, cur, [], accountId);
     },
-    async place(accountId, shard) {
-      await funds.escrow?.placeAccount(accountId, shard);
-    },
     async fund(userId, accountId, shard, cur, minor) {
       await funds.fund(userId, shard, cur, minor, accountId).catch(ignoreShortfall);
     },

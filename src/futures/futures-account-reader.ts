@@ -68,12 +68,14 @@ export class FuturesAccountReader {
 
   /**
    * `orderByClientId` of many at once (copy trading's fan-out), in two round trips per shard whatever
-   * their number: each shard's registry of the clientOrderIds placed there (one is found on one shard).
+   * their number: each shard's registry of the clientOrderIds placed there (one is found on one shard;
+   * the home's claim `@<shard>` of an order on another shard is no order).
    */
   async ordersByClientIds(wanted: { userId: string; clientOrderId: string }[]): Promise<(Record<string, string> | null)[]> {
     const out: (Record<string, string> | null)[] = wanted.map(() => null);
     for (const k of this.keys.all()) {
-      const ids = await this.each(wanted, (p, w) => p.hget(k.futuresClientOrderIds(w.userId), w.clientOrderId));
+      const held = await this.each(wanted, (p, w) => p.hget(k.futuresClientOrderIds(w.userId), w.clientOrderId));
+      const ids = held.map((id) => (typeof id === 'string' && !id.startsWith('@') ? id : null));
       const found = await this.each(ids.filter((id): id is string => !!id), (p, id) => p.hgetall(k.order(id)));
       let next = 0;
       ids.forEach((id, i) => {
@@ -115,7 +117,7 @@ export class FuturesAccountReader {
     marks = new Map<string, string | null>(),
     status: AccountOrderStatus = 'all',
   ): Promise<AccountState | null> {
-    const a = await this.redis.hgetall(this.keys.registry.futuresAccount(accountId));
+    const a = await this.redis.hgetall(this.keys.ofAccount(accountId).futuresAccount(accountId));
     if (!a.id) return null;
     const { balance, locked: inUse } = await this.margin(accountId, a);
     const orders: AccountOrder[] = [];
@@ -145,11 +147,13 @@ export class FuturesAccountReader {
     };
   }
 
-  /** The account's free and used margin over every shard (`registry`: its hash on shard 0, read already). */
+  /** The account's free and used margin over every shard (`registry`: its hash on its registry shard, read already). */
   private async margin(accountId: string | number, registry: Record<string, string>): Promise<{ balance: BigNumber; locked: BigNumber }> {
     let balance = new BigNumber(registry.balance || 0);
     let locked = new BigNumber(registry.locked || 0);
-    for (const k of this.keys.all().slice(1)) {
+    const home = this.keys.ofAccount(accountId);
+    for (const k of this.keys.all()) {
+      if (k === home) continue;
       const [b, l] = await this.redis.hmget(k.futuresAccount(accountId), 'balance', 'locked');
       balance = balance.plus(b ?? 0);
       locked = locked.plus(l ?? 0);

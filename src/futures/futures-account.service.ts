@@ -1,7 +1,8 @@
 import BigNumber from 'bignumber.js';
 import { fitsEngine, fromMinor, minorString, toMinorDown } from '../domain/decimal';
 import { futuresParams } from '../domain/futures';
-import { badRequest, conflict, ignoreShortfall, notFound, rejected } from '../domain/errors';
+import { shardOfId } from '../domain/shard-ids';
+import { AppError, badRequest, conflict, engineError, ignoreShortfall, notFound, rejected } from '../domain/errors';
 import type { FuturesAccountKind, FuturesEngine } from './futures-engine';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
@@ -40,12 +41,16 @@ export const copyAccount = () =>
   conflict('COPY_ACCOUNT', 'The account belongs to a copy subscription: money moves through start, margin changes and finish');
 
 /**
- * How futures money crosses engine shards (src/wallet's Funds): the wallet of shard 0 gets a user's
- * money from another home shard; an account's free margin comes to shard 0 from the shards it sits on
- * (`acct`) and goes to a market's shard when an order there needs it (`escrow.cover`); an account's
- * margin read whole over every shard. With one shard nothing moves (`escrow` is null).
+ * How futures money crosses engine shards (src/wallet's Funds): an account is registered at its
+ * owner's home, where its wallet side is (`fund` brings the user's money to another registry shard,
+ * for accounts registered on shard 0 before the registry moved home, or copy trading's); an
+ * account's free margin comes back to its registry shard from the shards it sits on (`acct`) and
+ * goes to a market's shard when an order there needs it (`escrow.cover`); an account's margin read
+ * whole over every shard. With one shard nothing moves (`escrow` is null).
  */
 export interface FuturesFunding {
+  /** Each user's home shard: where the user's accounts are registered (FuturesKeyring). */
+  homes: { of(userId: string): Promise<number> };
   fund(userId: string, shard: number, cur: string, minor: string, acct?: string): Promise<void>;
   escrow: { cover(userId: string, shard: number, cur: string, need: string, boost?: number, acct?: string): Promise<void> } | null;
   mergedAccounts(userId: string, accountIds: string[]): Promise<Map<string, { balance: string; locked: string }>>;
@@ -68,26 +73,29 @@ export class FuturesAccountService {
   }
 
   /**
-   * With several engine shards the wallet futures draw on is the user's escrow on shard 0, where
-   * futures run: `minor` of `currency` is brought there from the user's home first (src/wallet).
+   * With several engine shards the wallet an account on `shard` draws on is the user's wallet there:
+   * at home nothing moves; elsewhere (copy trading's shard 0) `minor` of `currency` is brought there
+   * from the user's home first (src/wallet).
    */
-  fundWallet(userId: string, currency: string, minor: string): Promise<void> {
-    return this.funding.fund(userId, 0, currency, minor);
+  fundWallet(userId: string, currency: string, minor: string, shard = 0): Promise<void> {
+    return this.funding.fund(userId, shard, currency, minor);
   }
 
   /**
    * The margin currency must be the quote of a futures pair, the leverage within that pair family's maximum.
    * `copy`: the account of a copy subscription, flagged at birth (no transfers, no hand-placed opening orders);
-   * `master`: a copy master's. Both keep trading aggregates from birth.
+   * `master`: a copy master's. Both keep trading aggregates from birth. Registered at the user's
+   * home, or on `shard` (copy trading's accounts, on the shard its scripts run on).
    */
-  async create(userId: string, req: CreateAccountRequest, kind: FuturesAccountKind = 'own'): Promise<FuturesAccountDto> {
+  async create(userId: string, req: CreateAccountRequest, kind: FuturesAccountKind = 'own', shard?: number): Promise<FuturesAccountDto> {
     const pairs = (await this.markets.listPairs('futures')).filter((p) => p.quoteCurrencyCode === req.currencyCode);
     if (pairs.length === 0) {
       throw rejected('UNSUPPORTED_MARGIN_CURRENCY', `No futures pair settles in ${req.currencyCode}`);
     }
     const max = Math.max(...pairs.map((p) => p.maxLeverage ?? 1));
     if (req.leverage > max) throw rejected('LEVERAGE_ABOVE_MAX', `Leverage above the maximum ${max} of the pairs`);
-    const h = await this.engine.createAccount(userId, req.name, req.currencyCode, req.leverage, Date.now(), kind);
+    const at = shard ?? (await this.keys.homeOf(userId));
+    const h = await this.engine.createAccount(userId, req.name, req.currencyCode, req.leverage, Date.now(), kind, at);
     return this.dto(h, new BigNumber(0));
   }
 
@@ -97,12 +105,12 @@ export class FuturesAccountService {
    * cannot answer, never a partial sum).
    */
   async list(userId: string): Promise<FuturesAccountDto[]> {
-    const ids = (await this.redis.smembers(this.keys.registry.userFuturesAccounts(userId))).sort((a, b) => Number(a) - Number(b));
+    const ids = await this.orderIndex.userAccountIds(userId);
     const merged = this.keys.all().length > 1 ? await this.funding.mergedAccounts(userId, ids) : null;
     const marks = new Map<string, string | null>();
     const out: FuturesAccountDto[] = [];
     for (const id of ids) {
-      const h = await this.redis.hgetall(this.keys.registry.futuresAccount(id));
+      const h = await this.redis.hgetall(this.keys.ofAccount(id).futuresAccount(id));
       out.push(await this.dto({ ...h, ...merged?.get(id) }, await this.unrealized(id, marks)));
     }
     return out;
@@ -110,7 +118,7 @@ export class FuturesAccountService {
 
   /** The caller's account or 404 (another user's account is not found either). */
   async owned(userId: string, accountId: number | string): Promise<Record<string, string>> {
-    const h = /^\d{1,16}$/.test(String(accountId)) ? await this.redis.hgetall(this.keys.registry.futuresAccount(accountId)) : {};
+    const h = /^\d{1,16}$/.test(String(accountId)) ? await this.redis.hgetall(this.keys.ofAccount(accountId).futuresAccount(accountId)) : {};
     if (h.user !== userId) throw notFound('ACCOUNT_NOT_FOUND', 'Futures account not found');
     return h;
   }
@@ -136,11 +144,38 @@ export class FuturesAccountService {
     const minor = toMinorDown(req.amount, currency.decimals);
     if (!fitsEngine(minor)) throw rejected('BALANCE_TOO_LARGE', 'Amount exceeds what the engine holds exactly');
     if (minor.lte(0)) throw rejected('AMOUNT_TOO_SMALL', `amount rounds to zero at ${currency.decimals} decimals`);
-    if (from === null) await this.fundWallet(userId, req.currencyCode, minorString(minor));
-    // the account's free margin on other shards comes back to shard 0 first, where the transfer runs
-    // (what is not anywhere, or is locked, is the transfer script's to refuse with its own code)
-    else await this.funding.fund(userId, 0, req.currencyCode, minorString(minor), from).catch(ignoreShortfall);
-    await this.engine.transfer(userId, from, to, req.currencyCode, minorString(minor));
+    const amount = minorString(minor);
+    if (from !== null && to !== null && shardOfId(from) !== shardOfId(to)) {
+      // accounts registered on two shards (one from before the registry moved home, or copy
+      // trading's): through the wallet, two transfers each of one script; the money is the user's
+      // wallet's in between (its escrow there goes home when idle)
+      await this.transferAt(userId, from, null, req.currencyCode, amount);
+      await this.transferAt(userId, null, to, req.currencyCode, amount);
+      return;
+    }
+    await this.transferAt(userId, from, to, req.currencyCode, amount);
+  }
+
+  /**
+   * One transferMargin on the accounts' registry shard (the user's home for accounts made since it
+   * moved there, so a transfer into one is a single script with nothing to relay): the wallet side is
+   * brought there from home first when elsewhere; the source account's free margin on other shards
+   * comes back first (what is not anywhere, or is locked, is the transfer script's to refuse with its own code).
+   */
+  private async transferAt(userId: string, from: string | null, to: string | null, currency: string, minor: string): Promise<void> {
+    const shard = shardOfId((from ?? to) as string);
+    if (from === null) await this.fundWallet(userId, currency, minor, shard);
+    else await this.funding.fund(userId, shard, currency, minor, from).catch(ignoreShortfall);
+    try {
+      await this.engine.transfer(userId, from, to, currency, minor);
+    } catch (err) {
+      // the script sees the account's margin on its registry shard only: margin locked on a market's
+      // shard makes the answer the one a single shard gives (free + locked would cover it)
+      if (from === null || !(err instanceof AppError && err.code === 'INSUFFICIENT_BALANCE') || this.keys.all().length === 1) throw err;
+      const m = (await this.funding.mergedAccounts(userId, [from])).get(from);
+      if (m && new BigNumber(m.balance).plus(m.locked).gte(minor)) throw engineError('MARGIN_IN_USE');
+      throw err;
+    }
   }
 
   /** Unrealized pnl at mark of the account's positions; `marks` caches mark prices across accounts. */

@@ -8,6 +8,8 @@ import { inKeyedRequest, newOperation } from '../platform/redis/operation';
 import { FuturesScriptKeys } from './futures-script-keys';
 import { GroupCommit } from '../platform/group-commit';
 import { futuresOrderOf } from './futures-order-record';
+import { randomInt } from 'node:crypto';
+import { SHARD_ID_SPAN, shardIdBase } from '../domain/shard-ids';
 
 /** A futures order in engine units: prices in ticks, amounts in lots (decimal strings). */
 export interface CreateFuturesInput {
@@ -95,7 +97,7 @@ export class FuturesEngine {
   private readonly scriptKeys: FuturesScriptKeys;
   private readonly commit: GroupCommit<CreateFuturesInput, ScriptReply>;
 
-  /** Each market's scripts run on its shard (`keys.ofPair`); accounts are created and funded on shard 0, the registry. */
+  /** Each market's scripts run on its shard (`keys.ofPair`); accounts are created and funded at their owner's home (`keys.ofAccount`). */
   constructor(
     private readonly keys: FuturesKeyring,
     private readonly scripts: Scripts,
@@ -210,30 +212,45 @@ export class FuturesEngine {
   }
 
   /**
+   * Registers a new account on `shard`, the user's home (docs/futures.md, "Futures on engine shards").
    * `copy`: the account belongs to a copy subscription from birth (createFuturesAccount ARGV[7]);
    * `master`: a copy master's. Both keep trading aggregates from birth (ARGV[8], flag `stats`).
+   * Ids: with one engine shard the counter's, as always; with several, shard × 10^14 plus a random
+   * number below 10^14 (src/domain/shard-ids.ts: the id names the shard of its record), drawn
+   * again in the rare case the script finds it taken. A random id is never handed out again after
+   * data loss at home rewound the store, as a counter's would be, while copies of the account made
+   * on other shards before the loss may still hold it (docs/futures.md).
    */
-  async createAccount(userId: string, name: string, currency: string, leverage: number, timestamp: number, kind: FuturesAccountKind = 'own') {
+  async createAccount(
+    userId: string, name: string, currency: string, leverage: number, timestamp: number, kind: FuturesAccountKind = 'own', shard = 0,
+  ) {
     // the account's leverage text is copied into its orders' records as it stands (lua/includes/futures/orderRecord)
     if (!Number.isSafeInteger(leverage) || leverage < 1) throw new Error(`createFuturesAccount takes a positive integer leverage: ${leverage}`);
-    const k = this.keys.registry;
-    const reply = unwrap(
-      await this.scripts.runOnceFor<ScriptReply>(
-        'createFuturesAccount',
-        [k.futuresAccountIds(), k.userFuturesAccounts(userId)],
-        [k.engine, userId, name, currency, leverage, timestamp, kind === 'copy' ? '1' : '0', kind === 'own' ? '0' : '1'],
-        k,
-      ),
-    );
-    return hashOf(reply[1]);
+    const k = this.keys.all()[shard];
+    const several = this.keys.all().length > 1;
+    for (let attempt = 1; ; attempt++) {
+      const id = several ? String(shardIdBase(shard) + randomInt(1, SHARD_ID_SPAN)) : '';
+      const reply = unwrap(
+        await this.scripts.runOnceFor<ScriptReply>(
+          'createFuturesAccount',
+          [k.futuresAccountIds(), k.userFuturesAccounts(userId)],
+          [k.engine, userId, name, currency, leverage, timestamp, kind === 'copy' ? '1' : '0', kind === 'own' ? '0' : '1', id],
+          k,
+        ),
+      );
+      if (reply[0] !== 'TAKEN') return hashOf(reply[1]);
+      if (attempt >= 5) throw new Error(`createFuturesAccount found ${attempt} random ids taken on shard ${shard}`);
+    }
   }
 
   /**
-   * `null` account = the wallet. On shard 0, the registry: the wallet there and the accounts' margin
-   * there (money comes from home first, and an account's margin elsewhere is brought back first: FuturesAccountService).
+   * `null` account = the wallet. On the accounts' registry shard (FuturesKeyring.ofAccount; both
+   * accounts must be registered on one shard): the wallet there and the accounts' margin there
+   * (money comes from home first, and an account's margin elsewhere is brought back first: FuturesAccountService).
    */
   async transfer(userId: string, from: string | null, to: string | null, currency: string, minor: string): Promise<void> {
-    const k = this.keys.registry;
+    const k = this.keys.ofAccount((from ?? to) as string);
+    if (from !== null && to !== null && this.keys.ofAccount(to) !== k) throw new Error('transferMargin moves between accounts of one registry shard');
     const wallet = k.walletAvailable(userId);
     const key = (acct: string | null) => (acct === null ? wallet : k.futuresAccount(acct));
     unwrap(
@@ -247,14 +264,14 @@ export class FuturesEngine {
   }
 
   /**
-   * Claims `clientOrderId` in shard 0's registry for an order about to be placed on `shard`
-   * (lua/spot/claimClientOrderId-1.lua): null when it is the order's, else what holds it there (an
-   * order id of shard 0, or `@<shard>` of another shard's order).
+   * Claims `clientOrderId` in the registry at the user's `home` for an order about to be placed on
+   * `shard` (lua/spot/claimClientOrderId-1.lua): null when it is the order's, else what holds it
+   * there (an order id of the home shard, or `@<shard>` of another shard's order).
    */
-  async claimClientOrderId(userId: string, clientOrderId: string, shard: number): Promise<string | null> {
+  async claimClientOrderId(userId: string, clientOrderId: string, home: number, shard: number): Promise<string | null> {
     const [status, held] = await this.scripts.run<string[]>(
       'claimClientOrderId',
-      [this.keys.registry.futuresClientOrderIds(userId)],
+      [this.keys.all()[home].futuresClientOrderIds(userId)],
       [clientOrderId, `@${shard}`],
     );
     return status === 'OK' ? null : held;

@@ -36,9 +36,18 @@ export class FuturesOrderIndex {
     return this.merged((k) => (status === 'open' ? [k.futuresAccountOpenOrders(accountId)] : [k.futuresAccountOrders(accountId), k.futuresAccountOpenOrders(accountId)]));
   }
 
+  /**
+   * The user's account ids, ascending: the lists at home and, for a user whose home is elsewhere,
+   * on shard 0 (FuturesKeyring.userAccountLists), one read each (two slots on a cluster).
+   */
+  async userAccountIds(userId: string): Promise<string[]> {
+    const lists = await Promise.all((await this.keys.userAccountLists(userId)).map((key) => this.redis.smembers(key)));
+    return [...new Set(lists.flat())].sort((a, b) => Number(a) - Number(b));
+  }
+
   /** Every opening order of the user, in all their accounts, oldest first. */
   async userOrders(userId: string): Promise<Record<string, string>[]> {
-    const accounts = await this.redis.smembers(this.keys.registry.userFuturesAccounts(userId));
+    const accounts = await this.userAccountIds(userId);
     if (accounts.length === 0) return [];
     return this.merged((k) => accounts.flatMap((a) => [k.futuresAccountOrders(a), k.futuresAccountOpenOrders(a)]));
   }

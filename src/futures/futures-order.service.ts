@@ -16,6 +16,7 @@ import type { FuturesPriceService } from './prices/futures-price.service';
 import { copyAccount, type FuturesFunding } from './futures-account.service';
 import { shardOfPair } from '../domain/market';
 import { futuresOrderOf } from './futures-order-record';
+import { shardOfId } from '../domain/shard-ids';
 
 /** The create-order body of the futures trade routes (docs/futures.md#endpoints); postOnly, selfTradePrevention (docs/futures.md) and timeInForce are extensions. */
 export interface CreateFuturesRequest {
@@ -123,7 +124,7 @@ export class FuturesOrderService {
   /** `asCopy`: placed by copy trading's mirror; any other opening order into a copy account is a 409. */
   async create(userId: string, req: CreateFuturesRequest, asCopy = false): Promise<{ id: number; clientOrderId: string | null }> {
     // the copy flag is set when the account is made and never cleared, so reading it first is safe
-    if (!asCopy && (await this.redis.hget(this.keys.registry.futuresAccount(req.futuresAccountId), 'copy')) === '1') throw copyAccount();
+    if (!asCopy && (await this.redis.hget(this.keys.ofAccount(req.futuresAccountId).futuresAccount(req.futuresAccountId), 'copy')) === '1') throw copyAccount();
     const input = await this.toEngineInput(userId, req, Date.now());
     const { order } = this.funding.escrow ? await this.createFunded(input) : await this.engine.create(input);
     return { id: Number(order.id), clientOrderId: order.clid ? order.clid : null };
@@ -139,9 +140,10 @@ export class FuturesOrderService {
     const pair = await this.futuresPair(input.pairCode);
     const escrow = this.funding.escrow as NonNullable<FuturesFunding['escrow']>;
     const clid = input.clientOrderId;
-    // one clientOrderId per user over every market: claimed in shard 0's registry first (docs/futures.md)
-    if (clid && shardOfPair(pair) !== 0) {
-      const held = await this.engine.claimClientOrderId(input.userId, clid, shardOfPair(pair));
+    // one clientOrderId per user over every market: claimed in the registry at home first (docs/futures.md)
+    const home = clid ? await this.keys.homeOf(input.userId) : 0;
+    if (clid && shardOfPair(pair) !== home) {
+      const held = await this.engine.claimClientOrderId(input.userId, clid, home, shardOfPair(pair));
       if (held !== null) return this.earlierOrder(input.userId, held, clid);
     }
     for (let attempt = 1; ; attempt++) {
@@ -150,10 +152,11 @@ export class FuturesOrderService {
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         if (err.code === 'CLIENT_ORDER_ID_ELSEWHERE' && clid && err.engineDetail) return this.earlierOrder(input.userId, err.engineDetail, clid);
-        if (!needsTopUp(err, pair)) throw err;
+        if (!needsTopUp(err, pair, input.accountId)) throw err;
         if (attempt >= FUNDED_ATTEMPTS) throw new AppError(503, 'ESCROW_BUSY', 'Orders of this account kept taking each other\'s margin top-ups; retry');
         // the account's hash on this shard is made by the first top-up (an unknown account: 404 there)
-        const need = err.engineDetail && /^\d+$/.test(err.engineDetail) ? err.engineDetail : '1';
+        // (INSUFFICIENT_MARGIN's detail is what the order needs; ACCOUNT_NOT_FOUND's names the account)
+        const need = err.code === 'INSUFFICIENT_MARGIN' && err.engineDetail && /^\d+$/.test(err.engineDetail) ? err.engineDetail : '1';
         try {
           // each retry asks for up to twice as much again, so orders racing for one account all end up covered
           await escrow.cover(input.userId, shardOfPair(pair), pair.quoteCurrencyCode, need, 2 ** (attempt - 1), input.accountId);
@@ -198,7 +201,7 @@ export class FuturesOrderService {
         }
         const error = engineError(String(r[1]), r[2] ? String(r[2]) : undefined);
         // refused for its margin on the market's shard: placed again with a top-up, as `create` does
-        if (this.funding.escrow && needsTopUp(error, await this.futuresPair(input.pairCode))) unfunded.push({ index, input });
+        if (this.funding.escrow && needsTopUp(error, await this.futuresPair(input.pairCode), input.accountId)) unfunded.push({ index, input });
         else out[index] = { ok: false, error };
       }
     }
@@ -214,12 +217,12 @@ export class FuturesOrderService {
   }
 
   /**
-   * The order a clientOrderId already names: `held` is its id (an order of shard 0) or `@<shard>`
-   * (that shard's own registry has it). 409 when it names no order of the user (claimed for a market
-   * whose order was refused, or is being placed right now).
+   * The order a clientOrderId already names: `held` is its id (an order of the home shard, which the
+   * id names) or `@<shard>` (that shard's own registry has it). 409 when it names no order of the user
+   * (claimed for a market whose order was refused, or is being placed right now).
    */
   private async earlierOrder(userId: string, held: string, clid: string): Promise<FuturesPlaceReply> {
-    const k = held.startsWith('@') ? this.keys.all()[Number(held.slice(1))] : this.keys.registry;
+    const k = held.startsWith('@') ? this.keys.all()[Number(held.slice(1))] : this.keys.ofOrder(held);
     const id = held.startsWith('@') ? await this.redis.hget(k.futuresClientOrderIds(userId), clid) : held;
     const h = id ? futuresOrderOf(await this.redis.hgetall(k.order(id))) : {};
     if (h.user !== userId) throw conflict('CLIENT_ORDER_ID_IN_USE', `clientOrderId ${clid} is taken by an order on another market`);
@@ -229,7 +232,7 @@ export class FuturesOrderService {
   /** Each account's `copy` flag, read in one round trip. */
   private async copyFlags(accountIds: number[]): Promise<(string | null)[]> {
     const pipeline = this.redis.pipeline();
-    for (const id of accountIds) pipeline.hget(this.keys.registry.futuresAccount(id), 'copy');
+    for (const id of accountIds) pipeline.hget(this.keys.ofAccount(id).futuresAccount(id), 'copy');
     return ((await pipeline.exec()) ?? []).map(([, v]) => v as string | null);
   }
 
@@ -358,10 +361,10 @@ const assertSafe = (v: BigNumber) => {
 
 /**
  * An order refused for its margin on its market's shard: short there, or the account never there
- * yet (the first top-up makes its hash on that shard). Shard 0 holds every account's registry.
+ * yet (the first top-up makes its hash on that shard). The shard the account's id names holds its registry.
  */
-const needsTopUp = (err: AppError, pair: Pick<Pair, 'engineShard'>): boolean =>
-  err.code === 'INSUFFICIENT_MARGIN' || (err.code === 'ACCOUNT_NOT_FOUND' && shardOfPair(pair) !== 0);
+const needsTopUp = (err: AppError, pair: Pick<Pair, 'engineShard'>, accountId: string): boolean =>
+  err.code === 'INSUFFICIENT_MARGIN' || (err.code === 'ACCOUNT_NOT_FOUND' && shardOfPair(pair) !== shardOfId(accountId));
 
 const placedResult = ({ duplicate, order }: FuturesPlaceReply): CreateManyResult => ({
   ok: true, id: Number(order.id), clientOrderId: order.clid || null, status: Number(order.status), duplicate,

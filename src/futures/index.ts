@@ -37,7 +37,7 @@ export { futuresOrderDtoSchema, futuresUserDealDtoSchema } from './http/futures-
 
 /** The futures market: engine wrapper, prices, accounts, orders, public data and risk sweeps. */
 export interface Futures {
-  /** Where futures keys live: each market's on its shard, the account registry on shard 0. */
+  /** Where futures keys live: each market's on its shard, each account's registry at its owner's home. */
   keyring: FuturesKeyring;
   engine: FuturesEngine;
   prices: FuturesPriceService;
@@ -61,7 +61,7 @@ export function createFutures(
   },
 ): Futures {
   const { config, log, redis, keys, scripts, markets, marketData } = deps;
-  const keyring = new FuturesKeyring(markets);
+  const keyring = new FuturesKeyring(markets, (userId) => deps.funding.homes.of(userId));
   const engine = new FuturesEngine(keyring, scripts, config.streamMaxLen);
   const priceEngine = new FuturesPriceEngine(keyring, scripts, config.streamMaxLen);
   const books = new BookReader(markets, scripts);

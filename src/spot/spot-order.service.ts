@@ -3,7 +3,7 @@ import { MAX_SAFE, decimal, fitsEngine, minorString, toMinorDown } from '../doma
 import { AppError, conflict, notFound, rejected } from '../domain/errors';
 import { scales, shardOfPair, type Pair } from '../domain/market';
 import { shardOfId } from '../domain/shard-ids';
-import { pageOf, paged, type PageRequest, type PagedResult } from '../domain/paging';
+import { mergeFirst, pageOf, paged, type PageRequest, type PagedResult } from '../domain/paging';
 import type { MarketStore } from '../markets';
 import type { OrderType, Side, StpMode } from '../domain/order';
 import type { PlaceResult, PlaceSpotInput, SpotEngine } from './spot-engine';
@@ -214,16 +214,30 @@ export class SpotOrderService {
   }
 
   /**
-   * Every shard's orders of the user, newest first by creation time (ids of two shards do not
-   * compare by age), then by id: one order for every page, so paging is exact.
+   * Every shard's orders of the user merged: each shard's newest first (its index, by id), the shards
+   * interleaved by creation time, then id (ids of two shards do not compare by age): a k-way merge
+   * (mergeFirst), so page p reads p × pageSize orders of each shard and the counts, not every order,
+   * and each order is on exactly one page. Filtered by pair, only that pair's shard is read; by
+   * status, each shard's orders are read whole and filtered, as with one shard.
    */
   private async listMerged(userId: string, q: SpotOrderQuery): Promise<PagedResult<SpotOrderRecord>> {
-    const perShard = await Promise.all(this.shards.all().map((k) => this.redis.zrevrange(k.userOrders(userId, 'spot'), 0, -1)));
-    const rows = (await this.orderRecords(perShard.flat())).filter(
+    const index = (shard: number) => this.shards.keys(shard).userOrders(userId, 'spot');
+    if (!q.currencyPairCode && !q.status) {
+      const n = q.page * q.pageSize;
+      const shards = this.shards.all().map((_, shard) => shard);
+      const [lists, counts] = await Promise.all([
+        Promise.all(shards.map(async (shard) => this.orderRecords(await this.redis.zrevrange(index(shard), 0, n - 1)))),
+        Promise.all(shards.map((shard) => this.redis.zcard(index(shard)))),
+      ]);
+      return pageOf(mergeFirst(lists, newerOrder, n).slice(n - q.pageSize), counts.reduce((a, c) => a + c, 0), q);
+    }
+    const pair = q.currencyPairCode ? await this.markets.getPair('spot', q.currencyPairCode) : null;
+    if (q.currencyPairCode && !pair) return pageOf([], 0, q);
+    const shards = pair ? [shardOfPair(pair)] : this.shards.all().map((_, shard) => shard);
+    const lists = await Promise.all(shards.map(async (shard) => (await this.orderRecords(await this.redis.zrevrange(index(shard), 0, -1))).filter(
       (h) => (!q.currencyPairCode || h.pair === q.currencyPairCode) && (!q.status || h.status === q.status),
-    );
-    rows.sort((a, b) => Number(b.cts) - Number(a.cts) || Number(b.id) - Number(a.id));
-    return paged(rows, q);
+    )));
+    return paged(mergeFirst(lists, newerOrder, Infinity), q);
   }
 
   private async listShardZero(userId: string, q: SpotOrderQuery): Promise<PagedResult<SpotOrderRecord>> {
@@ -278,6 +292,10 @@ export class SpotOrderService {
     return orders.filter((o): o is SpotOrderRecord => o !== null);
   }
 }
+
+/** Newer first: by creation time, then id (the merge order of listMerged). */
+const newerOrder = (a: SpotOrderRecord, b: SpotOrderRecord): boolean =>
+  Number(a.cts) > Number(b.cts) || (a.cts === b.cts && Number(a.id) > Number(b.id));
 
 /** What an order reserves on its market's shard: currency and minor units (as lua/spot/placeSpotOrders computes it). */
 function reservation(o: PlaceSpotInput): { cur: string; amount: string } {

@@ -4,6 +4,7 @@ import type { Logger } from '../platform/config/logger';
 import type { RedisClient } from '../platform/redis/connection';
 import type { EngineShards } from '../platform/redis/engine-shards';
 import type { HomeRegistry } from './home-registry';
+import { shardOfId } from '../domain/shard-ids';
 import { newTransfer, type TransferLedger } from './transfer-ledger';
 import type { TransferRelay } from './transfer-relay';
 
@@ -19,11 +20,10 @@ export interface EscrowPolicy {
  * from home when an order there needs more, swept home when idle or when home runs short. The api
  * that needs a top-up carries it to the end itself (an api-only deployment never waits on a worker).
  *
- * A futures account's margin is escrow the same way (`acct`): its home is shard 0, where the account
- * is registered and margin transfers land, except a copy subscription's account placed at its
- * follower's home (`placeAccount`: the registry's record names it in `home`); on a market's shard
- * its free margin is the `balance` of the account's hash there (docs/futures.md, "Futures on engine
- * shards").
+ * A futures account's margin is escrow the same way (`acct`): its home is the shard it is registered
+ * on, the one its id names (its owner's home; shard 0 for an account from before the registry moved
+ * home), where margin transfers land; on a market's shard its free margin is the `balance` of the
+ * account's hash there (docs/futures.md, "Futures on engine shards").
  */
 export class Escrow {
   constructor(
@@ -33,20 +33,7 @@ export class Escrow {
     private readonly ledger: TransferLedger,
     private readonly relay: TransferRelay,
     private readonly policy: EscrowPolicy,
-    private readonly accountHome: (acct: string) => Promise<number> = accountHomes(redis, shards),
   ) {}
-
-  /**
-   * Makes an empty account's margin of record live on `shard` (a copy subscription's account at its
-   * follower's home, docs/copy-trading.md): `home` in the registry's record, then the account's hash
-   * on that shard (a copy of the record). Called before the account holds anything; a repeat
-   * changes nothing.
-   */
-  async placeAccount(acct: string, shard: number): Promise<void> {
-    if (shard === ACCOUNT_HOME) return;
-    await this.redis.hsetnx(this.shards.keys(ACCOUNT_HOME).futuresAccount(acct), 'home', String(shard));
-    await this.ledger.openAccount(acct, shard);
-  }
 
   /**
    * Makes `need` minor units of `cur` available to `userId` on `shard`, where an order just found
@@ -82,7 +69,7 @@ export class Escrow {
 
   /**
    * Makes sure `minor` of `cur` is available to `userId` on `shard` before a script there takes it
-   * (a futures account funded from the wallet, a copy master's capital: accounts are funded on
+   * (a futures account funded from the wallet where it is registered, a copy master's capital on
    * shard 0; with `acct`, the account's own free margin, brought back from other shards; a spot
    * order whose escrow was short last time). True when it moved money.
    */
@@ -111,12 +98,9 @@ export class Escrow {
     return moved;
   }
 
-  /**
-   * Where the money is of record: the user's home; for an account's margin shard 0 (the registry),
-   * or the home `placeAccount` gave it.
-   */
+  /** Where the money is of record: the user's home, or the account's registry shard for an account's margin. */
   private homeOf(userId: string, acct: string): Promise<number> {
-    return acct ? this.accountHome(acct) : this.homes.of(userId);
+    return acct ? Promise.resolve(accountHome(acct)) : this.homes.of(userId);
   }
 
   /** What `userId` holds free on `shard`: the wallet's available `cur`, or the account's free margin. */
@@ -172,25 +156,11 @@ export class Escrow {
   }
 }
 
-/** The shard a futures account's margin is of record on: the registry's (unless placed elsewhere). */
-export const ACCOUNT_HOME = 0;
-
 /**
- * Where each account's margin is of record: the `home` its registry record names (a copy
- * subscription's account placed at its follower's home, Escrow.placeAccount), else shard 0. Read
- * once per account per process: a home is written before the account holds anything, never changed.
+ * The shard a futures account's margin is of record on: the one it is registered on, which its id
+ * names (src/domain/shard-ids.ts; src/futures/futures-keyring.ts).
  */
-export function accountHomes(redis: RedisClient, shards: EngineShards): (acct: string) => Promise<number> {
-  const known = new Map<string, number>();
-  return async (acct) => {
-    let home = known.get(acct);
-    if (home === undefined) {
-      home = Number((await redis.hget(shards.keys(ACCOUNT_HOME).futuresAccount(acct), 'home')) ?? ACCOUNT_HOME);
-      known.set(acct, home);
-    }
-    return home;
-  };
-}
+export const accountHome = (acct: string): number => shardOfId(acct);
 /** How an account's field in `escrowTouched` starts (lua/wallet/sendTransfer-7.lua): `facct:<id>`. */
 const ACCOUNT_FIELD = 'facct:';
 

@@ -1,7 +1,7 @@
 import type { MarketStore } from '../markets';
 import type { PlatformDeps } from '../platform/deps';
 import { ShardLinks, shardServer } from '../platform/redis/shard-links';
-import { accountHomes, Escrow } from './escrow';
+import { accountHome, Escrow } from './escrow';
 import { mergedMoney, type MinorMargins } from './merged-balances';
 import { HomeRegistry } from './home-registry';
 import { Reconciler } from './reconciler';
@@ -39,12 +39,11 @@ export async function createFunds(deps: Pick<PlatformDeps, 'config' | 'redis' | 
   }
   // refuses to start when a shard's server can make no write durable (shard-links.ts)
   const links = await ShardLinks.open(redis, config.redisUrl, shards.count, config.relayWaitMs);
-  const accountHome = accountHomes(redis, shards);
-  const relay = new TransferRelay(ledger, links, (t) => (t.acct ? accountHome(t.acct) : homes.of(t.user)));
+  const relay = new TransferRelay(ledger, links, (t) => (t.acct ? Promise.resolve(accountHome(t.acct)) : homes.of(t.user)));
   const escrow = new Escrow(redis, shards, homes, ledger, relay, {
     headroomPercent: config.escrowHeadroomPercent,
     idleMs: config.escrowIdleSeconds * 1000,
-  }, accountHome);
+  });
   return {
     homes, ledger, relay, escrow, reconciler,
     fund: async (userId, shard, cur, minor, acct) => {

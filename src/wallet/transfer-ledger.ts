@@ -3,6 +3,7 @@ import { AppError, engineError } from '../domain/errors';
 import type { RedisClient } from '../platform/redis/connection';
 import type { EngineShards } from '../platform/redis/engine-shards';
 import type { Keys } from '../platform/redis/keys';
+import { shardOfId } from '../domain/shard-ids';
 import type { Scripts } from '../platform/redis/scripts';
 import { isRedisUnavailable } from '../platform/redis/unavailable';
 
@@ -23,8 +24,8 @@ export interface Transfer {
   /** Minor units: known once the debit ran (step 1 may take less than asked). */
   amount?: string;
   /**
-   * A futures account's margin moves (its free balance, between shard 0, the registry, and the
-   * account's hash on a market's shard); absent or '' for the wallet.
+   * A futures account's margin moves (its free balance, between the shard it is registered on, its
+   * id's, and the account's hash on a market's shard); absent or '' for the wallet.
    */
   acct?: string;
 }
@@ -103,13 +104,15 @@ export class TransferLedger {
   }
 
   /**
-   * Copies a futures account's record from shard 0 (the registry) to `shard`, where its margin is
-   * about to go (lua/futures/installFuturesAccount-1.lua; idempotent, the money fields untouched).
+   * Copies a futures account's record from the shard it is registered on (the one its id names) to
+   * `shard`, where its margin is about to go (lua/futures/installFuturesAccount-1.lua; idempotent,
+   * the money fields untouched).
    */
   async openAccount(acct: string, shard: number): Promise<void> {
     const k = this.shards.keys(shard);
-    if (shard === 0 || (await this.redis.hexists(k.futuresAccount(acct), 'user'))) return;
-    const record = await this.redis.hgetall(this.shards.keys(0).futuresAccount(acct));
+    const registry = shardOfId(acct);
+    if (shard === registry || (await this.redis.hexists(k.futuresAccount(acct), 'user'))) return;
+    const record = registry < this.shards.count ? await this.redis.hgetall(this.shards.keys(registry).futuresAccount(acct)) : {};
     if (!record.user) throw new AppError(404, 'ACCOUNT_NOT_FOUND', 'Futures account not found');
     await again(() => this.scripts.run('installFuturesAccount', [k.futuresAccount(acct)], Object.entries(record).flat()));
   }

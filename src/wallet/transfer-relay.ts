@@ -14,7 +14,7 @@ export const MAX_RELAY_BATCH = 64;
  * own top-ups and a worker drains whatever is left in the outboxes (`drain`) after a crash.
  */
 export class TransferRelay {
-  /** `homeOf`: where the transfer's money is of record (the user's home; for a futures account's margin shard 0, or the home it was placed at). */
+  /** `homeOf`: where the transfer's money is of record (the user's home; shard 0 for a futures account's margin). */
   /** Credits per receiving shard and acknowledgements per sending shard that queue up while one call runs go out together. */
   private readonly credits: GroupCommit<{ t: Transfer; topUp: boolean }, string[]>;
   private readonly acks: GroupCommit<Transfer, void>;

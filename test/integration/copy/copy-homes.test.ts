@@ -48,6 +48,20 @@ const usdt = async (shard: number, user: string) =>
   new BigNumber((await b.ctx.redis.hget(b.ctx.shards.keys(shard).walletAvailable(user), 'USDT')) ?? 0).shiftedBy(-8).toNumber();
 const finishBody = (slave: number, closeOrders = true) => ({ copyMasterFuturesAccountId: m, copySlaveFuturesAccountId: slave, closeOrders });
 
+/** A slave made before homes: its account registered on shard 0 (its record too), funded from the wallet. */
+async function oldSlave(user: string, fund: number): Promise<number> {
+  const { CopyStore } = await import('../../../src/copy/copy-store');
+  const acct = await b.ctx.futures.accounts.create(user, { name: 'old', currencyCode: 'USDT', leverage: 10 }, 'own', 0);
+  expect(shardOfId(String(acct.id))).toBe(0);
+  await new CopyStore(b.ctx.redis, b.ctx.keys, b.ctx.shards).saveSlave({
+    id: String(acct.id), user, name: 'old', leverage: '10', currency: 'USDT', cts: String(Date.now()),
+  });
+  await b.deposit(user, fund);
+  const t = await b.post(user, '/api/wallet/transfer', { fromFuturesAccountId: null, toFuturesAccountId: acct.id, currencyCode: 'USDT', amount: fund });
+  expect(t.status).toBe(200);
+  return acct.id;
+}
+
 async function subscription(id: number | string) {
   return (await b.ctx.copy.slaves.subscriptionsTo(follower, (await b.get(follower, S)).body[0].id)).find((s) => s.id === String(id))!;
 }
@@ -72,8 +86,8 @@ async function sentToOwner() {
 }
 
 /** The follower copies with 1,000 of margin; the master buys 10 at market, the follower mirrors it; the bid rises to 130. */
-async function followerInProfit() {
-  const slave = await b.slave(follower, 2_000);
+async function followerInProfit(makeSlave: (user: string, fund: number) => Promise<number> = b.slave) {
+  const slave = await makeSlave(follower, 2_000);
   const sub = await b.subscribe(follower, m, slave, 1_000);
   const mOrder = await b.order(owner, m, true, null, 10);
   await b.pump();
@@ -335,7 +349,10 @@ describe('the follower\'s side at the follower\'s home (DESIGN 2)', () => {
     expect(await b.ctx.redis.smembers(home.copyStarting())).toEqual([]);
     // the subscription's margin of record at home, the slave's taken from its escrow there
     expect(new BigNumber((await b.ctx.redis.hget(home.futuresAccount(sub.acct), 'balance'))!).toNumber()).toBe(500e8);
-    expect(await b.ctx.redis.hget(b.ctx.keys.futuresAccount(sub.acct), 'home')).toBe(String(FOLLOWER_HOME));
+    expect([shardOfId(sub.acct), shardOfId(String(slave))]).toEqual([FOLLOWER_HOME, FOLLOWER_HOME]);
+    expect(await b.ctx.copy.settlement.resume()).toBe(0);
+    // a slave registered at home: the start moved no money between shards
+    expect(await b.ctx.funds.ledger.outbox(copyShard())).toEqual([]);
     expect((await b.account(follower, slave)).available).toBe(1_500);
     // merged reads: the follower's lists, the master's followers and the board
     expect((await b.get(follower, `${S}/following`)).body.items.map((x: { id: number }) => String(x.id))).toEqual([sub.id]);
@@ -360,7 +377,7 @@ describe('the follower\'s side at the follower\'s home (DESIGN 2)', () => {
   });
 
   it('a margin decrease sweeps the proceeds home from the market\'s shard first; an increase whose top-up is cut is a 503 that changes nothing', async () => {
-    const { slave, sub, mOrder } = await followerInProfit();
+    const { slave, sub, mOrder } = await followerInProfit(oldSlave);
     await realize(mOrder);
     const home = b.ctx.shards.keys(FOLLOWER_HOME);
     const atHome = async () => new BigNumber((await b.ctx.redis.hget(home.futuresAccount(sub.acct), 'balance'))!).shiftedBy(-8).toNumber();
@@ -415,7 +432,7 @@ describe('the follower\'s side at the follower\'s home (DESIGN 2)', () => {
     const master = (await store.master(String(m)))!;
     const stepOnly = async (margin: number) => {
       const subId = await store.nextSubscriptionId(FOLLOWER_HOME);
-      const acct = await b.ctx.futures.accounts.create(follower, { name: `copy #${subId}`, currencyCode: 'USDT', leverage: 10 }, 'copy');
+      const acct = await b.ctx.futures.accounts.create(follower, { name: `copy #${subId}`, currencyCode: 'USDT', leverage: 10 }, 'copy', FOLLOWER_HOME);
       const none = { stopLossPercent: '', takeProfitPercent: '', maxSlippagePercent: '' };
       await engine.start(follower, master, String(slave), String(acct.id), subId, new BigNumber(margin).shiftedBy(8).toFixed(0), Date.now(), none);
       return subId;
@@ -440,8 +457,8 @@ describe('the follower\'s side at the follower\'s home (DESIGN 2)', () => {
     await atRest();
   });
 
-  it('the relay killed between a start\'s debit and credit: 503, in transit; delivered twice at once and again, credited once; the retry starts', async () => {
-    const slave = await b.slave(follower, 2_000);
+  it('the relay killed between a start\'s debit and credit (a slave from before homes, on shard 0): 503, in transit; delivered twice at once and again, credited once; the retry starts', async () => {
+    const slave = await oldSlave(follower, 2_000);
     const ledger = b.ctx.funds.ledger;
     const credit = ledger.creditAll.bind(ledger);
     ledger.creditAll = async () => {
@@ -475,7 +492,7 @@ describe('the follower\'s side at the follower\'s home (DESIGN 2)', () => {
     const sub = (await b.subscribe(old, m, slave, 400)) as { id: number };
     expect(shardOfId(String(sub.id))).toBe(0);
     expect(await b.ctx.redis.hget(b.ctx.keys.copySubscription(sub.id), 'state')).toBe('Active');
-    expect(await b.ctx.redis.hget(b.ctx.keys.futuresAccount((await b.ctx.redis.hget(b.ctx.keys.copySubscription(sub.id), 'acct'))!), 'home')).toBe(null);
+    expect(shardOfId((await b.ctx.redis.hget(b.ctx.keys.copySubscription(sub.id), 'acct'))!)).toBe(0);
     const fin = await b.post(old, `${S}/finishMasterCopy`, { copyMasterFuturesAccountId: m, copySlaveFuturesAccountId: slave, closeOrders: true });
     expect(fin.status).toBe(200);
     expect((await b.account(old, slave)).available).toBeCloseTo(1_000, 6);
@@ -514,7 +531,7 @@ describe('reads across homes', () => {
 
 describe('a subscription from before homes (on shard 0) of a follower at home on shard 2', () => {
   it('keeps working beside new ones: listed, holds its claim, settles and finishes on shard 0', async () => {
-    const slave = await b.slave(follower, 2_000);
+    const slave = await oldSlave(follower, 2_000);
     const { CopyEngine } = await import('../../../src/copy/copy-engine');
     const { CopyStore } = await import('../../../src/copy/copy-store');
     const { copyPayees } = await import('../../../src/copy');
@@ -524,7 +541,7 @@ describe('a subscription from before homes (on shard 0) of a follower at home on
     // shard 0 (no `home`), the slave's margin taken there, every record on shard 0
     const legacyId = await store.nextSubscriptionId(0);
     expect(shardOfId(legacyId)).toBe(0);
-    const acct = await b.ctx.futures.accounts.create(follower, { name: `copy #${legacyId}`, currencyCode: 'USDT', leverage: 10 }, 'copy');
+    const acct = await b.ctx.futures.accounts.create(follower, { name: `copy #${legacyId}`, currencyCode: 'USDT', leverage: 10 }, 'copy', 0);
     const none = { stopLossPercent: '', takeProfitPercent: '', maxSlippagePercent: '' };
     await engine.start(follower, (await store.master(String(m)))!, String(slave), String(acct.id), legacyId, String(700e8), Date.now(), none);
     expect(await b.ctx.redis.hget(b.ctx.keys.copySubscription(legacyId), 'state')).toBe('Active');

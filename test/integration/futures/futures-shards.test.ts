@@ -1,15 +1,15 @@
 import request from 'supertest';
 import { shardOfId } from '../../../src/domain/shard-ids';
 import { bearer } from '../../support/harness';
-import { expectReconciled, httpHelpers, userWithHome } from '../shards/shard-fixture';
+import { expectDrainedOnce, expectReconciled, httpHelpers, userWithHome } from '../shards/shard-fixture';
 import { admin, futuresBed } from './helpers';
 import { startFuturesWorkers } from '../../../src/futures/workers/futures-workers';
 
 /**
  * Futures markets on engine shards 1 and 2 (ENGINE_SHARDS=3; on one Redis, and on the 3-master cluster
- * of the cluster run): an account's margin is on shard 0 (where margin transfers land) and moves to a
- * market's shard by the transfer protocol when an order there needs it (docs/futures.md, "Futures on
- * engine shards"). SOL_USDT and XRP_USDT: 0.01 price ticks, 0.001 lots, contract value 1, maintenance
+ * of the cluster run): an account is registered at its owner's home, where margin transfers land, and
+ * its margin moves to a market's shard by the transfer protocol when an order there needs it
+ * (docs/futures.md, "Futures on engine shards"). SOL_USDT and XRP_USDT: 0.01 price ticks, 0.001 lots, contract value 1, maintenance
  * 1 %, maker 0.02 %, taker 0.05 %.
  */
 type Bed = Awaited<ReturnType<typeof futuresBed>>;
@@ -70,9 +70,11 @@ describe('futures markets on engine shards 1 and 2', () => {
     const a = await b.fundedAccount(alice, 1000, 10);
     const c = await b.fundedAccount(bob, 1000, 10);
     const total = await b.usdtTotal();
-    // margin transfers land on shard 0, the registry: nothing on the markets' shards yet
-    expect(await marginOn(0, a)).toEqual({ balance: minor(1000), locked: 0n });
-    expect(await b.ctx.redis.exists(b.ctx.shards.keys(1).futuresAccount(a))).toBe(0);
+    // each account is registered at its owner's home, its id naming it, and margin transfers land there
+    expect([shardOfId(String(a)), shardOfId(String(c))]).toEqual([2, 1]);
+    expect(await marginOn(2, a)).toEqual({ balance: minor(1000), locked: 0n });
+    expect(await marginOn(1, c)).toEqual({ balance: minor(1000), locked: 0n });
+    for (const shard of [0, 1]) expect([shard, await b.ctx.redis.exists(b.ctx.shards.keys(shard).futuresAccount(a))]).toEqual([shard, 0]);
 
     // alice long 1 SOL at 100 and 2 XRP at 50 (margin 10 each at 10x); bob takes the other side at market
     const solLong = await order(alice, a, SOL, true, 100, 1);
@@ -130,7 +132,7 @@ describe('futures markets on engine shards 1 and 2', () => {
       expect([shard, minor(perShard[shard].futuresAccounts)]).toEqual([shard, x.balance + x.locked + y.balance + y.locked]);
     }
 
-    // the account's free margin goes back to the wallet whole: what sits on shards 1 and 2 comes to shard 0 first
+    // the account's free margin goes back to the wallet whole: what sits on shard 1 comes home (shard 2) first
     const free = (await marginEverywhere(a)).balance;
     const back = await request(b.app).post('/api/wallet/transfer').set('Authorization', bearer(alice))
       .send({ fromFuturesAccountId: a, toFuturesAccountId: null, currencyCode: 'USDT', amount: Number(free) / 1e8 });
@@ -158,14 +160,14 @@ describe('futures markets on engine shards 1 and 2', () => {
   it('places one order for one clientOrderId sent to markets on three shards, one after the other or at once', async () => {
     const user = await userWithHome(b.ctx, 2, 'three');
     const acct = await b.fundedAccount(user, 1000, 10);
-    // shard 1 first: shard 0's registry records the claim, so shard 2 and shard 0 answer the same order
+    // shard 1 first: the registry at home (shard 2) records the claim, so shard 2 and shard 0 answer the same order
     const first = await order(user, acct, SOL, true, 100, 1, { clientOrderId: 'one' });
     expect(first.status).toBe(200);
     for (const pair of [XRP, 'BTC_USDT']) {
       const again = await order(user, acct, pair, true, pair === XRP ? 50 : 1000, 1, { clientOrderId: 'one' });
       expect([pair, again.status, again.body.id]).toEqual([pair, 200, first.body.id]);
     }
-    // shard 0 first: its order holds the id in the registry, a market of shard 1 answers it
+    // shard 0 first: claimed at home for shard 0, whose order holds it there; a market of shard 1 answers it
     const home = await order(user, acct, 'BTC_USDT', true, 1000, 0.01, { clientOrderId: 'two' });
     expect(home.status).toBe(200);
     expect((await order(user, acct, SOL, true, 100, 1, { clientOrderId: 'two' })).body.id).toBe(home.body.id);
@@ -211,9 +213,9 @@ describe('futures markets on engine shards 1 and 2', () => {
   });
 });
 
-describe('idle margin goes back to shard 0', () => {
+describe('idle margin goes back home', () => {
   it('sweeps an account\'s free margin on a shard once it is idle and locks nothing there, never while an order holds margin', async () => {
-    const user = await userWithHome(b.ctx, 1, 'idle');
+    const user = await userWithHome(b.ctx, 2, 'idle');
     const acct = await b.fundedAccount(user, 100, 10);
     const resting = await order(user, acct, SOL, true, 100, 1);
     expect(resting.status).toBe(200);
@@ -230,7 +232,7 @@ describe('idle margin goes back to shard 0', () => {
     expect(await escrow.sweepIdle(1)).toBe(0);
     expect(await escrow.sweepIdle(1, undefined, 0)).toBe(1);
     expect(await marginOn(1, acct)).toEqual({ balance: 0n, locked: 0n });
-    expect((await marginOn(0, acct)).balance).toBe(minor(100));
+    expect((await marginOn(2, acct)).balance).toBe(minor(100));
     await expectAtRest();
   });
 });
@@ -283,21 +285,18 @@ describe('margin transfer faults', () => {
     const user = await userWithHome(b.ctx, 1, 'crash');
     const acct = await b.fundedAccount(user, 100, 10);
     const relay = b.ctx.funds.relay as NonNullable<typeof b.ctx.funds.relay>;
-    // the relay dies between step 1 (debit at shard 0, outbox) and step 2
+    // the relay dies between step 1 (debit at home, shard 1, outbox) and step 2
     // (the api delivers what it just sent through deliverSent)
     const deliver = jest.spyOn(relay, 'deliverSent').mockRejectedValueOnce(new Error('api process killed'));
     const died = await order(user, acct, XRP, true, 100, 1);
     expect(died.status).toBe(500);
     deliver.mockRestore();
-    expect((await marginOn(0, acct)).balance).toBeLessThan(minor(100));
+    expect((await marginOn(1, acct)).balance).toBeLessThan(minor(100));
     expect((await marginOn(2, acct)).balance).toBe(0n);
     // in flight: the merged read counts it once as free margin; the reconciler as in transit
     expect(minor((await b.account(user, acct)).available)).toBe(minor(100));
-    const inFlight = await h.reconcile();
-    expectReconciled(inFlight, false);
-    expect(inFlight.find((r) => r.currencyCode === 'USDT')!.terms.inTransit).toBeGreaterThan(0);
-    expect(await relay.drain(0, 0)).toBe(1);
     expect(await relay.drain(0, 0)).toBe(0);
+    await expectDrainedOnce(h.reconcile, relay, 1);
     expect((await marginEverywhere(acct)).balance).toBe(minor(100));
     await expectAtRest();
     expect((await order(user, acct, XRP, true, 100, 1)).status).toBe(200);
@@ -320,7 +319,8 @@ describe('margin transfer faults', () => {
     expect(first.status).toBeGreaterThanOrEqual(500);
     spy.mockRestore();
     const relay = b.ctx.funds.relay as NonNullable<typeof b.ctx.funds.relay>;
-    expect(await relay.drain(0, 0)).toBe(1);
+    // sent from home, shard 2
+    expect(await relay.drain(2, 0)).toBe(1);
     const m = await marginEverywhere(acct);
     expect(m.balance + m.locked).toBe(minor(100));
     await expectAtRest();

@@ -89,6 +89,22 @@ export function expectReconciled(rows: { currencyCode: string; holds: boolean; t
   }
 }
 
+/**
+ * One USDT transfer stopped after its debit on `shard`: the invariant holds with it in transit, and
+ * the drain of `shard` delivers it once (a second drain finds nothing).
+ */
+export async function expectDrainedOnce(
+  reconcile: () => Promise<Parameters<typeof expectReconciled>[0]>,
+  relay: { drain(shard: number, minAgeMs: number): Promise<number> },
+  shard: number,
+): Promise<void> {
+  const inFlight = await reconcile();
+  expectReconciled(inFlight, false);
+  expect(inFlight.find((r) => r.currencyCode === 'USDT')!.terms.inTransit).toBeGreaterThan(0);
+  expect(await relay.drain(shard, 0)).toBe(1);
+  expect(await relay.drain(shard, 0)).toBe(0);
+}
+
 /** A user id whose home is `shard` (homes are spread by a hash of the id). */
 export async function userWithHome(ctx: ShardCtx, shard: number, prefix: string): Promise<string> {
   for (let i = 0; ; i++) {

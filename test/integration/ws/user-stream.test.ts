@@ -411,8 +411,11 @@ describe('private stream: money outside the markets and futures', () => {
 
   it('a futures maker filled by three takers in one batch: every state of its order and position, in order; the last equals REST', async () => {
     const FPAIR = 'BTC_USDT';
-    const maker = fresh('fmaker');
-    const taker = fresh('ftaker');
+    // at home on the market's shard, where their accounts are registered: the engine call below has
+    // no margin top-up from elsewhere (ENGINE_SHARDS=3 on the cluster run)
+    const fshard = shardOfPair((await ctx.markets.store.getPair('futures', FPAIR))!);
+    const maker = await userWithHome(ctx, fshard, fresh('fmaker'));
+    const taker = await userWithHome(ctx, fshard, fresh('ftaker'));
     await deposit(maker, 'USDT', 1_000);
     await deposit(taker, 'USDT', 1_000);
     const ma = await futuresAccount(maker, 900);
