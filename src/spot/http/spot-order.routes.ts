@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { principal } from '../../platform/http/principal';
 import { routeDocs } from '../../platform/http/route-doc';
 import { valid, validate } from '../../platform/http/validate';
-import { cancelAllQuery, listSpotOrdersQuery, orderIdParams, placeSpotOrderSchema, userTradesQuery } from './spot-order.schema';
+import { cancelAllQuery, listSpotOrdersQuery, orderIdParams, placeSpotOrderSchema, plainSpotOrder, userTradesQuery } from './spot-order.schema';
 import { cancelledOrdersDtoSchema, pagedSpotOrdersDtoSchema, spotOrderDtoSchema, spotUserTradeDtoSchema } from './spot-dto.schema';
 import type { SpotUserTrades, SpotUserTradesQuery } from '../spot-user-trades';
 import type { PlaceSpotRequest, SpotOrderQuery, SpotOrderService } from '../spot-order.service';
@@ -24,7 +24,7 @@ export function spotOrderRoutes(
     response: spotOrderDtoSchema,
     errors: [422],
   });
-  r.post('/api/orders', placeDoc, auth, limit, validate({ body: placeSpotOrderSchema }), async (req, res) => {
+  r.post('/api/orders', placeDoc, auth, limit, validate({ body: placeSpotOrderSchema }, { acceptBody: plainSpotOrder }), async (req, res) => {
     const { order } = await spot.orders.place(principal(req).userId, valid<PlaceSpotRequest>(res, 'body'));
     res.json(order);
   });
