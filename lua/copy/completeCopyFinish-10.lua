@@ -19,8 +19,8 @@
     {'OK', moved back (minor units), payment transfer id ('' none sent)}
     {'ERR', code, detail} nothing changed: SUBSCRIPTION_NOT_FOUND, SUBSCRIPTION_ACTIVE
   Events: when money moved, one entry on the user event stream: the follower's accounts, the master
-    owner's wallet when paid here (includes/copy/copyUserEvents, includes/userEvents); a payment
-    sent: an entry on the outbox (includes/wallet/transferOut)
+    owner's wallet (paid here, or a payment sent home and in flight: includes/copy/copyUserEvents,
+    includes/userEvents); a payment sent: an entry on the outbox (includes/wallet/transferOut)
 ]]
 --- @include "includes/copy/settle"
 --- @include "includes/copy/copyUserEvents"

@@ -16,7 +16,8 @@
     {'OK', moved (minor units), transfer id ('' none sent)}
     {'ERR', code, detail} nothing changed: MASTER_NOT_FOUND, MASTER_ACTIVE
   Events: when money moved, one entry on the user event stream: the master's account, and the
-    owner's wallet when credited here; a transfer sent: an entry on the outbox
+    owner's wallet (credited here, or sent home and in flight: includes/userEvents); a transfer
+    sent: an entry on the outbox
 ]]
 --- @include "includes/fmt"
 --- @include "includes/keys"
@@ -40,8 +41,9 @@ end
 if m[2] == 'Closing' then redis.call('HSET', KEYS[1], 'status', 'Closed', 'closedAt', ARGV[1]) end
 redis.call('SREM', KEYS[4], m[1])
 if free > 0 then
-  local events = { userEvents.account(m[4], m[1], 'copy') }
-  if sent == '' then events[2] = userEvents.wallet(m[4], m[3], 'copy') end
+  local events = { userEvents.account(m[4], m[1], 'copy'), userEvents.wallet(m[4], m[3], 'copy') }
+  -- sent home: in flight until credited there (includes/userEvents)
+  if sent ~= '' then events[2].xo, events[2].xa = sent, fmt(free) end
   userEvents.append(KEYS[5], ARGV[1], ARGV[2], events)
 end
 return { 'OK', fmt(free), sent }

@@ -63,9 +63,12 @@ end
 -- Writes every pending change. `holdKey`, `held`: a key whose changes are not written here but
 -- added into `held` (field -> sum; nil takes this command's own table), which is returned for the
 -- caller to write with flushHeld once it has gathered those of several commands (a batch's fees
--- pot, which none of its orders reads).
+-- pot, which none of its orders reads). `ctx.written`, when the command keeps one (the spot
+-- scripts, for the private stream's balances: userEvents.walletStates), gets each field written
+-- with its value after: key, field, value, key, field, value, ... (HINCRBY answers it).
 local function flushDeltas(ctx, holdKey, held)
   local deltas, known, order, call, nx = ctx.deltas, ctx.known, ctx.deltaOrder, RCALL or rcallOf(), TNEXT or tnextOf()
+  local written = ctx.written
   -- a numeric for: ipairs calls its C iterator once per key
   for i = 1, #order do
     local key = order[i]
@@ -84,7 +87,11 @@ local function flushDeltas(ctx, holdKey, held)
         if v ~= 0 then
           local before = values and values[field]
           if not before then
-            call('HINCRBY', key, field, fmt(v))
+            local after = call('HINCRBY', key, field, fmt(v))
+            if written then
+              local w = #written
+              written[w + 1], written[w + 2], written[w + 3] = key, field, fmt(after)
+            end
           elseif not f1 then
             f1, v1 = field, fmt(before + v)
           elseif not f2 then
@@ -93,6 +100,17 @@ local function flushDeltas(ctx, holdKey, held)
             more = more or {}
             more[#more + 1] = field
             more[#more + 1] = fmt(before + v)
+          end
+        end
+      end
+      if written and f1 then
+        local w = #written
+        written[w + 1], written[w + 2], written[w + 3] = key, f1, v1
+        if f2 then written[w + 4], written[w + 5], written[w + 6] = key, f2, v2 end
+        if more then
+          for j = 1, #more, 2 do
+            w = #written
+            written[w + 1], written[w + 2], written[w + 3] = key, more[j], more[j + 1]
           end
         end
       end

@@ -8,10 +8,12 @@
     ARGV[1] engine key prefix   ARGV[4] timestamp, ms
     ARGV[2] user id             ARGV[5] stream MAXLEN
     ARGV[3] pair code
-  Keys built while running (includes/keys, from ARGV[1]): each open order's hash.
+  Keys built while running (includes/keys, from ARGV[1]): each open order's hash; the shard's
+    balance sequence (includes/userEvents).
   Output:
     {'OK', {id, ...}} the cancelled order ids, ascending
-  Events: one entry on the market stream: done (cancelled) per order, book.
+  Events: one entry on the market stream: done (cancelled) and st per order, bal per currency of
+  the user's wallet they moved (includes/userEvents walletStates), book.
 ]]
 local rcall = redis.call
 --- @include "includes/spot/spotCancel"
@@ -27,5 +29,6 @@ for _, id in ipairs(ids) do
   if not cancelSpot(ctx, loadSpotOrder(P, id), user) then cancelled[#cancelled + 1] = id end
 end
 flushDeltas(ctx)
+userEvents.walletStates(ctx)
 publishEvents(ctx)
 return { 'OK', cancelled }

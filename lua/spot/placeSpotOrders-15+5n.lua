@@ -36,7 +36,7 @@
   Keys built while running (includes/keys, from ARGV[1]): each new order's hash (its id comes from
     the counter); for each maker met in the book its order hash, its owner's wallet and open orders
     on the pair; a DUP reply reads the earlier order's hash; each trader's index in the trade
-    history (its makers are met in the book).
+    history (its makers are met in the book); the shard's balance sequence (includes/userEvents).
   Output: one reply per order, in order:
     {'OK', id, status, filled, filledQuote, fee, rsv}  placed (matched, rested, or ended); the
                                             caller knows the rest of the order it sent
@@ -51,7 +51,9 @@
                                             failing one leaves no trace (includes/undoLog: its
                                             writes, balance changes and events are undone)
   Events: one entry on KEYS[10]: per order accepted, trade*, done*, st* (each maker's state it
-  wrote), then its own new and st; book* for the batch (see includes/publishEvents, includes/packedEvent).
+  wrote), then its own new and st; then, for the batch, bal* (each wallet it moved, per user and
+  currency, as it stands after the batch: includes/userEvents walletStates) and book* (see
+  includes/publishEvents, includes/packedEvent).
 ]]
 --- @include "includes/matchOrder"
 --- @include "includes/publishEvents"
@@ -64,6 +66,7 @@
 --- @include "includes/packedEvent"
 --- @include "includes/idCounter"
 --- @include "includes/operationRecord"
+--- @include "includes/userEvents"
 
 -- globals once a call, not once an order: a lookup costs ~270 instructions (includes/globals)
 local rcall, tonumber, pcall, tostring = redis.call, tonumber, pcall, tostring
@@ -213,6 +216,7 @@ ctx.undo = nil
 idsWrite(ids, KEYS[1], KEYS[2])
 if #ctx.events > 0 then
   flushDeltas(ctx)
+  userEvents.walletStates(ctx)
   publishEvents(ctx)
 end
 -- the call went through: its tables serve the next one (includes/spot/spotBatch)

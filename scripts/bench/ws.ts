@@ -115,13 +115,24 @@ function recordPublishDelays(delays: number[], recording: () => boolean): void {
 }
 
 /**
+ * The commands a book entry carries: one engine call of the order service's group commit places
+ * several orders (one `accepted` each); a cancel is one `done` of status `cancelled`. A fill's or
+ * an expiry's `done` is part of the command that caused it, not a command.
+ */
+const commandsOf = (entry: MarketEntry): number =>
+  entry.events.reduce((n, e) => n + (e.e === 'accepted' || (e.e === 'done' && e.status === 'cancelled') ? 1 : 0), 0);
+
+/**
  * Wraps the market feeds' entry handler to split the wait before publishing: the command's `ts` to
  * its stream entry's id (the driver's queue and the script: Redis stamps the id at XADD), and the
- * id to the gateway's read of it. What is left of the publish delay is the batch window.
+ * id to the gateway's read of it. What is left of the publish delay is the batch window. It also
+ * records how many commands each book entry (one message, its `seq`) carries, from the gateway's
+ * start: the updates a client that received that message was given (`updatesDelivered`).
  */
-function recordEntryDelays(toAppend: number[], toRead: number[], recording: () => boolean): void {
+function recordEntryDelays(toAppend: number[], toRead: number[], commandsBySeq: Map<number, number>, recording: () => boolean): void {
   const onEntry = MarketFeed.prototype.onEntry;
   MarketFeed.prototype.onEntry = function (this: MarketFeed, entry: MarketEntry) {
+    if (entry.seq !== undefined) commandsBySeq.set(entry.seq, commandsOf(entry));
     if (recording() && entry.seq !== undefined) {
       const appended = entryMs(entry.id);
       toAppend.push(appended - entry.ts);
@@ -129,6 +140,21 @@ function recordEntryDelays(toAppend: number[], toRead: number[], recording: () =
     }
     onEntry.call(this, entry);
   };
+}
+
+/**
+ * Book updates (engine commands) a client was given by the messages whose `seq`s it received,
+ * `ranges` being runs of consecutive `seq`s [first, last, first, last, ...]: one per message from
+ * the bare publisher (one command each), the commands of each message's entry from the gateway
+ * (`commandsBySeq`; a message whose entry was not recorded counts one).
+ */
+function updatesDelivered(ranges: number[], commandsBySeq: Map<number, number> | null): number {
+  let n = 0;
+  for (let i = 0; i < ranges.length; i += 2) {
+    if (!commandsBySeq) n += ranges[i + 1] - ranges[i] + 1;
+    else for (let s = ranges[i]; s <= ranges[i + 1]; s++) n += commandsBySeq.get(s) ?? 1;
+  }
+  return n;
 }
 
 // ---------------------------------------------------------------- gateway child
@@ -162,6 +188,7 @@ async function gatewayChild(mode: string): Promise<void> {
   const delays: number[] = [];
   const appendDelays: number[] = [];
   const readDelays: number[] = [];
+  const commandsBySeq = new Map<number, number>();
   const onDrive = () => {
     mem = memorySampler();
     cpuAtDrive = cpuMs();
@@ -225,9 +252,11 @@ async function gatewayChild(mode: string): Promise<void> {
           }
         }, BATCH_MS);
       }
+      // the load is over (the driver stops its commands then): nothing more to publish
+      if (m.cmd === 'halt') clearInterval(timer);
       if (m.cmd === 'stop') {
         clearInterval(timer);
-        stopped({ published: seq });
+        stopped({ published: seq, commandsBySeq: null });
       }
     });
     app.listen(0, (ls) => {
@@ -240,7 +269,7 @@ async function gatewayChild(mode: string): Promise<void> {
     return;
   }
   recordPublishDelays(delays, () => recording);
-  recordEntryDelays(appendDelays, readDelays, () => recording);
+  recordEntryDelays(appendDelays, readDelays, commandsBySeq, () => recording);
   const ctx = await createContext(
     benchConfig(process.env.BENCH_REDIS_URL as string, process.env.BENCH_PREFIX as string),
     createLogger('silent'),
@@ -248,30 +277,56 @@ async function gatewayChild(mode: string): Promise<void> {
   const ws = await startWsRole(ctx, { port: 0, batchMs: BATCH_MS });
   process.on('message', (m: Msg) => {
     if (m.cmd === 'drive') onDrive();
-    if (m.cmd === 'stop') stopped();
+    if (m.cmd === 'stop') stopped({ commandsBySeq: [...commandsBySeq] });
   });
   reply({ cmd: 'ready', port: ws.port });
 }
 
 // ---------------------------------------------------------------- clients child
 
-/** Latency from an update's `ts` to its receipt; only sampled clients look inside a frame. */
-function tsLatency(latencies: number[]) {
-  return (payload: Buffer, now: number) => {
-    const at = payload.indexOf('"ts":');
-    if (at >= 0) latencies.push(now - parseInt(payload.toString('latin1', at + 5, at + 25), 10));
+/**
+ * What a client keeps of each update: the runs of consecutive `seq`s it received while `counting`
+ * (every client: what it was given is counted by message content, not by frames), and, for a
+ * sampled client, the latency from the update's `ts` to its receipt.
+ */
+const SEQ_FIELD = Buffer.from('"seq":');
+
+class UpdateLog {
+  /** [first, last, first, last, ...] */
+  ranges: number[] = [];
+  constructor(
+    private readonly latencies: number[] | null,
+    private readonly counting: () => boolean,
+  ) {}
+
+  readonly onText = (payload: Buffer, now: number) => {
+    // counting starts once every client has its snapshot: what comes then are updates
+    if (!this.counting()) return;
+    const s = payload.indexOf(SEQ_FIELD);
+    if (s < 0) return;
+    const seq = parseInt(payload.toString('latin1', s + 6, s + 26), 10);
+    const r = this.ranges;
+    if (r.length && r[r.length - 1] === seq - 1) r[r.length - 1] = seq;
+    else r.push(seq, seq);
+    if (this.latencies) {
+      const at = payload.indexOf('"ts":');
+      if (at >= 0) this.latencies.push(now - parseInt(payload.toString('latin1', at + 5, at + 25), 10));
+    }
   };
 }
 
 async function clientsChild(): Promise<void> {
   let clients: RawWsClient[] = [];
+  let logs: UpdateLog[] = [];
   let latencies: number[] = [];
+  let counting = false;
   let t0 = 0;
   let cpuAtStart = 0;
   let framesAtStart = 0;
   process.on('message', async (m: Msg) => {
     if (m.cmd === 'connect') {
       clients = [];
+      logs = [];
       latencies = [];
       const port = m.port as number;
       const count = m.count as number;
@@ -280,11 +335,11 @@ async function clientsChild(): Promise<void> {
           Array.from(
             { length: Math.min(100, count - i) },
             (_, j) =>
-              new Promise<void>((resolve) =>
-                clients.push(
-                  new RawWsClient(port, '/ws', [SUBSCRIBE], (i + j) % SAMPLE_EVERY === 0 ? tsLatency(latencies) : null, resolve),
-                ),
-              ),
+              new Promise<void>((resolve) => {
+                const log = new UpdateLog((i + j) % SAMPLE_EVERY === 0 ? latencies : null, () => counting);
+                logs.push(log);
+                clients.push(new RawWsClient(port, '/ws', [SUBSCRIBE], log.onText, resolve));
+              }),
           ),
         );
       }
@@ -296,6 +351,8 @@ async function clientsChild(): Promise<void> {
     }
     if (m.cmd === 'start') {
       latencies.length = 0;
+      for (const l of logs) l.ranges = [];
+      counting = true;
       framesAtStart = clients.reduce((s, c) => s + c.frames, 0);
       t0 = wallClock();
       cpuAtStart = cpuMs();
@@ -303,6 +360,7 @@ async function clientsChild(): Promise<void> {
     if (m.cmd === 'stop') {
       // let the last updates arrive
       await new Promise((r) => setTimeout(r, 500));
+      counting = false;
       const seconds = (wallClock() - t0) / 1000;
       const cpu = cpuMs() - cpuAtStart;
       const frames = clients.reduce((s, c) => s + c.frames, 0) - framesAtStart;
@@ -312,6 +370,7 @@ async function clientsChild(): Promise<void> {
         cmd: 'stats',
         latencies: latencies.map((x) => Math.round(x * 10) / 10),
         frames,
+        ranges: logs.map((l) => l.ranges),
         seconds,
         dropped,
         cpuMs: cpu,
@@ -332,6 +391,19 @@ interface Phase {
   appendDelay: Summary;
   readDelay: Summary;
   messagesPerSec: number;
+  /**
+   * Book updates delivered a second over all clients: per message received, the commands its
+   * entry carried (one for the bare publisher's). The group commit puts several commands into one
+   * engine call, one entry, one message; counting messages would call that a loss.
+   */
+  updatesPerSec: number;
+  /**
+   * Updates delivered / (updates produced x clients): the share of what the source produced that
+   * reached the clients within the window. Both sources produce RATE a second, so the two phases'
+   * ratio is their ratio of updates delivered a second over the same production, free of how long
+   * each phase's window lasted.
+   */
+  updatesDelivered: number;
   commandsPerSec: number;
   bookUpdatesPerSec: number;
   /** Messages delivered / (book updates x clients): 1 when every client got every update. */
@@ -372,6 +444,9 @@ async function runPhase(
   send(gateway, { cmd: 'drive' });
   for (const c of clients) send(c, { cmd: 'start' });
   const d = await advanceWhile(load.progress, load.seconds, drive());
+  // both sources stop producing when the load ends (the bare publisher would go on publishing while
+  // the clients take their last updates, the engine's driver does not)
+  send(gateway, { cmd: 'halt' });
   for (const c of clients) send(c, { cmd: 'stop' });
   const stats = await Promise.all(clients.map((c) => next(c, 'stats')));
   send(gateway, { cmd: 'stop' });
@@ -379,6 +454,10 @@ async function runPhase(
   gateway.kill('SIGTERM');
   const frames = stats.reduce((s, m) => s + (m.frames as number), 0);
   const seconds = Math.max(...stats.map((m) => m.seconds as number));
+  const bySeq = server.commandsBySeq ? new Map(server.commandsBySeq as [number, number][]) : null;
+  const updates = stats.reduce((s, m) => s + (m.ranges as number[][]).reduce((t, r) => t + updatesDelivered(r, bySeq), 0), 0);
+  // what the source produced: the bare publisher's messages, the engine's commands that went through
+  const produced = bySeq ? d.commands - d.failed : (server.published as number);
   const perSec = (ms: number) => ms / d.seconds;
   return {
     name,
@@ -387,6 +466,8 @@ async function runPhase(
     appendDelay: summarize(server.appendDelays as number[]),
     readDelay: summarize(server.readDelays as number[]),
     messagesPerSec: frames / seconds,
+    updatesPerSec: updates / seconds,
+    updatesDelivered: updates / (produced * CLIENTS),
     commandsPerSec: d.commands / d.seconds,
     bookUpdatesPerSec: d.bookUpdates / d.seconds,
     delivered: frames / (d.bookUpdates * CLIENTS),
@@ -463,7 +544,7 @@ async function driveEngine(
 interface Run {
   baseline: Phase;
   gateway: Phase;
-  ratio: { p99: number; p50: number; messagesPerSec: number };
+  ratio: { p99: number; p50: number; messagesPerSec: number; updates: number };
 }
 
 async function main(): Promise<void> {
@@ -516,10 +597,11 @@ async function main(): Promise<void> {
       p99: gateway.latency.p99 / baseline.latency.p99,
       p50: gateway.latency.p50 / baseline.latency.p50,
       messagesPerSec: gateway.messagesPerSec / baseline.messagesPerSec,
+      updates: gateway.updatesDelivered / baseline.updatesDelivered,
     };
     runs.push({ baseline, gateway, ratio });
     console.log(
-      `run ${run}: gateway / baseline p99 x${ratio.p99.toFixed(2)} (${gateway.latency.p99} / ${baseline.latency.p99} ms), messages/s x${ratio.messagesPerSec.toFixed(3)}`,
+      `run ${run}: gateway / baseline p99 x${ratio.p99.toFixed(2)} (${gateway.latency.p99} / ${baseline.latency.p99} ms), updates delivered x${ratio.updates.toFixed(3)} (messages/s x${ratio.messagesPerSec.toFixed(3)})`,
     );
   }
   progress.stop();
@@ -532,6 +614,8 @@ async function main(): Promise<void> {
       'server',
       'book updates/s',
       'msgs/s delivered',
+      'updates/s delivered',
+      'updates delivered / produced',
       'delivered',
       'p50 ms',
       'p99 ms',
@@ -553,6 +637,8 @@ async function main(): Promise<void> {
         p.name,
         p.bookUpdatesPerSec,
         p.messagesPerSec,
+        p.updatesPerSec,
+        p.updatesDelivered,
         p.delivered,
         p.latency.p50,
         p.latency.p99,
@@ -573,16 +659,17 @@ async function main(): Promise<void> {
   console.log('\ngateway / baseline, each run:');
   runs.forEach((r, i) =>
     console.log(
-      `  run ${i + 1}: p99 x${r.ratio.p99.toFixed(2)}, p50 x${r.ratio.p50.toFixed(2)}, messages/s x${r.ratio.messagesPerSec.toFixed(3)}`,
+      `  run ${i + 1}: p99 x${r.ratio.p99.toFixed(2)}, p50 x${r.ratio.p50.toFixed(2)}, updates delivered x${r.ratio.updates.toFixed(3)}, messages/s x${r.ratio.messagesPerSec.toFixed(3)}`,
     ),
   );
   const medians = {
     p99: median(runs.map((r) => r.ratio.p99)),
     p50: median(runs.map((r) => r.ratio.p50)),
     messagesPerSec: median(runs.map((r) => r.ratio.messagesPerSec)),
+    updates: median(runs.map((r) => r.ratio.updates)),
   };
   console.log(
-    `median of ${RUNS}: p99 x${medians.p99.toFixed(2)}, p50 x${medians.p50.toFixed(2)}, messages/s x${medians.messagesPerSec.toFixed(3)}`,
+    `median of ${RUNS}: p99 x${medians.p99.toFixed(2)}, p50 x${medians.p50.toFixed(2)}, updates delivered x${medians.updates.toFixed(3)} (messages/s x${medians.messagesPerSec.toFixed(3)})`,
   );
   const file = writeResults('ws', {
     bench: 'ws',

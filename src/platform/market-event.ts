@@ -32,12 +32,17 @@ const PACKED_FIELDS: Record<string, readonly (string | null)[]> = {
   // them, '|'s and all (the last name takes the rest of the event)
   st: ['id', 'u', 'state'],
   new: ['id', 'fixed'],
+  // a user's wallet on the shard after the command, minor units, '' when unchanged (lua/includes/userEvents.lua)
+  bal: ['bs', 'u', 'c', 'a', 'rs'],
 };
 /** Kinds whose last field is the rest of the event, bars included (a record's text). */
 const REST_LAST = new Set(['st', 'new']);
 
-/** `events` without the private stream's order states (`st`, `new`), which only it reads. */
-export const withoutOrderStates = (events: MarketEvent[]): MarketEvent[] => events.filter((e) => !REST_LAST.has(e.e));
+/** The private stream's own kinds: order states (`st`, `new`) and wallet states (`bal`). */
+const PRIVATE = new Set(['st', 'new', 'bal']);
+
+/** `events` without the private stream's order and wallet states (`st`, `new`, `bal`), which only it reads. */
+export const withoutOrderStates = (events: MarketEvent[]): MarketEvent[] => events.filter((e) => !PRIVATE.has(e.e));
 
 /** The event a packed one stands for: the object the engine would have written. */
 export function unpackEvent(text: string): MarketEvent {

@@ -161,7 +161,7 @@ export class Escrow {
  * names (src/domain/shard-ids.ts; src/futures/futures-keyring.ts).
  */
 export const accountHome = (acct: string): number => shardOfId(acct);
-/** How an account's field in `escrowTouched` starts (lua/wallet/sendTransfer-7.lua): `facct:<id>`. */
+/** How an account's field in `escrowTouched` starts (lua/wallet/sendTransfer-8.lua): `facct:<id>`. */
 const ACCOUNT_FIELD = 'facct:';
 
 const insufficient = (cur: string, acct: string) =>

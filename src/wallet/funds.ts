@@ -32,7 +32,7 @@ export async function createFunds(deps: Pick<PlatformDeps, 'config' | 'redis' | 
   const homes = new HomeRegistry(redis, shards);
   const homeOf = (userId: string) => homes.of(userId);
   const mergedAccounts = async (userId: string, ids: string[]) => (await mergedMoney(redis, shards, userId, ids)).accounts;
-  const ledger = new TransferLedger(redis, shards, scripts);
+  const ledger = new TransferLedger(redis, shards, scripts, config.streamMaxLen);
   const reconciler = new Reconciler(redis, shards, deps.markets, ledger, (shard) => shardServer(redis, shard), homeOf);
   if (shards.count === 1) {
     return { homes, ledger, relay: null, escrow: null, reconciler, fund: async () => undefined, mergedAccounts, close: async () => undefined };

@@ -51,6 +51,8 @@ export class TransferLedger {
     private readonly redis: RedisClient,
     private readonly shards: EngineShards,
     private readonly scripts: Scripts,
+    /** MAXLEN of the user event streams a wallet's transfer appends to (its money in flight, then arrived). */
+    private readonly streamMaxLen: number,
   ) {}
 
   /**
@@ -64,9 +66,9 @@ export class TransferLedger {
         'sendTransfer',
         [
           pocketKey(k, t), t.acct ? pocketKey(k, t) : k.walletReserved(t.user), k.escrowTouched(), k.transfer(t.id), k.outbox(),
-          k.userTransfersPending(t.user), k.transferVersions(),
+          k.userTransfersPending(t.user), k.transferVersions(), k.userEvents(),
         ],
-        [t.id, t.user, t.cur, want, least, mode, t.from, t.to, Date.now(), idleBeforeMs, t.acct ?? ''],
+        [t.id, t.user, t.cur, want, least, mode, t.from, t.to, Date.now(), idleBeforeMs, t.acct ?? '', this.streamMaxLen],
       ),
     );
     if (reply[0] === 'ERR') throw engineError(reply[1], reply[2]);
@@ -94,11 +96,11 @@ export class TransferLedger {
    */
   async creditAll(link: RedisClient, shard: number, items: { t: Transfer; topUp: boolean }[]): Promise<string[][]> {
     const k = this.shards.keys(shard);
-    const keys = [k.escrowTouched(), k.transferVersions()];
-    const args: (string | number)[] = [Date.now(), TRANSFER_RECORD_SECONDS];
+    const keys = [k.escrowTouched(), k.transferVersions(), k.userEvents()];
+    const args: (string | number)[] = [Date.now(), TRANSFER_RECORD_SECONDS, this.streamMaxLen];
     for (const { t, topUp } of items) {
       keys.push(k.transferCredit(t.id), pocketKey(k, t));
-      args.push(t.user, t.cur, t.amount as string, topUp ? 1 : 0, t.acct ?? '');
+      args.push(t.user, t.cur, t.amount as string, topUp ? 1 : 0, t.acct ?? '', t.id);
     }
     return this.scripts.runOn<string[][]>(link, 'creditTransfers', keys, args);
   }

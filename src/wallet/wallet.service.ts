@@ -6,7 +6,7 @@ import type { RedisClient } from '../platform/redis/connection';
 import type { EngineShards } from '../platform/redis/engine-shards';
 import type { Scripts } from '../platform/redis/scripts';
 import type { HomeRegistry } from './home-registry';
-import { mergedBalances, type MinorBalances } from './merged-balances';
+import { mergedBalances, walletParts, type MinorBalances, type WalletParts } from './merged-balances';
 
 export interface BalanceDto {
   currencyCode: string;
@@ -50,7 +50,20 @@ export class WalletService {
 
   /** Over every shard when there are several (merged-balances.ts); one shard's two hashes otherwise. */
   async balances(userId: string): Promise<BalanceDto[]> {
-    const minor = this.shards.count > 1 ? await mergedBalances(this.redis, this.shards, userId) : await this.shardZero(userId);
+    return this.dtos(this.shards.count > 1 ? await mergedBalances(this.redis, this.shards, userId) : await this.shardZero(userId));
+  }
+
+  /**
+   * The private stream's balance snapshot: each shard's part with its balance sequence, read in one
+   * MULTI per shard, and the transfers in flight (merged-balances.ts walletParts): the sum is what
+   * balances() reads.
+   */
+  parts(userId: string): Promise<WalletParts> {
+    return walletParts(this.redis, this.shards, userId);
+  }
+
+  /** Rows of balances held in minor units, sorted by currency: what balances() answers. */
+  async dtos(minor: MinorBalances): Promise<BalanceDto[]> {
     const out: BalanceDto[] = [];
     for (const [code, b] of [...minor].sort(([a], [z]) => (a < z ? -1 : 1))) {
       const digits = (await this.markets.getCurrency(code))?.decimals ?? 0;

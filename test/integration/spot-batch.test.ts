@@ -258,9 +258,25 @@ describe('placeSpotOrders with several orders in one call', () => {
         const where = `seed ${seed}`;
         expect([where, together.map(outcome)]).toEqual([where, sequential.map(outcome)]);
         expect([where, await stateOf(batched.ctx, USERS)]).toEqual([where, await stateOf(one.ctx, USERS)]);
-        expect([where, await orderEvents(batched.ctx)]).toEqual([where, await orderEvents(one.ctx)]);
+        // the wallets' events aside (below): a batch moves a wallet once, a call each once per call
+        const notBal = (events: Event[]) => events.filter((e) => e.e !== 'bal');
+        expect([where, notBal(await orderEvents(batched.ctx))]).toEqual([where, notBal(await orderEvents(one.ctx))]);
         // the whole batch is one entry on the stream
-        expect((await streamEntries(batched.ctx)).length).toBe(entriesBefore + 1);
+        const entries = await streamEntries(batched.ctx);
+        expect(entries.length).toBe(entriesBefore + 1);
+        // its wallet events: one per user and currency it moved, each the wallet as the batch left it;
+        // called one by one, each user's and currency's last is that same wallet
+        const bals = eventsOf(entries[entries.length - 1].fields).filter((e) => e.e === 'bal');
+        expect(bals.length).toBeGreaterThan(0);
+        expect(new Set(bals.map((e) => `${e.u}|${e.c}`)).size).toBe(bals.length);
+        const lastOne = new Map((await orderEvents(one.ctx)).filter((e) => e.e === 'bal').map((e) => [`${e.u}|${e.c}`, e]));
+        expect([...lastOne.keys()].sort()).toEqual(bals.map((e) => `${e.u}|${e.c}`).sort());
+        for (const e of bals) {
+          const w = await wallet(batched.ctx, e.u, e.c);
+          expect([where, e.u, e.c, Number(e.a), Number(e.rs)]).toEqual([where, e.u, e.c, w.avail, w.rsv]);
+          const o = lastOne.get(`${e.u}|${e.c}`)!;
+          expect([where, e.u, e.c, o.a, o.rs]).toEqual([where, e.u, e.c, e.a, e.rs]);
+        }
 
         // what the sequence exercised, so a generator that stops reaching a rule fails below
         const events = await orderEvents(one.ctx);

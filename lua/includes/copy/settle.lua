@@ -67,11 +67,11 @@ local function copyPayee(keys, argv, w, k, a, payer, ts)
     id = argv[a + 1], user = argv[a + 2], from = argv[a + 3], to = argv[a + 4], payer = payer, ts = ts }
 end
 
---- The owner's user id for copyUserEvents: '' when the payment left for another shard (the owner's
---- wallet here did not move; its credit lands at home).
+--- The owner's wallet event for copyUserEvents: paid here, the wallet here moved; paid by a
+--- transfer to another shard (copyPay sets `sent`), the money is in flight to the owner's home
+--- (its credit lands there), which a sum over shards counts from now on.
 local function copyPayeeEventUser(payee)
-  if payee.id == '' then return payee.user end
-  return ''
+  return payee
 end
 
 --- Pays what is owed (fee first) from the account's free balance to the payee (copyPayee). Returns
@@ -92,6 +92,7 @@ local function copyPay(acctKey, ledgerKey, cur, payee)
         ts = payee.ts, kind = 'payment', payer = payee.payer })
       redis.call('HSET', transferKey(payee.P, payee.id), 'fee', fmt(fee), 'share', fmt(share))
       sent = payee.id
+      payee.sent = fmt(fee + share)
     end
   end
   if fee > 0 then

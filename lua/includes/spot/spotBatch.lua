@@ -24,6 +24,8 @@ local spotBatch = (function()
       -- the call's order and trade ids, reserved a batch at a time (includes/idCounter)
       ctx.ids = { n = n, oidNext = nil, oidTop = nil, tidNext = nil, tidTop = nil, tidFirst = nil }
       ctx.pair, ctx.lastTicks, ctx.undo, ctx.undoLog, ctx.inUse = nil, nil, nil, nil, false
+      -- the wallet fields flushDeltas writes, for the private stream's balances (userEvents.walletStates empties it)
+      ctx.written = {}
       kept = ctx
     else
       local keys = ctx.keys

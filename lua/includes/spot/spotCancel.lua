@@ -15,9 +15,12 @@
 --- @include "includes/book"
 --- @include "includes/publishEvents"
 --- @include "includes/spot/spotMarketKeys"
+--- @include "includes/userEvents"
 
 local function spotContextFor(KEYS, P, pair, ts, maxlen)
   local ctx = newContext(P, spotMarketKeys(KEYS), ts, maxlen)
+  -- the wallet fields flushDeltas writes, for the private stream's balances (userEvents.walletStates)
+  ctx.written = {}
   local cur = redis.call('HMGET', KEYS[13], 'baseCurrencyCode', 'quoteCurrencyCode')
   ctx.pair = pair
   ctx.spot = { base = cur[1], quote = cur[2] }

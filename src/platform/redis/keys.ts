@@ -78,6 +78,14 @@ export class Keys {
   userEvents(): string {
     return `${this.engine}uevents`;
   }
+  /**
+   * The shard's balance sequence: one INCR per command that changes a wallet, carried by its
+   * balance events and read with the wallets by the private stream's snapshot
+   * (lua/includes/userEvents.lua, docs/market-data.md "Exact balances").
+   */
+  balanceSeq(): string {
+    return `${this.engine}uevents:seq`;
+  }
   lastPrice(kind: MarketKind, pair: string): string {
     return `${this.engine}last:${kind}:${pair}`;
   }

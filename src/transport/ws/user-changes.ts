@@ -1,6 +1,7 @@
 import { fromMinor } from '../../domain/decimal';
 import type { MarketKind, Pair } from '../../domain/market';
 import type { MarketEntry, MarketEvent } from '../../platform/market-event';
+import type { WalletPart } from './user-balances';
 
 /** Why a balance changed (docs/market-data.md#private-user-stream-wsuser; a fill's fee moves with its trade, so there is no separate fee). */
 export type BalanceReason = 'order' | 'trade' | 'deposit' | 'transfer' | 'funding' | 'liquidation' | 'copy';
@@ -33,7 +34,8 @@ export interface OrderState {
 
 /**
  * What one stream entry changed for one user, in the order it happened. Orders (futures positions
- * are their opening orders' records) and fills come whole from the events; balances are read after.
+ * are their opening orders' records), fills and the wallet come whole from the events; futures
+ * accounts are read after.
  */
 export interface UserChanges {
   /** Every state each order went through, in the engine's order. */
@@ -41,6 +43,8 @@ export interface UserChanges {
   fills: FillFrame[];
   /** Wallet currencies whose balance changed, with the reason. */
   wallet: Map<string, BalanceReason>;
+  /** The wallet on the entry's shard after the command, per currency it moved (its balance events). */
+  parts: WalletPart[];
   /** The user's futures accounts changed (which one the events do not always say). */
   accounts?: BalanceReason;
 }
@@ -57,7 +61,11 @@ function stronger(had: BalanceReason | undefined, next: BalanceReason): BalanceR
 export class UserChangeSet {
   readonly byUser = new Map<string, UserChanges>();
 
-  constructor(private readonly wanted: (userId: string) => boolean) {}
+  /** `shard`: the engine shard whose stream the entries come from (its balance sequence). */
+  constructor(
+    private readonly wanted: (userId: string) => boolean,
+    private readonly shard = 0,
+  ) {}
 
   /** A new order's fixed text, from its `new` event until its first `st` (the same entry's). */
   private readonly placed = new Map<string, string>();
@@ -66,7 +74,7 @@ export class UserChangeSet {
     if (!u || !this.wanted(u)) return undefined;
     let c = this.byUser.get(u);
     if (!c) {
-      c = { orders: [], fills: [], wallet: new Map() };
+      c = { orders: [], fills: [], wallet: new Map(), parts: [] };
       this.byUser.set(u, c);
     }
     return c;
@@ -83,6 +91,26 @@ export class UserChangeSet {
   wallet(u: string | undefined, currency: string, reason: BalanceReason): void {
     const c = this.of(u);
     if (c) c.wallet.set(currency, stronger(c.wallet.get(currency), reason));
+  }
+
+  /**
+   * A balance event: the user's wallet on this shard after the command (`a` available, `rs`
+   * reserved, minor units), a transfer in flight (`xo`, `xa`) or arrived (`xi`, `xa`);
+   * lua/includes/userEvents.lua.
+   */
+  private walletState(e: MarketEvent, reason: BalanceReason): void {
+    const c = this.of(e.u);
+    if (!c) return;
+    c.wallet.set(e.c, stronger(c.wallet.get(e.c), reason));
+    c.parts.push({
+      shard: this.shard,
+      bs: Number(e.bs),
+      currency: e.c,
+      ...(e.a ? { available: e.a } : {}),
+      ...(e.rs ? { reserved: e.rs } : {}),
+      ...(e.xo ? { out: { id: e.xo, amount: e.xa } } : {}),
+      ...(e.xi ? { arrived: { id: e.xi, amount: e.xa } } : {}),
+    });
   }
 
   accounts(u: string | undefined, reason: BalanceReason): void {
@@ -108,7 +136,7 @@ export class UserChangeSet {
   /** One entry of a shard's user stream: money that moved outside the markets (docs/market-data.md). */
   addUserEntry(entry: MarketEntry): void {
     for (const e of entry.events) {
-      if (e.e === 'wallet') this.wallet(e.u, e.c, e.r as BalanceReason);
+      if (e.e === 'wallet') this.walletState(e, e.r as BalanceReason);
       else if (e.e === 'account') this.accounts(e.u, e.r as BalanceReason);
     }
   }
@@ -131,6 +159,10 @@ export class UserChangeSet {
         break;
       case 'done':
         both(e.u, 'order');
+        break;
+      case 'bal':
+        // after the entry's orders: its reason is theirs (a fill's `trade` over a reservation's `order`)
+        this.walletState(e, 'order');
         break;
     }
   }

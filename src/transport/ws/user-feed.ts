@@ -1,6 +1,7 @@
 import type { MarketKind, Pair } from '../../domain/market';
 import type { Logger } from '../../platform/config/logger';
 import type { MarketEntry } from '../../platform/market-event';
+import type { WalletBook } from './user-balances';
 import { UserChangeSet, type OrderState, type UserChanges } from './user-changes';
 import type { UserChannel } from './user-protocol';
 import { isFinal, isPosition, placedRecord, versionOf, withState, type OrderRecord, type UserStateReader } from './user-state';
@@ -32,9 +33,11 @@ interface Frame {
  * The private stream's fan-out in one ws instance: turns the engine's entries into frames for the
  * users connected here. Orders, positions and fills come from the events themselves (each order
  * state the engine wrote, with its version: docs/events.md), so every state arrives, in order;
- * balances are read after the entry. Each user has one chain of work: an entry's frames, a
- * snapshot, one after another, so a user sees states in the engine's order and nothing from before
- * a snapshot after it. Users never share a chain, nor a frame.
+ * wallet balances too (each command's wallet after it, with the shard's balance sequence: a
+ * connection's WalletBook, from its snapshot on); futures accounts are read after the entry. Each
+ * user has one chain of work: an entry's frames, a snapshot, one after another, so a user sees
+ * states in the engine's order and nothing from before a snapshot after it. Users never share a
+ * chain, nor a frame.
  */
 export class UserFeed {
   private readonly byUser = new Map<string, Set<UserConnection>>();
@@ -44,6 +47,8 @@ export class UserFeed {
    * change: its fixed fields come from here, its state from each `st` event.
    */
   private readonly records = new Map<string, Map<string, OrderRecord>>();
+  /** Each connection's wallet since its balances snapshot (docs/market-data.md, "Exact balances"). */
+  private readonly wallets = new Map<UserConnection, WalletBook>();
 
   constructor(
     private readonly reader: UserStateReader,
@@ -61,6 +66,7 @@ export class UserFeed {
   }
 
   detach(conn: UserConnection): void {
+    this.wallets.delete(conn);
     const set = this.byUser.get(conn.userId);
     if (!set?.delete(conn)) return;
     if (set.size === 0) {
@@ -71,16 +77,18 @@ export class UserFeed {
 
   private readonly connected = (userId: string) => this.byUser.has(userId);
 
-  onMarketEntry(kind: MarketKind, pair: Pair, entry: MarketEntry): void {
+  /** An entry of a market's stream on engine shard `shard`. */
+  onMarketEntry(kind: MarketKind, pair: Pair, entry: MarketEntry, shard = 0): void {
     if (this.byUser.size === 0) return;
-    const set = new UserChangeSet(this.connected);
+    const set = new UserChangeSet(this.connected, shard);
     set.addMarketEntry(kind, pair, entry);
     this.dispatch(set, entry);
   }
 
-  onUserEntry(entry: MarketEntry): void {
+  /** An entry of engine shard `shard`'s user event stream. */
+  onUserEntry(entry: MarketEntry, shard = 0): void {
     if (this.byUser.size === 0) return;
-    const set = new UserChangeSet(this.connected);
+    const set = new UserChangeSet(this.connected, shard);
     set.addUserEntry(entry);
     this.dispatch(set, entry);
   }
@@ -88,9 +96,10 @@ export class UserFeed {
   /** Sends `channel`'s snapshot to `conn`, in its user's chain; from then on its updates. */
   subscribe(conn: UserConnection, channel: UserChannel): void {
     this.enqueue(conn.userId, async () => {
-      const { rows, versions } = await this.reader.snapshot(conn.userId, channel);
+      const { rows, versions, wallet } = await this.reader.snapshot(conn.userId, channel);
       for (const key of [...conn.versions.keys()]) if (key.startsWith(`${channel}:`)) conn.versions.delete(key);
       for (const [key, v] of versions) conn.versions.set(key, v);
+      if (wallet) this.wallets.set(conn, wallet);
       conn.channels.add(channel);
       conn.send({ channel, type: 'snapshot', data: rows });
     }, [conn]);
@@ -108,17 +117,16 @@ export class UserFeed {
     if (!conns) return;
     const wants = (ch: UserChannel) => [...conns].some((x) => x.channels.has(ch));
     const wantOrders = wants('orders') || wants('positions');
-    const [orders, wallet, accounts] = await Promise.all([
+    const [orders, accounts] = await Promise.all([
       wantOrders ? this.orderFrames(userId, c.orders) : [],
-      wants('balances') && c.wallet.size > 0 ? this.reader.wallet(userId, new Set(c.wallet.keys())) : [],
       wants('balances') && c.accounts ? this.reader.accounts(userId) : [],
     ]);
     const frames: Frame[] = [...orders];
     for (const f of c.fills) frames.push({ channel: 'fills', data: { ...f } });
-    for (const w of wallet) frames.push({ channel: 'balances', data: { ...w, reason: c.wallet.get(String(w.currencyCode)) } });
-    for (const a of accounts) frames.push({ channel: 'balances', data: { ...a, reason: c.accounts } });
+    const accountFrames: Frame[] = accounts.map((a) => ({ channel: 'balances', data: { ...a, reason: c.accounts } }));
     for (const conn of conns) {
-      for (const { channel, data, order } of frames) {
+      const wallet = c.parts.length > 0 && conn.channels.has('balances') ? await this.walletFrames(conn, c) : [];
+      for (const { channel, data, order } of [...frames, ...wallet, ...accountFrames]) {
         if (!conn.channels.has(channel)) continue;
         if (order) {
           // a state its snapshot (or an earlier frame) already showed
@@ -129,6 +137,26 @@ export class UserFeed {
         conn.send({ channel, type: 'update', ts: entry.ts, data });
       }
     }
+  }
+
+  /**
+   * The wallet rows `c` changed for `conn`, from its WalletBook: each balance event newer than what
+   * the book holds is taken, and a row whose money moved is a frame with the entry's reason (a move
+   * between shards alone changes no row: no frame).
+   */
+  private async walletFrames(conn: UserConnection, c: UserChanges): Promise<Frame[]> {
+    const book = this.wallets.get(conn);
+    if (!book) return [];
+    const touched = [...new Set(c.parts.map((p) => p.currency))];
+    const before = touched.map((cur) => book.row(cur));
+    for (const p of c.parts) book.apply(p);
+    const moved = touched.filter((cur, i) => {
+      const after = book.row(cur);
+      return after.available !== before[i].available || after.reserved !== before[i].reserved;
+    });
+    if (moved.length === 0) return [];
+    const rows = await this.reader.walletRows(book, moved);
+    return rows.map((r) => ({ channel: 'balances', data: { ...r, reason: c.wallet.get(String(r.currencyCode)) ?? 'order' } }));
   }
 
   /**

@@ -2,7 +2,9 @@ import { FuturesStatus } from '../../domain/futures';
 import type { MarketKind } from '../../domain/market';
 import { decodeFuturesOrder, withFuturesState, type FuturesOrderDto } from '../../futures';
 import { decodeSpotOrder, withSpotState } from '../../spot';
+import type { MinorBalances, WalletParts } from '../../wallet/merged-balances';
 import type { AppContext } from '../context';
+import { WalletBook } from './user-balances';
 import type { UserChannel } from './user-protocol';
 
 type Row = Record<string, unknown>;
@@ -47,10 +49,14 @@ export function placedRecord(kind: MarketKind, id: string, fixed: string, state:
 /** An order's version (its record's `v`, 0 before the field existed): the frame's `updateId`. */
 export const versionOf = (r: OrderRecord): number => Number(r.v ?? 0);
 
-/** A snapshot: its rows and the version of every order it read (`<channel>:<kind>:<id>`), shown or not. */
+/**
+ * A snapshot: its rows and the version of every order it read (`<channel>:<kind>:<id>`), shown or
+ * not; a balances snapshot also the wallet it shows, each shard's part with its balance sequence.
+ */
 export interface Snapshot {
   rows: Row[];
   versions: Map<string, number>;
+  wallet?: WalletBook;
 }
 
 /**
@@ -74,10 +80,22 @@ export class UserStateReader {
     return kind === 'spot' ? { ...(await this.ctx.spot.orders.dto(r)) } : { ...(await this.ctx.futures.orders.dto(r)) };
   }
 
-  /** Wallet rows (GET /api/wallet/balances) of the currencies given, `account: "wallet"`. */
-  async wallet(userId: string, currencies?: Set<string>): Promise<Row[]> {
-    const rows = await this.ctx.wallets.balances(userId);
-    return rows.filter((r) => !currencies || currencies.has(r.currencyCode)).map((r) => ({ account: 'wallet', ...r }));
+  /**
+   * Wallet rows (GET /api/wallet/balances) of `currencies` as `book` holds them, `account:
+   * "wallet"`: built from the engine's balance events, no read.
+   */
+  async walletRows(book: WalletBook, currencies: Iterable<string>): Promise<Row[]> {
+    const minor: MinorBalances = new Map();
+    for (const cur of currencies) {
+      const { available, reserved } = book.row(cur);
+      minor.set(cur, { available: available.toString(), reserved: reserved.toString() });
+    }
+    return (await this.ctx.wallets.dtos(minor)).map((r) => ({ account: 'wallet', ...r }));
+  }
+
+  /** The wallet of one consistent moment, each shard's part with its balance sequence (WalletService.parts). */
+  walletParts(userId: string): Promise<WalletParts> {
+    return this.ctx.wallets.parts(userId);
   }
 
   /** Futures accounts (GET /api/futures/accounts), `account: "futures"`. */
@@ -127,8 +145,9 @@ export class UserStateReader {
         return { rows: [...spotRows, ...futuresRows].sort(byId), versions };
       }
       case 'balances': {
-        const [wallet, accounts] = await Promise.all([this.wallet(userId), this.accounts(userId)]);
-        return { rows: [...wallet, ...accounts], versions };
+        const [parts, accounts] = await Promise.all([this.walletParts(userId), this.accounts(userId)]);
+        const wallet = new WalletBook(parts);
+        return { rows: [...(await this.walletRows(wallet, wallet.currencies())), ...accounts], versions, wallet };
       }
       case 'positions': {
         const open = await futures.orders.positions(userId, { Page: 1, PageSize: ALL, IsActive: true });

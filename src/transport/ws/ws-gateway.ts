@@ -68,7 +68,8 @@ export class WsGateway {
   /** The private user stream (/ws/user): fed from the same tails as the market feeds, plus each shard's user events. */
   private readonly userFeed: UserFeed;
   private readonly userStream: ReturnType<typeof registerUserStream>;
-  private readonly userEventsKeys: Set<string>;
+  /** Each shard's user event stream, to its shard. */
+  private readonly userEventsKeys: Map<string, number>;
   private listenSocket?: uWS.us_listen_socket;
   private refreshTimer?: NodeJS.Timeout;
   private outbox: [string, string][] = [];
@@ -102,7 +103,7 @@ export class WsGateway {
     this.marketsKey = ctx.keys.marketsStream();
     this.userFeed = new UserFeed(new UserStateReader(ctx), ctx.log);
     // each shard's user event stream is read by that shard's engine tail (its slot)
-    this.userEventsKeys = new Set(ctx.shards.all().map((k) => k.userEvents()));
+    this.userEventsKeys = new Map(ctx.shards.all().map((k) => [k.userEvents(), k.shard]));
     this.tails = ctx.shards.all().map(({ shard }) => ({
       engine: new StreamTail(conn(`ws-events-${shard}`), (key, id, fields) => this.onEngineEntry(key, id, fields), ctx.log),
       candles: new StreamTail(conn(`ws-candles-${shard}`), (key, _id, fields) => this.onCandles(key, fields), ctx.log),
@@ -132,12 +133,13 @@ export class WsGateway {
   /** One entry of an engine stream: a pair announcement, a user event, or a market's (both feeds read it). */
   private onEngineEntry(key: string, id: string, fields: string[]): void | Promise<void> {
     if (key === this.marketsKey) return this.onAnnounced(fields);
-    if (this.userEventsKeys.has(key)) return this.userFeed.onUserEntry(parseEntry(id, fields));
+    const userShard = this.userEventsKeys.get(key);
+    if (userShard !== undefined) return this.userFeed.onUserEntry(parseEntry(id, fields), userShard);
     const feed = this.byEventStream.get(key);
     if (!feed) return;
     const entry = parseEntry(id, fields);
     feed.onEntry(entry);
-    this.userFeed.onMarketEntry(feed.kind, feed.pair, entry);
+    this.userFeed.onMarketEntry(feed.kind, feed.pair, entry, shardOfPair(feed.pair));
   }
 
   /**

@@ -8,6 +8,8 @@ import { fromMinor } from '../../../src/domain/decimal';
 import type { PlaceSpotInput } from '../../../src/spot/spot-engine';
 import { shardOfPair } from '../../../src/domain/market';
 import { userWithHome } from '../shards/shard-fixture';
+import { UserStateReader } from '../../../src/transport/ws/user-state';
+import { parseEntry } from '../../../src/platform/market-event';
 
 type Ctx = Awaited<ReturnType<typeof testContext>>;
 type Row = Record<string, unknown>;
@@ -61,6 +63,12 @@ async function spotOrder(user: string, side: string, price: number, amount: numb
   const r = await post(user, '/api/orders', { currencyPairCode: 'BTC_USDT', side, type: 'limit', price, amount });
   expect(r.status).toBe(200);
   return r.body as Row;
+}
+
+/** A user at home on BTC_USDT's shard: an engine call has no transfer to fund escrow elsewhere (ENGINE_SHARDS=3 on the cluster run). */
+async function onMarketShard(name: string): Promise<string> {
+  const pair = (await ctx.markets.store.getPair('spot', 'BTC_USDT'))!;
+  return userWithHome(ctx, shardOfPair(pair), fresh(name));
 }
 
 /** Every frame's seq, in arrival order, is 1, 2, 3, …: no gap, no repeat. */
@@ -249,12 +257,6 @@ describe('private stream: every state of an order changed many times in one engi
     return replies.map((r) => r[1]);
   }
 
-  /** A user at home on BTC_USDT's shard: the engine call below has no transfer to fund escrow elsewhere (ENGINE_SHARDS=3 on the cluster run). */
-  async function onMarketShard(name: string): Promise<string> {
-    const pair = (await ctx.markets.store.getPair('spot', 'BTC_USDT'))!;
-    return userWithHome(ctx, shardOfPair(pair), fresh(name));
-  }
-
   it('a maker filled by five takers in one batch: open, each partial fill, filled, with updateIds 1, 2, …; the last equals REST', async () => {
     const maker = await onMarketShard('rapidm');
     const taker = await onMarketShard('rapidt');
@@ -321,6 +323,165 @@ describe('private stream: every state of an order changed many times in one engi
     expect(of().pop()).toEqual({ ...((await get(maker, `/api/orders/${sellId}`)).body as Row), kind: 'spot', updateId: 3 });
     expectNoGap(m);
   });
+});
+
+describe('private stream: exact balances (each command\'s wallet from its own events)', () => {
+  const wallet = async (user: string) => (await get(user, '/api/wallet/balances')).body as Row[];
+  const walletFrames = (c: WsClient) => frames(c, 'balances').filter((b) => b.account === 'wallet');
+
+  /**
+   * Holds `user`'s chain of work in the gateway until `release`: its `orders` snapshot waits, and
+   * every entry after it waits behind it, so the frames of every change are built after all of
+   * them were made. A frame computed from a read at that time would show the last state.
+   */
+  function holdChain(user: string): { release(): void; restore(): void } {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const snapshot = UserStateReader.prototype.snapshot;
+    const spy = jest.spyOn(UserStateReader.prototype, 'snapshot').mockImplementation(async function (
+      this: UserStateReader,
+      u: string,
+      channel: Parameters<typeof snapshot>[1],
+    ) {
+      if (u === user && channel === 'orders') await gate;
+      return snapshot.call(this, u, channel);
+    });
+    return { release, restore: () => spy.mockRestore() };
+  }
+
+  it('every change of a resting, partially filled, filled and cancelled order: a frame equal to REST read at that point, built after all of them', async () => {
+    const pair = (await ctx.markets.store.getPair('spot', 'BTC_USDT'))!;
+    const market = shardOfPair(pair);
+    // the cluster run (ENGINE_SHARDS=3): also a maker at home elsewhere, whose wallet is its home, its escrow here and what travels between
+    const homes = ctx.shards.count > 1 ? [market, (market + 1) % ctx.shards.count] : [market];
+    for (const home of homes) {
+      const maker = await userWithHome(ctx, home, fresh('exactm'));
+      const taker = await onMarketShard('exactt');
+      await deposit(maker, 'BTC', 1);
+      await deposit(maker, 'USDT', 5);
+      await deposit(taker, 'USDT', 1_000);
+      const m = await signedIn(maker, ['balances']);
+      const held = holdChain(maker);
+      try {
+        m.send({ op: 'subscribe', channel: 'orders' });
+        await m.waitFor((x) => x.op === 'subscribed' && x.channel === 'orders');
+        // REST after each step, the one before first; a price no other test here trades at
+        const steps: { reason: string; rows: Row[] }[] = [{ reason: '', rows: await wallet(maker) }];
+        const step = async (reason: string, act: () => Promise<unknown>) => {
+          await act();
+          steps.push({ reason, rows: await wallet(maker) });
+        };
+        await step('order', () => spotOrder(maker, 'sell', 104, 0.5)); // resting
+        await step('trade', () => spotOrder(taker, 'buy', 104, 0.2)); // partially filled
+        await step('trade', () => spotOrder(taker, 'buy', 104, 0.3)); // filled
+        let resting: Row = {};
+        await step('order', async () => (resting = await spotOrder(maker, 'sell', 160, 0.1)));
+        await step('order', async () => {
+          const r = await request(app).delete(`/api/orders/${String(resting.id)}`).set('Authorization', bearer(maker));
+          expect(r.status).toBe(200);
+        });
+        // what each step changed, currency by currency, as REST read it then
+        const expected = new Map<string, Row[]>();
+        for (let i = 1; i < steps.length; i++) {
+          for (const row of steps[i].rows) {
+            const before = steps[i - 1].rows.find((r) => r.currencyCode === row.currencyCode);
+            if (before && before.available === row.available && before.reserved === row.reserved) continue;
+            const list = expected.get(row.currencyCode as string) ?? [];
+            list.push({ account: 'wallet', ...row, reason: steps[i].reason });
+            expected.set(row.currencyCode as string, list);
+          }
+        }
+        expect([...expected.keys()].sort()).toEqual(['BTC', 'USDT']);
+        expect(expected.get('BTC')).toHaveLength(5);
+        expect(walletFrames(m)).toEqual([]);
+        held.release();
+        const count = [...expected.values()].reduce((a, l) => a + l.length, 0);
+        await until(() => walletFrames(m).length >= count);
+        await new Promise((r) => setTimeout(r, 200));
+        for (const [code, rows] of expected) expect(walletFrames(m).filter((b) => b.currencyCode === code)).toEqual(rows);
+        expect(walletFrames(m)).toHaveLength(count);
+        expectNoGap(m);
+      } finally {
+        held.release();
+        held.restore();
+      }
+    }
+  });
+
+  it('snapshot and frames never lose or repeat a change under concurrent trading, and no user sees another\'s', async () => {
+    const a = await onMarketShard('conca');
+    const b = await onMarketShard('concb');
+    const pair = (await ctx.markets.store.getPair('spot', 'BTC_USDT'))!;
+    const k = ctx.shards.keysOf(pair);
+    // the sets of balances differ, so a frame of the other user could not pass for one's own
+    await deposit(a, 'BTC', 50);
+    await deposit(a, 'USDT', 300_000);
+    await deposit(b, 'BTC', 70);
+    await deposit(b, 'USDT', 200_000);
+    const fromId = ((await ctx.redis.xrevrange(k.events('spot', 'BTC_USDT'), '+', '-', 'COUNT', 1))[0]?.[0]) ?? '0';
+    const start = { [a]: await wallet(a), [b]: await wallet(b) };
+    // both trade with each other at once while connections of both subscribe along the way
+    const conns: { user: string; c: WsClient }[] = [];
+    const trading = (async () => {
+      for (let i = 0; i < 60; i++) {
+        const price = 106 + (i % 5);
+        await Promise.all([
+          spotOrder(a, i % 2 ? 'buy' : 'sell', price, 0.01 + (i % 3) * 0.01),
+          spotOrder(b, i % 2 ? 'sell' : 'buy', price, 0.02),
+          spotOrder(a, 'buy', 90 + (i % 4), 0.02),
+        ]);
+      }
+    })();
+    for (let i = 0; i < 6; i++) {
+      for (const user of [a, b]) conns.push({ user, c: await signedIn(user, ['balances']) });
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    await trading;
+    const end = { [a]: await wallet(a), [b]: await wallet(b) };
+    const lastOf = (c: WsClient, code: string) =>
+      (walletFrames(c).filter((f) => f.currencyCode === code).pop() as Row | undefined) ?? snapshotOf(c, 'balances').find((r) => r.currencyCode === code);
+    for (const { user, c } of conns) {
+      await until(() => end[user].every((w) => lastOf(c, w.currencyCode as string)?.available === w.available
+        && lastOf(c, w.currencyCode as string)?.reserved === w.reserved), 30_000);
+    }
+
+    // every state of each user's wallet, in the engine's order, from the market stream's balance events
+    const entries = (await ctx.redis.xrange(k.events('spot', 'BTC_USDT'), `(${fromId}`, '+')).map(([id, f]) => parseEntry(id, f));
+    const digits: Record<string, number> = {};
+    for (const code of ['BTC', 'USDT']) digits[code] = (await ctx.markets.store.getCurrency(code))!.decimals;
+    const states = (user: string, code: string): Row[] => {
+      const first = start[user].find((r) => r.currencyCode === code) as Row;
+      const out: Row[] = [{ available: first.available, reserved: first.reserved }];
+      for (const e of entries) {
+        for (const ev of e.events) {
+          if (ev.e !== 'bal' || ev.u !== user || ev.c !== code) continue;
+          const row = { available: fromMinor(ev.a, digits[code]), reserved: fromMinor(ev.rs, digits[code]) };
+          const prev = out[out.length - 1];
+          if (prev.available !== row.available || prev.reserved !== row.reserved) out.push(row);
+        }
+      }
+      return out;
+    };
+    for (const { user, c } of conns) {
+      for (const code of ['BTC', 'USDT']) {
+        const all = states(user, code);
+        // the last state is REST's
+        expect(all[all.length - 1]).toEqual({ available: end[user].find((r) => r.currencyCode === code)!.available, reserved: end[user].find((r) => r.currencyCode === code)!.reserved });
+        const snap = snapshotOf(c, 'balances').find((r) => r.currencyCode === code) as Row;
+        const after = walletFrames(c).filter((f) => f.currencyCode === code).map((f) => ({ available: f.available, reserved: f.reserved }));
+        // the snapshot is one of the states, and the frames are every state after it, once each
+        const at = all.findIndex((s, i) => s.available === snap.available && s.reserved === snap.reserved
+          && JSON.stringify(all.slice(i + 1)) === JSON.stringify(after));
+        expect(at).toBeGreaterThanOrEqual(0);
+      }
+      expect(walletFrames(c).every((f) => f.reason === 'order' || f.reason === 'trade')).toBe(true);
+      expectNoGap(c);
+    }
+    // some connections subscribed while the wallets were moving: they got frames after their snapshots
+    expect(conns.filter(({ c }) => walletFrames(c).length > 0).length).toBeGreaterThan(0);
+    // nothing of theirs left on the book for the tests after
+    for (const u of [a, b]) await ctx.spot.orders.cancelAll(u, 'BTC_USDT');
+  }, 120_000);
 });
 
 describe('private stream: money outside the markets and futures', () => {

@@ -17,6 +17,7 @@
     KEYS[4] the transfer record            KEYS[5] this shard's outbox stream
     KEYS[6] the user's pending transfers from here (hash id -> cur|amount|to)
     KEYS[7] transfer versions (hash user -> count)
+    KEYS[8] this shard's user event stream (a wallet's money in flight: includes/userEvents)
     ARGV[1] transfer id    ARGV[2] user id    ARGV[3] currency
     ARGV[4] amount wanted, minor units   ARGV[5] least amount that will do, minor units
     ARGV[6] mode: `exact` (between least and wanted, as much as there is), `all` (everything
@@ -24,16 +25,20 @@
             since ARGV[10] and nothing reserved here; the user leaves KEYS[3])
     ARGV[7] from shard   ARGV[8] to shard   ARGV[9] timestamp ms   ARGV[10] idle before, ms
     ARGV[11] futures account id, or '' for the wallet
+    ARGV[12] user event stream MAXLEN
   Output:
     {'OK', amount}   debited and recorded
     {'DUP', amount}  this id was sent before: nothing done
     {'NONE'}         nothing to move (all / idle with an empty, busy or reserving escrow)
     {'ERR', 'INSUFFICIENT_BALANCE', currency}   exact mode below the least amount: nothing done
     {'ERR', 'ACCOUNT_NOT_FOUND', id}   the account here is not the user's in this currency: nothing done
-  Events: an entry on KEYS[5]: id, user, cur, amount, from, to, acct, kind (move), payer (the user).
+  Events: an entry on KEYS[5]: id, user, cur, amount, from, to, acct, kind (move), payer (the user);
+    for the wallet, one on KEYS[8]: wallet (transfer) with the amount in flight (xo, xa), so the
+    private stream's sum over shards does not dip while it travels (includes/userEvents).
 ]]
 --- @include "includes/fmt"
 --- @include "includes/wallet/transferOut"
+--- @include "includes/userEvents"
 local rcall = redis.call
 local avail, rsv, touched, record, outbox, pending, versions = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5],
   KEYS[6], KEYS[7]
@@ -77,4 +82,9 @@ local amount = fmt(take)
 rcall('HSET', avail, field, fmt(balance - take))
 transferOut(record, outbox, pending, versions, { id = id, user = user, cur = cur, amount = amount, from = ARGV[7],
   to = ARGV[8], ts = ARGV[9], acct = acct })
+if acct == '' then
+  local e = userEvents.wallet(user, cur, 'transfer')
+  e.xo, e.xa = id, amount
+  userEvents.append(KEYS[8], ARGV[9], ARGV[12], { e })
+end
 return { 'OK', amount }
