@@ -10,7 +10,10 @@
     KEYS[1] the master record   KEYS[2] the master's subscriptions (zset)
     KEYS[3] followers ranking   KEYS[4] aum ranking   KEYS[5] newest ranking
     ARGV[1] the subscription record key without its id (keys.copySubscription(''))
-  Keys built while running: each subscription record (ARGV[1] .. id), under the same tag.
+    ARGV[2] active subscriptions of the master whose records live at another shard (the follower's
+      home, src/domain/shard-ids.ts: an id of more than 14 digits), read by the caller ('0' with one shard)
+    ARGV[3] their margin, minor units
+  Keys built while running: each subscription record of this shard (ARGV[1] .. id), under the same tag.
   Output: {'OK', followers}
 ]]
 --- @include "includes/fmt"
@@ -22,9 +25,9 @@ if m[2] ~= 'Active' then
   for i = 3, 5 do redis.call('ZREM', KEYS[i], member) end
   return { 'OK', '0' }
 end
-local n, margin = 0, 0
+local n, margin = tonumber(ARGV[2] or '0'), tonumber(ARGV[3] or '0')
 for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
-  local s = redis.call('HMGET', ARGV[1] .. id, 'active', 'margin')
+  local s = #id > 14 and {} or redis.call('HMGET', ARGV[1] .. id, 'active', 'margin')
   if s[1] == '1' then
     n = n + 1
     margin = margin + tonumber(s[2] or '0')

@@ -95,12 +95,35 @@ export class CopySettlementService {
     }
   }
 
-  /** Finishes and master closes a crash left between their steps (the worker runs this). */
+  /**
+   * The step after startCopy at a home other than shard 0 (safe to run again at any point, a resumed
+   * start): links the subscription to its master (linkCopySubscription on shard 0). When the master
+   * is closing or closed the subscription finishes at home (MASTER_CLOSED, positions closed: it has
+   * none) and this answers false. True at shard 0, where startCopy linked it itself.
+   */
+  async completeStart(subId: string): Promise<boolean> {
+    if (this.d.store.homeKeys(subId).shard === this.d.keys.shard) return true;
+    const sub = await this.d.store.subscription(subId);
+    if (!sub) return true;
+    const linked = await this.d.engine.link(sub);
+    if (!linked && sub.state === 'Active') {
+      await this.finish(sub, null, true, FinishReason.MasterClosed).catch((err: unknown) => {
+        // a finish of the follower's own won the race: it completes all the same
+        if (!(err instanceof AppError && err.status === 409)) throw err;
+      });
+    }
+    if (!linked) await this.completeFinishing(subId);
+    await this.d.store.started(subId);
+    return linked;
+  }
+
+  /** Starts, finishes and master closes a crash left between their steps (the worker runs this). */
   async resume(): Promise<number> {
-    const { subscriptions, masters } = await this.d.store.unfinished();
+    const { subscriptions, masters, starting } = await this.d.store.unfinished();
+    for (const id of starting) await this.completeStart(id);
     for (const id of masters) await this.completeMasterClosing(id);
     for (const id of subscriptions) await this.completeFinishing(id);
-    return subscriptions.length + masters.length;
+    return subscriptions.length + masters.length + starting.length;
   }
 
   /** Closes every position of a futures account at market and cancels its unfilled orders. */

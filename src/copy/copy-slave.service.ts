@@ -1,7 +1,7 @@
 import { fromMinor, minorString, toMinorDown } from '../domain/decimal';
 import { conflict, notFound, rejected } from '../domain/errors';
 import { paged, type PagedResult, type PageRequest } from '../domain/paging';
-import { COPY_SHARD, FinishReason, type CopyDeps } from './copy-deps';
+import { FinishReason, type CopyDeps } from './copy-deps';
 import type { CopySettlementService } from './copy-settlement.service';
 import type { RiskArgs } from './copy-engine';
 import type { MasterRecord, SlaveRecord, SubscriptionRecord } from './copy-store';
@@ -66,8 +66,9 @@ export class CopySlaveService {
     private readonly settlement: CopySettlementService,
   ) {}
 
+  /** The slave's account is registered at the follower's home, where its subscriptions start (its record on shard 0). */
   async create(userId: string, req: CreateSlaveRequest): Promise<CopySlaveAccountDto> {
-    const acct = await this.d.futures.accounts.create(userId, req, 'own', COPY_SHARD);
+    const acct = await this.d.futures.accounts.create(userId, req);
     const s: SlaveRecord = {
       id: String(acct.id), user: userId, name: req.name, leverage: String(req.leverage), currency: req.currencyCode,
       cts: String(Date.now()),
@@ -87,6 +88,8 @@ export class CopySlaveService {
     if (subs.some((x) => x.active === '1')) {
       throw conflict('SLAVE_HAS_ACTIVE_SUBSCRIPTIONS', 'Finish the active subscriptions first');
     }
+    // the account's free margin at the follower's home (what starts took there and finishes returned) comes back first
+    await this.d.engine.gather(userId, s.id, s.currency);
     const dto = await this.views.slave(s);
     const state = await this.d.reader.state(s.id);
     if (state && state.free.gt(0)) {
@@ -97,10 +100,12 @@ export class CopySlaveService {
   }
 
   /**
-   * Starts copying (startCopy, one engine step): a futures account flagged for the copy is made
-   * first (empty: a crash after it leaves nothing of value), then the script checks the master
-   * (Active, not the caller's: 422 SELF_COPY), the slot and the free margin, moves the margin in and
-   * writes the subscription with its ledger and indices.
+   * Starts copying at the follower's home (docs/copy-trading.md, "Subscriptions at the follower's
+   * home"): a futures account flagged for the copy is made first (empty: a crash after it leaves
+   * nothing of value), then startCopy, one engine step at home, checks the slot and the free margin,
+   * moves the margin in and writes the subscription with its ledger and the follower's indices (at
+   * shard 0, the master's side too). At another home the link to the master follows
+   * (CopySettlementService.completeStart, resumed by the worker after a crash).
    */
   async start(userId: string, req: CopySettingsRequest): Promise<CopyFollowingHistoryDto> {
     const slave = await this.owned(userId, req.copySlaveFuturesAccountId);
@@ -115,13 +120,16 @@ export class CopySlaveService {
       throw conflict('SUBSCRIPTION_EXISTS', 'This slave already copies this master');
     }
     const margin = await this.marginMinor(slave.currency, req.margin);
-    const subId = await this.d.store.nextSubscriptionId();
+    const home = await this.d.engine.homeOf(userId);
+    const subId = await this.d.store.nextSubscriptionId(home);
+    // registered at the follower's home (its id names it): the subscription's margin of record is there
     const acct = await this.d.futures.accounts.create(
-      userId, { name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage) }, 'copy', COPY_SHARD,
+      userId, { name: `copy #${subId} of ${master.name}`, currencyCode: slave.currency, leverage: Number(slave.leverage) }, 'copy', home,
     );
     const risk = riskArgs(req);
     const args = { stopLossPercent: startArg(risk.stopLossPercent), takeProfitPercent: startArg(risk.takeProfitPercent), maxSlippagePercent: startArg(risk.maxSlippagePercent) };
-    await this.d.engine.start(userId, master.id, slave.id, String(acct.id), subId, margin, Date.now(), args);
+    await this.d.engine.start(userId, master, slave.id, String(acct.id), subId, margin, Date.now(), args);
+    if (!(await this.settlement.completeStart(subId))) throw conflict('MASTER_CLOSED', 'The strategy is closed');
     return this.views.subscription((await this.d.store.subscription(subId)) as SubscriptionRecord);
   }
 

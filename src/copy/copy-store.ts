@@ -1,4 +1,6 @@
+import { shardIdBase, shardOfId } from '../domain/shard-ids';
 import type { RedisClient } from '../platform/redis/connection';
+import type { EngineShards } from '../platform/redis/engine-shards';
 import type { Keys } from '../platform/redis/keys';
 
 /** A master strategy record (copy tag); money fields are minor units of `currency`. */
@@ -83,12 +85,25 @@ type Hash = Record<string, string>;
 const asRecord = <T>(h: Hash): T | null => (h.id ? (h as unknown as T) : null);
 const ids = (list: string[]) => list.sort((a, b) => Number(a) - Number(b));
 
-/** Copy-trading records in Redis under their own hash tag; every key comes from Keys. */
+/**
+ * Copy-trading records in Redis; every key comes from Keys. The master's side (masters, their
+ * subscription lists, the follower users, the account -> subscription map, the board, closing
+ * masters) lives on shard 0 (`keys`); a subscription's records (record, ledger, skips, the (master,
+ * slave) claim, the slave's list, finishing and starting sets) at the follower's home, the shard its
+ * id names (src/domain/shard-ids.ts: ids of subscriptions from before homes read as shard 0's).
+ * Reads that span shards read each shard once; a shard that cannot answer fails the read (503).
+ */
 export class CopyStore {
   constructor(
     private readonly redis: RedisClient,
     readonly keys: Keys,
+    private readonly shards: Pick<EngineShards, 'keys' | 'all'>,
   ) {}
+
+  /** The keys of the shard a subscription's records live on (its follower's home when it started). */
+  homeKeys(subId: string | number): Keys {
+    return this.shards.keys(shardOfId(String(subId)));
+  }
 
   async master(id: string | number): Promise<MasterRecord | null> {
     return /^\d{1,16}$/.test(String(id)) ? asRecord<MasterRecord>(await this.redis.hgetall(this.keys.copyMaster(id))) : null;
@@ -150,17 +165,26 @@ export class CopyStore {
     return this.hashes<SlaveRecord>(list, (id) => this.keys.copySlave(id));
   }
 
-  async nextSubscriptionId(): Promise<string> {
-    return String(await this.redis.incr(this.keys.copySubscriptionIds()));
+  /**
+   * A new subscription id at `home`: that shard's counter starts at its id base, so the id names the
+   * shard (shard 0's counter is the one from before homes, unchanged).
+   */
+  async nextSubscriptionId(home = 0): Promise<string> {
+    const key = this.shards.keys(home).copySubscriptionIds();
+    if (home !== 0) await this.redis.set(key, String(shardIdBase(home)), 'NX');
+    return String(await this.redis.incr(key));
   }
 
+  /** The active subscription of the pair: its claim at the follower's home, or on shard 0 from before homes. */
   async activeSubscription(master: string, slave: string): Promise<SubscriptionRecord | null> {
-    const id = await this.redis.get(this.keys.copyActiveSubscription(master, slave));
+    const ids = await Promise.all(this.shards.all().map((k) => this.redis.get(k.copyActiveSubscription(master, slave))));
+    const id = ids.find((x) => x);
     return id ? this.subscription(id) : null;
   }
 
   async subscription(id: string | number): Promise<SubscriptionRecord | null> {
-    return asRecord<SubscriptionRecord>(await this.redis.hgetall(this.keys.copySubscription(id)));
+    if (!/^\d{1,16}$/.test(String(id))) return null;
+    return asRecord<SubscriptionRecord>(await this.redis.hgetall(this.homeKeys(id).copySubscription(id)));
   }
 
   /** Which of `users` own a master strategy and which follow one, in one round trip. */
@@ -181,34 +205,54 @@ export class CopyStore {
     return id ? this.subscription(id) : null;
   }
 
-  /** Subscriptions a finish left between its steps, and masters a close did: a worker resumes them. */
-  async unfinished(): Promise<{ subscriptions: string[]; masters: string[] }> {
-    const [subscriptions, masters] = await Promise.all([
-      this.redis.smembers(this.keys.copyFinishing()),
+  /**
+   * Subscriptions a finish left between its steps (every shard's finishing set), starts not linked to
+   * their master yet (every shard's starting set) and masters a close did: a worker resumes them.
+   */
+  async unfinished(): Promise<{ subscriptions: string[]; masters: string[]; starting: string[] }> {
+    const [finishing, starting, masters] = await Promise.all([
+      Promise.all(this.shards.all().map((k) => this.redis.smembers(k.copyFinishing()))),
+      Promise.all(this.shards.all().slice(1).map((k) => this.redis.smembers(k.copyStarting()))),
       this.redis.smembers(this.keys.copyMastersClosing()),
     ]);
-    return { subscriptions, masters };
+    return { subscriptions: finishing.flat(), masters, starting: starting.flat() };
   }
 
-  /** The subscriptions of these ids that exist, in one round trip. */
+  /** A start at a home other than shard 0 is linked to its master (linkCopySubscription): it leaves the starting set. */
+  async started(subId: string): Promise<void> {
+    await this.redis.srem(this.homeKeys(subId).copyStarting(), subId);
+  }
+
+  /** The subscriptions of these ids that exist, in their order: one round trip per shard they live on. */
   subscriptions(ids: string[]): Promise<SubscriptionRecord[]> {
-    return this.hashes<SubscriptionRecord>(ids, (id) => this.keys.copySubscription(id));
+    return this.hashes<SubscriptionRecord>(ids, (id) => this.homeKeys(id).copySubscription(id));
   }
 
   /** Newest first. */
   async masterSubscriptions(master: string): Promise<SubscriptionRecord[]> {
     const list = await this.redis.zrevrange(this.keys.copyMasterSubscriptions(master), 0, -1);
-    return this.hashes<SubscriptionRecord>(list, (id) => this.keys.copySubscription(id));
+    return this.subscriptions(list);
   }
 
-  /** Newest first. */
+  /** A master's subscriptions whose records live at another shard than shard 0 (none with one shard). */
+  async remoteSubscriptions(master: string): Promise<SubscriptionRecord[]> {
+    if (this.shards.all().length === 1) return [];
+    const list = await this.redis.zrange(this.keys.copyMasterSubscriptions(master), '0', '-1');
+    return this.subscriptions(list.filter((id) => shardOfId(id) !== this.keys.shard));
+  }
+
+  /**
+   * Newest first (opened, then id), over the slave's list on every shard: the follower's home and
+   * shard 0, where subscriptions from before homes are.
+   */
   async slaveSubscriptions(slave: string): Promise<SubscriptionRecord[]> {
-    const list = await this.redis.zrevrange(this.keys.copySlaveSubscriptions(slave), 0, -1);
-    return this.hashes<SubscriptionRecord>(list, (id) => this.keys.copySubscription(id));
+    const lists = await Promise.all(this.shards.all().map((k) => this.redis.zrange(k.copySlaveSubscriptions(slave), '0', '-1')));
+    const subs = await this.subscriptions(lists.flat());
+    return subs.sort((a, b) => Number(b.opened) - Number(a.opened) || Number(b.id) - Number(a.id));
   }
 
   async ledger(subId: string): Promise<Ledger> {
-    const h = await this.redis.hgetall(this.keys.copyLedger(subId));
+    const h = await this.redis.hgetall(this.homeKeys(subId).copyLedger(subId));
     return {
       netIn: h.netIn ?? '0', commission: h.commission ?? '0', shared: h.shared ?? '0', hwm: h.hwm ?? '0', feeTs: h.feeTs ?? '',
       owedFee: h.owedFee ?? '0', owedShare: h.owedShare ?? '0',
@@ -230,25 +274,50 @@ export class CopyStore {
    */
   async recordSkips(skips: { sub: string; reason: string }[], masterOrderId: string, at: number, tradeId?: string): Promise<void> {
     if (skips.length === 0) return;
-    const p = this.redis.pipeline();
-    for (const { sub, reason } of skips) {
-      const skip: CopySkip = { masterOrderId: Number(masterOrderId), tradeId: tradeId ? Number(tradeId) : null, reason, timestamp: new Date(at).toISOString() };
-      p.hsetnx(this.keys.copySkips(sub), tradeId ? `${masterOrderId}:${tradeId}` : masterOrderId, JSON.stringify(skip));
-    }
-    for (const [err] of (await p.exec()) ?? []) if (err) throw err;
+    await Promise.all(
+      [...byShard(skips.map((x) => x.sub)).values()].map(async (subs) => {
+        const p = this.redis.pipeline();
+        for (const { sub, reason } of skips.filter((x) => subs.includes(x.sub))) {
+          const skip: CopySkip = { masterOrderId: Number(masterOrderId), tradeId: tradeId ? Number(tradeId) : null, reason, timestamp: new Date(at).toISOString() };
+          p.hsetnx(this.homeKeys(sub).copySkips(sub), tradeId ? `${masterOrderId}:${tradeId}` : masterOrderId, JSON.stringify(skip));
+        }
+        for (const [err] of (await p.exec()) ?? []) if (err) throw err;
+      }),
+    );
   }
 
   async skips(subId: string): Promise<CopySkip[]> {
-    const h = await this.redis.hgetall(this.keys.copySkips(subId));
+    const h = await this.redis.hgetall(this.homeKeys(subId).copySkips(subId));
     return Object.values(h)
       .map((v) => ({ tradeId: null, ...JSON.parse(v) }) as CopySkip)
       .sort((a, b) => a.masterOrderId - b.masterOrderId || (a.tradeId ?? 0) - (b.tradeId ?? 0));
   }
 
+  /** Hashes of these ids in their order: one pipeline per shard the ids name (a pipeline stays on one slot's node). */
   private async hashes<T>(list: string[], key: (id: string) => string): Promise<T[]> {
     if (list.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of list) pipeline.hgetall(key(id));
-    return ((await pipeline.exec()) ?? []).map(([, h]) => asRecord<T>(h as Hash)).filter((x): x is Awaited<T> => x !== null) as T[];
+    const found = new Map<string, Hash>();
+    await Promise.all(
+      [...byShard(list).values()].map(async (ids) => {
+        const pipeline = this.redis.pipeline();
+        for (const id of ids) pipeline.hgetall(key(id));
+        const replies = (await pipeline.exec()) ?? [];
+        replies.forEach(([err, h], i) => {
+          if (err) throw err;
+          found.set(ids[i], h as Hash);
+        });
+      }),
+    );
+    return list.map((id) => asRecord<T>(found.get(id) ?? {})).filter((x): x is Awaited<T> => x !== null) as T[];
   }
+}
+
+/** Ids grouped by the shard they name (src/domain/shard-ids.ts). */
+function byShard(ids: string[]): Map<number, string[]> {
+  const groups = new Map<number, string[]>();
+  for (const id of ids) {
+    const shard = shardOfId(id);
+    groups.set(shard, [...(groups.get(shard) ?? []), id]);
+  }
+  return groups;
 }

@@ -1,3 +1,4 @@
+import { ignoreShortfall } from '../domain/errors';
 import type { Futures } from '../futures';
 import type { MarketStore } from '../markets';
 import type { PlatformDeps } from '../platform/deps';
@@ -30,15 +31,9 @@ export interface Copy {
   board: CopyBoard;
 }
 
-export function createCopy(
-  deps: Pick<PlatformDeps, 'config' | 'log' | 'redis' | 'keys' | 'scripts'> & {
-    markets: MarketStore;
-    futures: Pick<Futures, 'accounts' | 'engine' | 'orders' | 'market' | 'accountReader' | 'accountStats'>;
-    funds: Pick<Funds, 'homes' | 'relay' | 'escrow'>;
-  },
-): Copy {
-  const { config, log, redis, keys, scripts, markets, futures, funds } = deps;
-  const payees: CopyPayees = {
+/** How copy steps reach the money of other shards: payees' homes, the relay, escrow (Funds). */
+export function copyPayees(funds: Pick<Funds, 'homes' | 'relay' | 'escrow' | 'fund'>, log: Pick<PlatformDeps['log'], 'warn'>): CopyPayees {
+  return {
     homeOf: (userId) => funds.homes.of(userId),
     async deliver(id, from) {
       // the step that sent it is done; a payment the relay cannot carry now waits in the outbox
@@ -48,13 +43,27 @@ export function createCopy(
     async gather(userId, accountId, cur) {
       await funds.escrow?.sweepHome(userId, cur, [], accountId);
     },
+    async fund(userId, accountId, shard, cur, minor) {
+      await funds.fund(userId, shard, cur, minor, accountId).catch(ignoreShortfall);
+    },
   };
+}
+
+export function createCopy(
+  deps: Pick<PlatformDeps, 'config' | 'log' | 'redis' | 'keys' | 'shards' | 'scripts'> & {
+    markets: MarketStore;
+    futures: Pick<Futures, 'accounts' | 'engine' | 'orders' | 'market' | 'accountReader' | 'accountStats'>;
+    funds: Pick<Funds, 'homes' | 'relay' | 'escrow' | 'fund'>;
+  },
+): Copy {
+  const { config, log, redis, keys, shards, scripts, markets, futures, funds } = deps;
+  const payees = copyPayees(funds, log);
+  const store = new CopyStore(redis, keys, shards);
   const d: CopyDeps = {
-    redis, keys, log, futures, markets,
-    store: new CopyStore(redis, keys),
+    redis, keys, log, futures, markets, store,
     reader: futures.accountReader,
     stats: futures.accountStats,
-    engine: new CopyEngine(keys, scripts, config.streamMaxLen, payees),
+    engine: new CopyEngine(keys, scripts, config.streamMaxLen, payees, shards, store),
   };
   const views = new CopyViews(d);
   const board = new CopyBoard(d);

@@ -26,6 +26,14 @@ export const rejected = (code: string, message: string) => new AppError(422, cod
 export const forbidden = (code: string, message: string) => new AppError(403, code, message);
 
 /**
+ * For a catch after bringing money together ahead of a step: a margin or balance shortfall found on
+ * the way is left for the step itself to answer with its own code; anything else is rethrown.
+ */
+export function ignoreShortfall(err: unknown): void {
+  if (!(err instanceof AppError && (err.code === 'INSUFFICIENT_MARGIN' || err.code === 'INSUFFICIENT_BALANCE'))) throw err;
+}
+
+/**
  * Codes the Lua scripts return as `{'ERR', code, detail}`, with the HTTP status each maps to.
  * One table, so a script's rejection reaches the client the same way from every caller.
  */

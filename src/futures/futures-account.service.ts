@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { fitsEngine, fromMinor, minorString, toMinorDown } from '../domain/decimal';
 import { futuresParams } from '../domain/futures';
 import { shardOfId } from '../domain/shard-ids';
-import { AppError, badRequest, conflict, engineError, notFound, rejected } from '../domain/errors';
+import { AppError, badRequest, conflict, engineError, ignoreShortfall, notFound, rejected } from '../domain/errors';
 import type { FuturesAccountKind, FuturesEngine } from './futures-engine';
 import type { MarketStore } from '../markets';
 import type { RedisClient } from '../platform/redis/connection';
@@ -206,9 +206,4 @@ export class FuturesAccountService {
       equity: fromMinor(balance.plus(locked).plus(upnl).toFixed(0), digits),
     };
   }
-}
-
-/** A margin shortfall found while bringing money together: the engine's own check answers it. */
-function ignoreShortfall(err: unknown): void {
-  if (!(err instanceof AppError && (err.code === 'INSUFFICIENT_MARGIN' || err.code === 'INSUFFICIENT_BALANCE'))) throw err;
 }

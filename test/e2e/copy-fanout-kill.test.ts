@@ -47,7 +47,7 @@ it('a worker killed midway through a fan-out to 500 followers: every follower en
   await b.liquidity(100, 100);
   const master = await b.master('max'); // equity 10,000
   const users = Array.from({ length: FOLLOWERS }, (_, i) => `f${i}`);
-  const store = new CopyStore(ctx.redis, ctx.keys);
+  const store = new CopyStore(ctx.redis, ctx.keys, ctx.shards);
   const subs: { id: string; acct: string }[] = new Array(FOLLOWERS);
   for (let i = 0; i < FOLLOWERS; i += 50) {
     await Promise.all(

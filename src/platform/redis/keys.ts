@@ -271,11 +271,18 @@ export class Keys {
   copyFinishing(): string {
     return `${this.copy()}finishing`;
   }
+  /**
+   * Subscriptions started at this shard (the follower's home, not shard 0) and not linked to their
+   * master on shard 0 yet (lua/copy/linkCopySubscription): a worker resumes them.
+   */
+  copyStarting(): string {
+    return `${this.copy()}starting`;
+  }
   /** Masters between beginMasterClose and completeMasterClose (a worker resumes them). */
   copyMastersClosing(): string {
     return `${this.copy()}closing`;
   }
-  /** Id counter of copy subscriptions. */
+  /** Id counter of copy subscriptions started at this shard (from the shard's id base, src/domain/shard-ids.ts). */
   copySubscriptionIds(): string {
     return `${this.copy()}ids:sub`;
   }

@@ -1,5 +1,7 @@
 import BigNumber from 'bignumber.js';
 import request from 'supertest';
+import { AppError } from '../../../src/domain/errors';
+import { shardOfId } from '../../../src/domain/shard-ids';
 import { parseEntry } from '../../../src/platform/market-event';
 import type { Transfer } from '../../../src/wallet';
 import { admin } from '../futures/helpers';
@@ -37,30 +39,55 @@ afterEach(async () => b.ctx.cleanup());
 
 const S = '/api/copy-slave';
 const floor8 = (x: BigNumber.Value) => new BigNumber(x).decimalPlaces(8, BigNumber.ROUND_FLOOR).toNumber();
+/** The master's side (its record, account and list of subscriptions) stays on shard 0. */
 const copyShard = () => b.ctx.keys.shard;
+/** The follower's home: the subscription's records and money, where its payments leave from. */
+const FOLLOWER_HOME = 2;
+const homeKeys = (subId: string | number) => b.ctx.shards.keys(shardOfId(String(subId)));
 const usdt = async (shard: number, user: string) =>
   new BigNumber((await b.ctx.redis.hget(b.ctx.shards.keys(shard).walletAvailable(user), 'USDT')) ?? 0).shiftedBy(-8).toNumber();
 const finishBody = (slave: number, closeOrders = true) => ({ copyMasterFuturesAccountId: m, copySlaveFuturesAccountId: slave, closeOrders });
+
+/** A slave made before homes: its account registered on shard 0 (its record too), funded from the wallet. */
+async function oldSlave(user: string, fund: number): Promise<number> {
+  const { CopyStore } = await import('../../../src/copy/copy-store');
+  const acct = await b.ctx.futures.accounts.create(user, { name: 'old', currencyCode: 'USDT', leverage: 10 }, 'own', 0);
+  expect(shardOfId(String(acct.id))).toBe(0);
+  await new CopyStore(b.ctx.redis, b.ctx.keys, b.ctx.shards).saveSlave({
+    id: String(acct.id), user, name: 'old', leverage: '10', currency: 'USDT', cts: String(Date.now()),
+  });
+  await b.deposit(user, fund);
+  const t = await b.post(user, '/api/wallet/transfer', { fromFuturesAccountId: null, toFuturesAccountId: acct.id, currencyCode: 'USDT', amount: fund });
+  expect(t.status).toBe(200);
+  return acct.id;
+}
 
 async function subscription(id: number | string) {
   return (await b.ctx.copy.slaves.subscriptionsTo(follower, (await b.get(follower, S)).body[0].id)).find((s) => s.id === String(id))!;
 }
 
-/** A transfer's record where it was sent (kept 7 days once done). */
-async function record(id: string, from = copyShard()): Promise<Record<string, string>> {
-  return b.ctx.redis.hgetall(b.ctx.shards.keys(from).transfer(id));
+/** A transfer's record where it was sent (kept 7 days once done), looked up on every shard. */
+async function record(id: string): Promise<Record<string, string>> {
+  for (const k of b.ctx.shards.all()) {
+    const h = await b.ctx.redis.hgetall(k.transfer(id));
+    if (h.user) return h;
+  }
+  return {};
 }
 
-/** The records of the transfers the relay carried from the copy shard to the owner: payments, and a closed master's balance. */
+/**
+ * The records of the transfers the relay carried to the owner: payments from the follower's home,
+ * and a closed master's balance from shard 0.
+ */
 async function sentToOwner() {
   const ids = carried.filter((x, i) => carried.indexOf(x) === i);
   const recs: Record<string, string>[] = await Promise.all(ids.map(async (id) => ({ id, ...(await record(id)) })));
-  return recs.filter((r) => r.user === owner && r.from === String(copyShard()));
+  return recs.filter((r) => r.user === owner && r.from === String(r.kind === 'payment' ? FOLLOWER_HOME : copyShard()));
 }
 
 /** The follower copies with 1,000 of margin; the master buys 10 at market, the follower mirrors it; the bid rises to 130. */
-async function followerInProfit() {
-  const slave = await b.slave(follower, 2_000);
+async function followerInProfit(makeSlave: (user: string, fund: number) => Promise<number> = b.slave) {
+  const slave = await makeSlave(follower, 2_000);
   const sub = await b.subscribe(follower, m, slave, 1_000);
   const mOrder = await b.order(owner, m, true, null, 10);
   await b.pump();
@@ -104,14 +131,15 @@ describe('copy trading with the master owner and the follower at home on other s
     expect(carried).toHaveLength(1);
     const [id] = carried;
     const amount = new BigNumber(paid.fee).plus(paid.share).shiftedBy(-8).toNumber();
-    // one payment, debited from the subscription on the copy shard, credited at the owner's home
+    // one payment, debited from the subscription at the follower's home, credited at the owner's home
     expect(await record(id)).toMatchObject({
-      kind: 'payment', payer: follower, user: owner, from: String(copyShard()), to: '1', state: 'done',
+      kind: 'payment', payer: follower, user: owner, from: String(FOLLOWER_HOME), to: '1', state: 'done',
       fee: paid.fee, share: paid.share,
     });
     expect(await b.ctx.redis.get(b.ctx.shards.keys(1).transferCredit(id))).toBe(new BigNumber(paid.fee).plus(paid.share).toFixed(0));
     expect(await usdt(1, owner)).toBeCloseTo(home + amount, 8);
     expect(await usdt(copyShard(), owner)).toBe(0); // nothing was paid into escrow on the copy shard
+    expect(await usdt(FOLLOWER_HOME, owner)).toBe(0); // nor at the follower's home
     const ledger = await b.ctx.copy.settlement.settle(sub);
     expect(ledger.share).toBe('0');
     await atRest();
@@ -123,7 +151,7 @@ describe('copy trading with the master owner and the follower at home on other s
     expect(shared).toEqual({ fee: '0', share: '0' });
     // the fee accrued up to the finish is paid too; every payment's amount reached the owner's home once
     const total = (await sentToOwner()).reduce((t, r) => t.plus(r.amount), new BigNumber(0));
-    const l = await b.ctx.redis.hgetall(b.ctx.keys.copyLedger(sub.id));
+    const l = await b.ctx.redis.hgetall(homeKeys(sub.id).copyLedger(sub.id));
     expect(total.toFixed(0)).toBe(new BigNumber(l.commission).plus(l.shared).toFixed(0));
     expect(await usdt(1, owner)).toBeCloseTo(home + total.shiftedBy(-8).toNumber(), 8);
     expect(fin.body.commission).toBeCloseTo(total.shiftedBy(-8).toNumber(), 8);
@@ -152,7 +180,7 @@ describe('copy trading with the master owner and the follower at home on other s
     await b.ctx.copy.settlement.resume();
     const done = await subscription(sub.id);
     expect(done.state).toBe('Finished');
-    const l = await b.ctx.redis.hgetall(b.ctx.keys.copyLedger(sub.id));
+    const l = await b.ctx.redis.hgetall(homeKeys(sub.id).copyLedger(sub.id));
     expect(new BigNumber(l.shared).toNumber()).toBeGreaterThan(0);
     expect(l.owedShare).toBe('0');
     // the owner holds, at home and nowhere else, the master's balance (sent home) and every payment
@@ -174,6 +202,8 @@ describe('faults in a payment\'s delivery', () => {
   it('the relay killed between the debit and the credit: in transit until the worker\'s drain credits it once', async () => {
     const { sub, mOrder } = await followerInProfit();
     await realize(mOrder);
+    // the proceeds on the market's shard come home first (what the settlement does before its step)
+    await b.ctx.funds.escrow!.sweepHome(follower, 'USDT', [], sub.acct);
     const ledger = b.ctx.funds.ledger;
     const credit = ledger.creditAll.bind(ledger);
     ledger.creditAll = async () => {
@@ -183,7 +213,7 @@ describe('faults in a payment\'s delivery', () => {
     const paid = await b.ctx.copy.settlement.settle(sub);
     const amount = new BigNumber(paid.fee).plus(paid.share);
     expect(amount.toNumber()).toBeGreaterThan(0);
-    const [sent] = await ledger.outbox(copyShard());
+    const [sent] = await ledger.outbox(FOLLOWER_HOME);
     expect(sent).toMatchObject({ kind: 'payment', payer: follower, user: owner, to: 1, amount: amount.toFixed(0) });
     expect((await record(sent.id)).state).toBe('durable');
     // in transit: the reconciler holds with it counted, the owner's merged balance shows it once
@@ -194,9 +224,9 @@ describe('faults in a payment\'s delivery', () => {
     expect(await usdt(1, owner)).toBe(home);
 
     ledger.creditAll = credit;
-    expect(await b.ctx.funds.relay!.drain(copyShard(), 0)).toBe(1);
+    expect(await b.ctx.funds.relay!.drain(FOLLOWER_HOME, 0)).toBe(1);
     expect(await usdt(1, owner)).toBeCloseTo(home + amount.shiftedBy(-8).toNumber(), 8);
-    expect(await b.ctx.funds.relay!.drain(copyShard(), 0)).toBe(0);
+    expect(await b.ctx.funds.relay!.drain(FOLLOWER_HOME, 0)).toBe(0);
     await atRest();
   });
 
@@ -209,12 +239,16 @@ describe('faults in a payment\'s delivery', () => {
     const home = await usdt(1, owner);
     expect((await b.post(follower, `${S}/finishMasterCopy`, finishBody(slave))).status).toBe(200);
     expect((await b.del(owner, `/api/copy-master/${m}`)).status).toBe(200);
-    const pending: (Transfer & { sentMs: number })[] = await b.ctx.funds.ledger.outbox(copyShard());
-    expect(pending.map((t) => t.kind).sort()).toEqual(['move', 'payment']);
+    // the payment leaves the follower's home, the closed master's balance shard 0
+    const pending: (Transfer & { sentMs: number })[] = [
+      ...(await b.ctx.funds.ledger.outbox(copyShard())), ...(await b.ctx.funds.ledger.outbox(FOLLOWER_HOME)),
+    ];
+    expect(pending.map((t) => `${t.kind}@${t.from}`).sort()).toEqual([`move@${copyShard()}`, `payment@${FOLLOWER_HOME}`]);
     relay.deliver = deliver;
     await Promise.all(pending.flatMap((t) => [relay.deliver(t), relay.deliver(t)]));
     for (const t of pending) await relay.deliver(t);
     expect(await relay.drain(copyShard(), 0)).toBe(0);
+    expect(await relay.drain(FOLLOWER_HOME, 0)).toBe(0);
     const moved = pending.reduce((s, t) => s.plus(t.amount as string), new BigNumber(0));
     expect(await usdt(1, owner)).toBeCloseTo(home + moved.shiftedBy(-8).toNumber(), 8);
     for (const t of pending) expect(await b.ctx.redis.get(b.ctx.shards.keys(1).transferCredit(t.id))).toBe(t.amount);
@@ -276,7 +310,7 @@ describe('a master trading a futures market on another shard than the accounts\'
     expect(fin.status).toBe(200);
     expect(await marginOn(1, sub.acct)).toEqual({ balance: 0, locked: 0 });
     const done = await subscription(sub.id);
-    const l = await b.ctx.redis.hgetall(b.ctx.keys.copyLedger(sub.id));
+    const l = await b.ctx.redis.hgetall(homeKeys(sub.id).copyLedger(sub.id));
     // the whole realized profit was seen: 20 % of it shared, paid to the owner's home
     // realized profit R = cash − netIn + what was paid to the master (fee and share)
     const realized = new BigNumber(done.settledEquity).minus(1_000e8).plus(l.commission).plus(l.shared);
@@ -285,6 +319,258 @@ describe('a master trading a futures market on another shard than the accounts\'
     const paid = (await sentToOwner()).filter((r) => r.kind === 'payment').reduce((t, r) => t.plus(r.amount), new BigNumber(0));
     expect(paid.toFixed(0)).toBe(new BigNumber(l.commission).plus(l.shared).toFixed(0));
     expect((await b.account(follower, slave)).available).toBeCloseTo(new BigNumber(done.settledEquity).shiftedBy(-8).plus(1_000).toNumber(), 8);
+    await atRest();
+  });
+});
+
+describe('the follower\'s side at the follower\'s home (DESIGN 2)', () => {
+  const update = (slave: number, margin: number) =>
+    b.post(follower, `${S}/updateMasterCopySettings`, { copyMasterFuturesAccountId: m, copySlaveFuturesAccountId: slave, margin });
+  const moneyOf = async (acct: string | number) => {
+    let sum = new BigNumber(0);
+    for (const k of b.ctx.shards.all()) {
+      const [balance, locked] = await b.ctx.redis.hmget(k.futuresAccount(acct), 'balance', 'locked');
+      sum = sum.plus(balance ?? 0).plus(locked ?? 0);
+    }
+    return sum.shiftedBy(-8).toNumber();
+  };
+
+  it('keeps the subscription\'s records and money at the follower\'s home, its id in the master\'s list on shard 0', async () => {
+    const slave = await b.slave(follower, 2_000);
+    const sub = await subscription((await b.subscribe(follower, m, slave, 500)).id);
+    expect(shardOfId(sub.id)).toBe(FOLLOWER_HOME);
+    const home = b.ctx.shards.keys(FOLLOWER_HOME);
+    expect(await b.ctx.redis.hget(home.copySubscription(sub.id), 'state')).toBe('Active');
+    expect(await b.ctx.redis.exists(b.ctx.keys.copySubscription(sub.id))).toBe(0);
+    expect(new BigNumber((await b.ctx.redis.hget(home.copyLedger(sub.id), 'netIn'))!).toNumber()).toBe(500e8);
+    expect(await b.ctx.redis.zrange(home.copySlaveSubscriptions(String(slave)), '0', '-1')).toEqual([sub.id]);
+    expect(await b.ctx.redis.get(home.copyActiveSubscription(String(m), String(slave)))).toBe(sub.id);
+    expect(await b.ctx.redis.zrange(b.ctx.keys.copyMasterSubscriptions(String(m)), '0', '-1')).toEqual([sub.id]);
+    expect(await b.ctx.redis.smembers(home.copyStarting())).toEqual([]);
+    // the subscription's margin of record at home, the slave's taken from its escrow there
+    expect(new BigNumber((await b.ctx.redis.hget(home.futuresAccount(sub.acct), 'balance'))!).toNumber()).toBe(500e8);
+    expect([shardOfId(sub.acct), shardOfId(String(slave))]).toEqual([FOLLOWER_HOME, FOLLOWER_HOME]);
+    expect(await b.ctx.copy.settlement.resume()).toBe(0);
+    // a slave registered at home: the start moved no money between shards
+    expect(await b.ctx.funds.ledger.outbox(copyShard())).toEqual([]);
+    expect((await b.account(follower, slave)).available).toBe(1_500);
+    // merged reads: the follower's lists, the master's followers and the board
+    expect((await b.get(follower, `${S}/following`)).body.items.map((x: { id: number }) => String(x.id))).toEqual([sub.id]);
+    const member = String(m).padStart(12, '0');
+    expect(await b.ctx.redis.zscore(b.ctx.keys.copyBoard('followers'), member)).toBe('-1');
+    expect(await b.ctx.redis.zscore(b.ctx.keys.copyBoard('aum'), member)).toBe('-500');
+    await atRest();
+  });
+
+  it('margin changes at once, adds and removes, serialize: the margin recorded is the account\'s money, the rest the slave\'s', async () => {
+    const slave = await b.slave(follower, 2_000);
+    const sub = await subscription((await b.subscribe(follower, m, slave, 500)).id);
+    const answers = await Promise.all([700, 300, 900, 100, 600].map((x) => update(slave, x)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    const now = await subscription(sub.id);
+    const margin = new BigNumber(now.margin).shiftedBy(-8).toNumber();
+    expect([100, 300, 600, 700, 900]).toContain(margin);
+    expect(await moneyOf(sub.acct)).toBe(margin);
+    expect(await moneyOf(slave)).toBe(2_000 - margin);
+    expect(new BigNumber((await b.ctx.redis.hget(homeKeys(sub.id).copyLedger(sub.id), 'netIn'))!).shiftedBy(-8).toNumber()).toBe(margin);
+    await atRest();
+  });
+
+  it('a margin decrease sweeps the proceeds home from the market\'s shard first; an increase whose top-up is cut is a 503 that changes nothing', async () => {
+    const { slave, sub, mOrder } = await followerInProfit(oldSlave);
+    await realize(mOrder);
+    const home = b.ctx.shards.keys(FOLLOWER_HOME);
+    const atHome = async () => new BigNumber((await b.ctx.redis.hget(home.futuresAccount(sub.acct), 'balance'))!).shiftedBy(-8).toNumber();
+    // the mirrored position's margin and its proceeds sit on shard 0 (BTC_USDT's): home holds less than 999
+    expect(await atHome()).toBeLessThan(999);
+    const total = await moneyOf(sub.acct);
+    expect((await update(slave, 1)).status).toBe(200);
+    expect(await moneyOf(sub.acct)).toBeCloseTo(total - 999, 8);
+    expect(new BigNumber((await b.ctx.redis.hget(b.ctx.keys.futuresAccount(sub.acct), 'balance')) ?? 0).toNumber()).toBe(0);
+    expect(await moneyOf(slave)).toBeCloseTo(1_999, 8);
+    await atRest();
+
+    // the slave's escrow at home holds less than 1,499: the increase needs a top-up from shard 0
+    const ledger = b.ctx.funds.ledger;
+    const credit = ledger.creditAll.bind(ledger);
+    ledger.creditAll = async () => {
+      throw new AppError(503, 'SHARD_UNAVAILABLE', 'relay killed after marking the debit durable');
+    };
+    const cut = await update(slave, 1_500);
+    expect(cut.status).toBe(503);
+    expect(new BigNumber((await subscription(sub.id)).margin).shiftedBy(-8).toNumber()).toBe(1);
+    expect(await moneyOf(sub.acct)).toBeCloseTo(total - 999, 8);
+    ledger.creditAll = credit;
+    expect(await b.ctx.funds.relay!.drain(copyShard(), 0)).toBe(1);
+    expect((await update(slave, 1_500)).status).toBe(200);
+    expect(await moneyOf(sub.acct)).toBeCloseTo(total + 500, 8);
+    expect(await moneyOf(slave)).toBeCloseTo(500, 8);
+    await atRest();
+  });
+
+  it('a start racing a finish of the same pair: each finish finds it or not, nothing is lost', async () => {
+    const slave = await b.slave(follower, 2_000);
+    for (let round = 0; round < 3; round++) {
+      const [start, fin] = await Promise.all([b.start(follower, m, slave, 400), b.post(follower, `${S}/finishMasterCopy`, finishBody(slave))]);
+      expect(start.status).toBe(200);
+      expect([200, 404, 409]).toContain(fin.status);
+      await b.ctx.copy.settlement.resume();
+      const active = (await b.get(follower, `${S}/following`)).body.items;
+      if (active.length) expect((await b.post(follower, `${S}/finishMasterCopy`, finishBody(slave))).status).toBe(200);
+      expect(await moneyOf(slave)).toBeCloseTo(2_000, 8);
+      await atRest();
+    }
+  });
+
+  it('a start cut off before its link: resume() links it; a master closed meanwhile finishes it and returns the margin', async () => {
+    const slave = await b.slave(follower, 2_000);
+    const { CopyEngine } = await import('../../../src/copy/copy-engine');
+    const { CopyStore } = await import('../../../src/copy/copy-store');
+    const { copyPayees } = await import('../../../src/copy');
+    const store = new CopyStore(b.ctx.redis, b.ctx.keys, b.ctx.shards);
+    const engine = new CopyEngine(b.ctx.keys, b.ctx.scripts, b.ctx.config.streamMaxLen, copyPayees(b.ctx.funds, b.ctx.log), b.ctx.shards, store);
+    const master = (await store.master(String(m)))!;
+    const stepOnly = async (margin: number) => {
+      const subId = await store.nextSubscriptionId(FOLLOWER_HOME);
+      const acct = await b.ctx.futures.accounts.create(follower, { name: `copy #${subId}`, currencyCode: 'USDT', leverage: 10 }, 'copy', FOLLOWER_HOME);
+      const none = { stopLossPercent: '', takeProfitPercent: '', maxSlippagePercent: '' };
+      await engine.start(follower, master, String(slave), String(acct.id), subId, new BigNumber(margin).shiftedBy(8).toFixed(0), Date.now(), none);
+      return subId;
+    };
+    const first = await stepOnly(300);
+    expect(await b.ctx.redis.smembers(b.ctx.shards.keys(FOLLOWER_HOME).copyStarting())).toEqual([first]);
+    expect(await b.ctx.redis.zrange(b.ctx.keys.copyMasterSubscriptions(String(m)), '0', '-1')).toEqual([]);
+    expect(await b.ctx.copy.settlement.resume()).toBe(1);
+    expect(await b.ctx.redis.zrange(b.ctx.keys.copyMasterSubscriptions(String(m)), '0', '-1')).toEqual([first]);
+    expect((await subscription(first)).state).toBe('Active');
+    expect(await b.ctx.copy.settlement.resume()).toBe(0);
+    expect((await b.post(follower, `${S}/finishMasterCopy`, finishBody(slave))).status).toBe(200);
+
+    const second = await stepOnly(200);
+    expect((await b.del(owner, `/api/copy-master/${m}`)).status).toBe(200);
+    expect(await b.ctx.copy.settlement.resume()).toBe(1);
+    const done = await subscription(second);
+    expect([done.state, done.reason]).toEqual(['Finished', 'MASTER_CLOSED']);
+    expect(await b.ctx.redis.zrange(b.ctx.keys.copyMasterSubscriptions(String(m)), '0', '-1')).toEqual([first]);
+    expect(await moneyOf(done.acct)).toBe(0);
+    expect(await moneyOf(slave)).toBeCloseTo(2_000, 8);
+    await atRest();
+  });
+
+  it('the relay killed between a start\'s debit and credit (a slave from before homes, on shard 0): 503, in transit; delivered twice at once and again, credited once; the retry starts', async () => {
+    const slave = await oldSlave(follower, 2_000);
+    const ledger = b.ctx.funds.ledger;
+    const credit = ledger.creditAll.bind(ledger);
+    ledger.creditAll = async () => {
+      throw new AppError(503, 'SHARD_UNAVAILABLE', 'relay killed after marking the debit durable');
+    };
+    const r = await b.start(follower, m, slave, 500);
+    expect(r.status).toBe(503);
+    expect(await b.ctx.redis.zcard(b.ctx.keys.copyMasterSubscriptions(String(m)))).toBe(0);
+    const pending = await ledger.outbox(copyShard());
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ acct: String(slave), from: copyShard(), to: FOLLOWER_HOME });
+    const rows = await httpHelpers(b.app).reconcile();
+    const row = rows.find((x) => x.currencyCode === 'USDT')!;
+    expect(row.difference).toBe(0);
+    expect(row.terms.inTransit).toBeGreaterThanOrEqual(500);
+    expect(await moneyOf(slave)).toBeLessThan(2_000); // its escrow at home not credited yet
+    ledger.creditAll = credit;
+    const relay = b.ctx.funds.relay!;
+    await Promise.all(pending.flatMap((t) => [relay.deliver(t), relay.deliver(t)]));
+    for (const t of pending) await relay.deliver(t);
+    expect(await moneyOf(slave)).toBeCloseTo(2_000, 8);
+    const again = await b.start(follower, m, slave, 500);
+    expect(again.status).toBe(200);
+    expect((await b.account(follower, slave)).available).toBe(1_500);
+    await atRest();
+  });
+
+  it('a subscription at home on shard 0 (as every one from before homes) takes the single-step path and finishes', async () => {
+    const old = await userWithHome(b.ctx, 0, 'old');
+    const slave = await b.slave(old, 1_000);
+    const sub = (await b.subscribe(old, m, slave, 400)) as { id: number };
+    expect(shardOfId(String(sub.id))).toBe(0);
+    expect(await b.ctx.redis.hget(b.ctx.keys.copySubscription(sub.id), 'state')).toBe('Active');
+    expect(shardOfId((await b.ctx.redis.hget(b.ctx.keys.copySubscription(sub.id), 'acct'))!)).toBe(0);
+    const fin = await b.post(old, `${S}/finishMasterCopy`, { copyMasterFuturesAccountId: m, copySlaveFuturesAccountId: slave, closeOrders: true });
+    expect(fin.status).toBe(200);
+    expect((await b.account(old, slave)).available).toBeCloseTo(1_000, 6);
+    await atRest();
+  });
+});
+
+describe('reads across homes', () => {
+  it('a shard that cannot answer makes the follower\'s merged lists a 503, never a partial list', async () => {
+    const slave = await b.slave(follower, 2_000);
+    await b.subscribe(follower, m, slave, 500);
+    const old = await userWithHome(b.ctx, 0, 'old');
+    const oldSlave = await b.slave(old, 1_000);
+    await b.subscribe(old, m, oldSlave, 300);
+    const redis = b.ctx.redis;
+    const zrange = redis.zrange.bind(redis);
+    const unreachable = b.ctx.shards.keys(FOLLOWER_HOME).engine;
+    redis.zrange = ((key: string, ...rest: never[]) => {
+      if (String(key).startsWith(unreachable)) return Promise.reject(new Error('Connection is closed.'));
+      return (zrange as (...a: unknown[]) => Promise<string[]>)(key, ...rest);
+    }) as typeof redis.zrange;
+    try {
+      for (const path of [`${S}/following`, `${S}/${slave}/subscriptions`, `${S}/${oldSlave}/subscriptions`]) {
+        const r = await b.get(path.includes(String(oldSlave)) ? old : follower, path);
+        expect([path, r.status, r.body.error?.code]).toEqual([path, 503, 'ENGINE_UNAVAILABLE']);
+      }
+    } finally {
+      redis.zrange = zrange;
+    }
+    // answered again, whole: each follower's own subscription
+    expect((await b.get(follower, `${S}/following`)).body.items).toHaveLength(1);
+    expect((await b.get(old, `${S}/following`)).body.items).toHaveLength(1);
+    await atRest();
+  });
+});
+
+describe('a subscription from before homes (on shard 0) of a follower at home on shard 2', () => {
+  it('keeps working beside new ones: listed, holds its claim, settles and finishes on shard 0', async () => {
+    const slave = await oldSlave(follower, 2_000);
+    const { CopyEngine } = await import('../../../src/copy/copy-engine');
+    const { CopyStore } = await import('../../../src/copy/copy-store');
+    const { copyPayees } = await import('../../../src/copy');
+    const store = new CopyStore(b.ctx.redis, b.ctx.keys, b.ctx.shards);
+    const engine = new CopyEngine(b.ctx.keys, b.ctx.scripts, b.ctx.config.streamMaxLen, copyPayees(b.ctx.funds, b.ctx.log), b.ctx.shards, store);
+    // as the code before homes made it: an id of shard 0's counter, the account's margin of record on
+    // shard 0 (no `home`), the slave's margin taken there, every record on shard 0
+    const legacyId = await store.nextSubscriptionId(0);
+    expect(shardOfId(legacyId)).toBe(0);
+    const acct = await b.ctx.futures.accounts.create(follower, { name: `copy #${legacyId}`, currencyCode: 'USDT', leverage: 10 }, 'copy', 0);
+    const none = { stopLossPercent: '', takeProfitPercent: '', maxSlippagePercent: '' };
+    await engine.start(follower, (await store.master(String(m)))!, String(slave), String(acct.id), legacyId, String(700e8), Date.now(), none);
+    expect(await b.ctx.redis.hget(b.ctx.keys.copySubscription(legacyId), 'state')).toBe('Active');
+    expect(await b.ctx.redis.exists(b.ctx.shards.keys(FOLLOWER_HOME).copySubscription(legacyId))).toBe(0);
+    // its claim on shard 0 still refuses a second subscription of the pair
+    const again = await b.start(follower, m, slave, 100);
+    expect([again.status, again.body.error.code]).toEqual([409, 'SUBSCRIPTION_EXISTS']);
+    // a second master, followed the new way at home, listed beside it
+    const m2 = await b.master(owner, { commissionRate: 36.5, slaveIncomePercentage: 20 });
+    const fresh = await b.subscribe(follower, m2, slave, 300);
+    expect(shardOfId(String(fresh.id))).toBe(FOLLOWER_HOME);
+    const following = (await b.get(follower, `${S}/following`)).body.items.map((x: { id: number }) => String(x.id)).sort();
+    expect(following).toEqual([legacyId, String(fresh.id)].sort());
+    // the master's trade mirrored into the old subscription, realized, settled and finished on shard 0
+    const mOrder = await b.order(owner, m, true, null, 10);
+    await b.pump();
+    const ann = await b.fundedAccount('ann', 1_000_000, 10);
+    await b.order('ann', ann, true, 130, 100);
+    await realize(mOrder);
+    const paid = await b.ctx.copy.settlement.settle((await store.subscription(legacyId))!);
+    expect(new BigNumber(paid.share).toNumber()).toBeGreaterThan(0);
+    expect((await b.post(follower, `${S}/finishMasterCopy`, finishBody(slave))).status).toBe(200);
+    const done = (await store.subscription(legacyId))!;
+    expect(done.state).toBe('Finished');
+    const l = await b.ctx.redis.hgetall(b.ctx.keys.copyLedger(legacyId));
+    // the old subscription's payments leave shard 0, where its money of record is
+    const payments = (await Promise.all([...new Set(carried)].map(record))).filter((r) => r.kind === 'payment' && r.from === String(copyShard()));
+    expect(payments.reduce((t, r) => t.plus(r.amount), new BigNumber(0)).toFixed(0)).toBe(new BigNumber(l.commission).plus(l.shared).toFixed(0));
+    expect((await b.post(follower, `${S}/finishMasterCopy`, { ...finishBody(slave), copyMasterFuturesAccountId: m2 })).status).toBe(200);
     await atRest();
   });
 });

@@ -65,12 +65,13 @@ describe('mirroring a master onto its subscriptions', () => {
     const pub = await b.pub(`/api/copy-master/${masterId}/positions`);
     expect(pub.body.items.map((p: { id: number }) => p.id)).toEqual([mOrder]);
     const slaves = await b.get('max', `/api/copy-master/${masterId}/slaves`);
+    // by id: slaves' accounts are registered at their followers' homes, with ids of no creation order there
     expect(slaves.body).toEqual([
       { id: sam, futuresAccountId: sam, leverage: 10, currencyCode: 'USDT', name: 'sam-copy', futuresAccountName: 'sam-copy',
         openPositionsCount: 1, activeSubscriptionsCount: 1 },
       { id: sue, futuresAccountId: sue, leverage: 10, currencyCode: 'USDT', name: 'sue-copy', futuresAccountName: 'sue-copy',
         openPositionsCount: 0, activeSubscriptionsCount: 1 },
-    ]);
+    ].sort((x, y) => x.id - y.id));
   });
 
   it('does not copy, on a replay, a master order that stopped working before the subscription started', async () => {

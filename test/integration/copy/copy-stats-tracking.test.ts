@@ -1,3 +1,4 @@
+import { shardOfId } from '../../../src/domain/shard-ids';
 import type { AccountTradingStats } from '../../../src/futures';
 import { statsOfOrders } from '../../support/analytics-oracle';
 import { copyBed, type CopyBed } from './helpers';
@@ -48,7 +49,7 @@ describe('copy trading: aggregates of tracked accounts only', () => {
     const master = await b.master('tm1');
     const slave = await b.slave('tf1', 5_000);
     const sub = await b.subscribe('tf1', master, slave, 1_000);
-    const subAcct = (await b.ctx.redis.hget(b.ctx.keys.copySubscription(sub.id), 'acct')) as string;
+    const subAcct = (await b.ctx.redis.hget(b.ctx.shards.keys(shardOfId(String(sub.id))).copySubscription(sub.id), 'acct')) as string;
     await trade('tm1', master, 4, 1);
     await b.pump();
     expect([await flag(master), await flag(subAcct)]).toEqual(['1', '1']);

@@ -178,12 +178,10 @@ describe('a finish cut off between its steps (the process died)', () => {
   it('is Finishing, takes no mirror, refuses a second finish, and resume() completes it once', async () => {
     const { CopyEngine } = await import('../../../src/copy/copy-engine');
     const { CopyStore } = await import('../../../src/copy/copy-store');
-    const store = new CopyStore(b.ctx.redis, b.ctx.keys);
-    const engine = new CopyEngine(b.ctx.keys, b.ctx.scripts, b.ctx.config.streamMaxLen, {
-      homeOf: (user) => b.ctx.funds.homes.of(user),
-      deliver: async (id, from) => b.ctx.funds.relay?.deliver({ id, from }),
-      gather: async (user, acct, cur) => void (await b.ctx.funds.escrow?.sweepHome(user, cur, [], acct)),
-    });
+    const { copyPayees } = await import('../../../src/copy');
+    const store = new CopyStore(b.ctx.redis, b.ctx.keys, b.ctx.shards);
+    const payees = copyPayees(b.ctx.funds, b.ctx.log);
+    const engine = new CopyEngine(b.ctx.keys, b.ctx.scripts, b.ctx.config.streamMaxLen, payees, b.ctx.shards, store);
     const slave = await b.slave('sam', 1_000);
     const sub = (await store.subscription(String((await b.subscribe('sam', m, slave, 500)).id)))!;
     await engine.beginFinish(sub, (await store.master(String(m)))!, 'sam', 'SLAVE_FINISHED', true, Date.now());

@@ -148,7 +148,7 @@ async function apply(s: Step): Promise<void> {
 }
 
 async function checkInvariants(total: bigint): Promise<void> {
-  const store = new CopyStore(b.ctx.redis, b.ctx.keys);
+  const store = new CopyStore(b.ctx.redis, b.ctx.keys, b.ctx.shards);
   expect(await b.usdtTotal()).toBe(total);
   for (const [i] of slaves.entries()) {
     const subs = await b.ctx.copy.slaves.subscriptionsTo(user(i), slaves[i]);

@@ -35,7 +35,7 @@ beforeEach(async () => {
   b = await copyBed({ ...proxy.overrides, REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) });
   await b.liquidity(100);
   m = await b.master('max', { commissionRate: 10, slaveIncomePercentage: 20 });
-  store = new CopyStore(b.ctx.redis, b.ctx.keys);
+  store = new CopyStore(b.ctx.redis, b.ctx.keys, b.ctx.shards);
   unit = 10n ** BigInt((await b.ctx.markets.store.getCurrency('USDT'))?.decimals ?? 0);
 });
 afterEach(async () => b.ctx.cleanup());
@@ -143,7 +143,7 @@ describe('copy finish through a faulty engine connection', () => {
 
     const { sub, ledger } = await onlySubscription(slave);
     expect(sub.state).toBe('Finished');
-    expect(await b.ctx.redis.smembers(b.ctx.keys.copyFinishing())).toEqual([]);
+    expect((await store.unfinished()).subscriptions).toEqual([]);
     // fee: margin x rate over the whole seconds from start to finish, once
     const secs = BigInt(Math.floor((Number(sub.closed) - Number(sub.opened)) / 1000));
     const fee = (((BigInt(sub.margin) * FEE_PPM) / PPM) * secs) / YEAR_S;
