@@ -19,8 +19,21 @@ end
 -- ctx.changed[side][p] keeps the level's new total as publishEvents prints it ('0' once removed),
 -- so publishing needs no HGET per changed level. `p`, `deltaText`: the price and the change as
 -- text, when the caller has them (a number printed costs about as much as a command's dispatch).
-local function changeLevel(ctx, side, ticks, delta, p, deltaText)
+-- A context with `levelsLater` (placeSpotOrders' batch, includes/spot/spotBatch) keeps there the
+-- call's net change of the level instead (its text while there is one change, then a number) and
+-- writes it once, with `now`, when publishEvents prints the entry: a level that many fills of one
+-- call take from is written once, and no order's undo entry needs the level's hash and zset.
+local function changeLevel(ctx, side, ticks, delta, p, deltaText, now)
   p = p or fmt(ticks)
+  if ctx.levelsLater and not now then
+    local pending = ctx.changed[side]
+    local prior = pending[p]
+    if ctx.undo then undoRemember(ctx, 'c', side, p, prior or false) end
+    -- string arithmetic reads a text as its number
+    if prior then pending[p] = prior + delta else pending[p] = deltaText or delta end
+    ctx.bookChanged = true
+    return
+  end
   deltaText = deltaText or fmt(delta)
   local call = RCALL or rcallOf()
   local qty = call('HINCRBY', ctx.keys.lvlqty[side], p, deltaText)

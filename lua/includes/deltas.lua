@@ -12,8 +12,14 @@ local function addDelta(ctx, key, field, v)
   if v == 0 then return end
   local deltas = ctx.deltas
   local byField = deltas[key]
-  -- the pending change before, false for none (includes/undoLog kind 'd')
-  if ctx.undo then undoRemember(ctx, 'd', key, field, byField and byField[field] or false) end
+  local u = ctx.undo
+  if u then
+    -- the pending change before, false for none: undoRemember's entry (includes/undoLog kind 'd'),
+    -- written here, where a spot order makes ten a fill: the call cost more than the entry
+    local n = u.n
+    u[n + 1], u[n + 2], u[n + 3], u[n + 4] = 'd', key, field, byField and byField[field] or false
+    u.n = n + 4
+  end
   if byField then
     byField[field] = (byField[field] or 0) + v
     return

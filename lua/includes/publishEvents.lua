@@ -7,6 +7,7 @@
   market's trade history (includes/tradeHistory), which outlives the stream's trimming.
 ]]
 --- @include "includes/fmt"
+--- @include "includes/book"
 --- @include "includes/tradeHistory"
 --- @include "includes/rcall"
 --- @include "includes/globals"
@@ -20,6 +21,19 @@ local function publishEvents(ctx)
   local n = #events
   local seqText
   if ctx.bookChanged then
+    if ctx.levelsLater then
+      -- the call's net change of each level (includes/book changeLevel), written now: a net 0 still
+      -- goes through (HINCRBY by 0), so the level's total is printed as a change per write would have
+      for i = 1, 2 do
+        local side = BOOK_SIDES[i]
+        for p, v in nxt, ctx.changed[side] do
+          -- one change: its text as the caller had it (a number and a text are never ==)
+          local d, text = v + 0, v
+          if d == v then text = nil end
+          changeLevel(ctx, side, nil, d, p, text, true)
+        end
+      end
+    end
     seqText = fmt(call('INCR', keys.seq))
     for i = 1, 2 do
       local side = BOOK_SIDES[i]

@@ -92,10 +92,13 @@ local function recordTrades(ctx)
 
   -- the records in one ZADD (a command costs far more than the table of its arguments; at most
   -- 1000 a command, well inside unpack's stack), each user's index entries one ZADD per
-  -- trade: grouped per user they measured more instructions, the users of a batch being mostly all
-  -- different
+  -- trade: grouped per user they measured more instructions on futures, the users of its batches
+  -- being mostly all different. A context with `tradesByUser` (a kept table: placeSpotOrders'
+  -- batch of up to 64 orders, where a market's active users trade several times a call) has them
+  -- grouped, one ZADD per user a call.
   local users = keys.users
   local unpackAll = TUNPACK or tunpackOf()
+  local byUser = ctx.tradesByUser
   -- the array sized for a batch's usual four trades by its constructor: grown from empty it
   -- rehashed at 1, 2, 4 and 8 entries
   local recs, n = { nil, nil, nil, nil, nil, nil, nil, nil }, 0
@@ -103,8 +106,15 @@ local function recordTrades(ctx)
     local t = events[i]
     if t.e == 'trade' then
       local id, tu, mu = t.id, t.tu, t.mu
-      call('ZADD', users .. tu, id, id .. ':t')
-      call('ZADD', users .. mu, id, id .. ':m')
+      if byUser then
+        local g = byUser[tu]
+        if g then g[#g + 1], g[#g + 2] = id, id .. ':t' else byUser[tu] = { id, id .. ':t' } end
+        g = byUser[mu]
+        if g then g[#g + 1], g[#g + 2] = id, id .. ':m' else byUser[mu] = { id, id .. ':m' } end
+      else
+        call('ZADD', users .. tu, id, id .. ':t')
+        call('ZADD', users .. mu, id, id .. ':m')
+      end
       if trimmed then trimmed[tu], trimmed[mu] = true, true end
       if n == 2000 then -- 1000 records
         call('ZADD', recKey, unpackAll(recs, 1, n))
@@ -122,6 +132,13 @@ local function recordTrades(ctx)
     end
   end
   call('ZADD', recKey, unpackAll(recs, 1, n))
+  if byUser then
+    -- at most 64 orders' trades a user (a sweep's many fills stay well inside unpack's stack)
+    for user, g in TNEXT or tnextOf(), byUser do
+      call('ZADD', users .. user, unpackAll(g))
+      byUser[user] = nil
+    end
+  end
 
   -- trim by time, only when the oldest command is past the retention; checked by the first command
   -- of each second of trade time (a market's first command has nothing to trim)

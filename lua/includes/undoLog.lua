@@ -47,6 +47,7 @@ local function undoRemember(ctx, kind, key, sub, prior)
       prior = redis.call('GET', key)
     end
   end
+  -- (includes/deltas addDelta writes its 'd' entries itself, in this layout)
   local n = u.n
   u[n + 1], u[n + 2], u[n + 3], u[n + 4] = kind, key, sub or false, prior
   u.n = n + 4

@@ -115,8 +115,16 @@ local function placeOne(k, a)
   local crossing = makerId ~= nil and crosses(side, price, ticks)
   if postOnly and otype == 'limit' and crossing then return { 'ERR', 'ORDER_POST_ONLY_WOULD_TAKE', '' } end
 
-  -- balances move at the end of the batch: what earlier orders of the batch moved counts too
-  local available = tonumber(rcall('HGET', availKey, reserveCur) or '0') + pendingDelta(ctx, availKey, reserveCur)
+  -- balances move at the end of the batch: what earlier orders of the batch moved counts too. The
+  -- stored balance is read once a call (nothing writes it before flushDeltas): a user's next order
+  -- of the batch asks no HGET
+  local read = ctx.read[availKey]
+  local stored = read and read[reserveCur]
+  if not stored then
+    stored = tonumber(rcall('HGET', availKey, reserveCur) or '0')
+    if read then read[reserveCur] = stored else ctx.read[availKey] = { [reserveCur] = stored } end
+  end
+  local available = stored + pendingDelta(ctx, availKey, reserveCur)
   if available < reserve then
     return { 'ERR', 'INSUFFICIENT_BALANCE', reserveCur }
   end
@@ -138,7 +146,8 @@ local function placeOne(k, a)
     -- spotSettlement)
     taker = { id = id, idText = idText, user = user, side = side, limit = price, stp = stp, price = price,
       remaining = amount or math.huge, amount = amount, amountText = amountText, rsv = reserve, filled = 0,
-      filledQuote = 0, fee = 0, budget = budget, budgetSpent = nil, availKey = availKey, rsvKey = rsvKey }
+      filledQuote = 0, fee = 0, budget = budget, budgetSpent = nil, availKey = availKey, rsvKey = rsvKey,
+      fillFee = nil, fillFeeText = nil }
     outcome = matchOrder(ctx, taker, SPOT_SETTLEMENT, makerId, ticks, member, bestText)
     remaining = taker.remaining
   end
@@ -172,7 +181,8 @@ local function placeOne(k, a)
   if taker then
     -- filled whole: its amount as sent is the filled text (no printing)
     if taker.filled == amount then filled = amountText else filled = fmt(taker.filled) end
-    filledQuote, fee = fmt(taker.filledQuote), fmt(taker.fee)
+    -- its fee's text from its last fill (includes/spot/spotSettlement) when that fill's fee is all it paid
+    filledQuote, fee = fmt(taker.filledQuote), taker.fee == taker.fillFee and taker.fillFeeText or fmt(taker.fee)
     rsv = rsv or fmt(taker.rsv)
   else
     rsv = rsv or fmt(reserve)

@@ -28,7 +28,7 @@ import { createRedis } from '../../src/platform/redis/connection';
 import { buildLuaLibrary } from '../../src/platform/redis/lua-loader';
 import { Scripts } from '../../src/platform/redis/scripts';
 import { MAX_PLACE_BATCH, SpotEngine, type PlaceSpotInput } from '../../src/spot/spot-engine';
-import { chunk, orderFlow, toInput as toFlowInput, type FlowOrder } from './lib/spot-flow';
+import { chunk, depositFlowUsers, orderFlow, toInput as toFlowInput, type FlowOrder } from './lib/spot-flow';
 import { SpotFloor } from './lib/spot-floor';
 import { benchContext } from './lib/bench-context';
 import { startProgress, type Progress } from '../lib/progress';
@@ -190,12 +190,7 @@ async function oneRun(
   try {
     const pair = await ctx.markets.store.getPair('spot', PAIR);
     if (!pair) throw new Error(`pair ${PAIR} not seeded`);
-    for (let u = 0; u < USERS; u++) {
-      for (const who of ['m', 't']) {
-        await ctx.wallets.deposit(`${who}${u}`, 'USDT', 10_000_000);
-        await ctx.wallets.deposit(`${who}${u}`, 'BTC', 100_000);
-      }
-    }
+    await depositFlowUsers(ctx, USERS);
     const ts = Date.now();
     const redis = ctx.redis as Redis;
     // The timed phases get a connection of their own (no auto-pipelining, nothing else on it) and,

@@ -25,7 +25,7 @@ import { benchContext } from './lib/bench-context';
 import { profileFlow, startCallgrindRedis } from './lib/callgrind';
 import { envCount, envInt, runBench } from './lib/deadline';
 import { SpotFloor } from './lib/spot-floor';
-import { orderFlow, toInput } from './lib/spot-flow';
+import { profileOrders } from './lib/spot-flow';
 
 const RESTING = envCount('PROFILE_RESTING', 3000);
 const CROSSING = envCount('PROFILE_CROSSING', 3000);
@@ -36,31 +36,11 @@ const WARMUP = envCount('PROFILE_WARMUP', 20_000);
 const FLOOR = process.env.PROFILE_FLOOR !== '0';
 const LUA_DIR = process.env.BENCH_LUA_DIR ? resolve(process.env.BENCH_LUA_DIR) : undefined;
 
-// bench:matching's market and order shape (scripts/bench/matching.ts)
-const PAIR = 'BTC_USDT';
-const MID = 5_000_000;
-const LEVELS = 1_000;
-const LOTS = 1_000;
-const USERS = 10;
-
 async function main(): Promise<void> {
   const server = await startCallgrindRedis('spot-profile');
   try {
     const { ctx, config } = await benchContext(server.url);
-    const pair = await ctx.markets.store.getPair('spot', PAIR);
-    if (!pair) throw new Error(`pair ${PAIR} not seeded`);
-    const users: string[] = [];
-    for (let u = 0; u < USERS; u++) {
-      for (const who of ['m', 't']) {
-        users.push(`${who}${u}`);
-        await ctx.wallets.deposit(`${who}${u}`, 'USDT', 10_000_000);
-        await ctx.wallets.deposit(`${who}${u}`, 'BTC', 100_000);
-      }
-    }
-    const flow = orderFlow({ resting: WARMUP + RESTING, crossing: CROSSING, mid: MID, levels: LEVELS });
-    const ts = Date.now();
-    const resting = flow.resting.map((o) => toInput(pair, o, ts, LOTS, USERS));
-    const crossing = flow.crossing.map((o) => toInput(pair, o, ts, LOTS, USERS));
+    const { pair, users, resting, crossing } = await profileOrders(ctx, WARMUP + RESTING, CROSSING);
     const redis = ctx.redis as Redis;
     const tree = LUA_DIR && (existsSync(join(LUA_DIR, 'lua', 'includes')) ? join(LUA_DIR, 'lua') : LUA_DIR);
     const scripts = new Scripts(redis, tree ? buildLuaLibrary(tree) : undefined, config.redisCommandTimeoutMs);

@@ -140,6 +140,8 @@ async function stateOf(ctx: Ctx, users: string[]) {
         orders,
         open: (await r.smembers(k.userOpenOrders(u, 'spot', PAIR))).sort(),
         clientOrderIds: await r.hgetall(k.clientOrderIds(u)),
+        // the user's trade index, ids with scores
+        trades: await r.zrange(k.userTrades('spot', PAIR, u), '0', '-1', 'WITHSCORES'),
       };
     }),
   );
@@ -363,6 +365,25 @@ describe('placeSpotOrders with several orders in one call', () => {
       expect(replies[0]).toEqual(onlyFirst[0]);
       expect(await stateOf(ctx, ['poor'])).toEqual(await stateOf(alone.ctx, ['poor']));
       expect(await orderEvents(ctx)).toEqual(await orderEvents(alone.ctx));
+    });
+  });
+
+  it("reads a balance anew in each call: a deposit between two calls pays for the second call's order", async () => {
+    await withMarkets(1, {}, async ([m]) => {
+      const { ctx, pair } = m;
+      const { quoteScale } = scales(pair);
+      const price = 100_000;
+      const lots = 15_000;
+      const reserveMinor = price * lots * quoteScale;
+      const quote = pair.quoteCurrencyCode;
+      // the first call reads an empty wallet (the call's context, kept for the next call, notes what
+      // its orders read)
+      const first = await placeQueued(ctx, [limit('poor', pair, 'buy', price, lots, 1)]);
+      expect(first[0]).toEqual(['ERR', 'INSUFFICIENT_BALANCE', quote]);
+      await depositOnMarket(ctx, pair, 'poor', quote, reserveMinor / 10 ** pair.quoteDecimals);
+      const second = await placeQueued(ctx, [limit('poor', pair, 'buy', price, lots, 2)]);
+      expect(second[0].slice(0, 3)).toEqual(['OK', second[0][1], 'open']);
+      expect(await wallet(ctx, 'poor', quote)).toEqual({ avail: 0, rsv: reserveMinor });
     });
   });
 
@@ -623,6 +644,57 @@ describe('placeSpotOrders with several orders in one call', () => {
         ['asks', book.asks],
       ] as const) {
         for (const level of levels(side)) expect(shown).toContainEqual(level);
+      }
+    });
+  });
+
+  it('a level that several orders of a batch change is written once with the total one call per order leaves; a level emptied or refilled in the batch too', async () => {
+    await withMarkets(2, RICH_DEPOSITS, async ([batched, alone]) => {
+      const { pair } = batched;
+      const before = [
+        limit('u0', pair, 'sell', 100_100, 1_000, 1),
+        limit('u0', pair, 'sell', 100_100, 2_000, 2),
+        limit('u0', pair, 'sell', 100_200, 1_000, 3),
+      ];
+      const orders = [
+        limit('u1', pair, 'buy', 100_100, 1_500, 10), // takes 100_100 in part, two fills
+        limit('u1', pair, 'buy', 100_100, 1_500, 11), // empties 100_100
+        limit('u2', pair, 'sell', 100_100, 700, 12), // a new level at the emptied price...
+        limit('u1', pair, 'buy', 100_100, 700, 13), // ...taken whole: gone again
+        limit('u2', pair, 'buy', 99_000, 400, 14), // a new bid level...
+        limit('u0', pair, 'sell', 99_000, 400, 15), // ...taken whole: it comes and goes
+        limit('u1', pair, 'buy', 100_200, 1_000, 16), // the level before the batch taken whole...
+        limit('u2', pair, 'sell', 100_200, 1_000, 17), // ...and back to its total: a net change of 0
+      ];
+      for (const m of [batched, alone]) await placeBatch(m.ctx, before);
+      const replies = await placeQueued(batched.ctx, orders);
+      expect(replies.map((r) => r[0])).toEqual(orders.map(() => 'OK'));
+      const oneByOne: ScriptReply[] = [];
+      for (const o of orders) oneByOne.push(...(await placeQueued(alone.ctx, [o])));
+      expect(replies).toEqual(oneByOne);
+      expect(await stateOf(batched.ctx, USERS)).toEqual(await stateOf(alone.ctx, USERS));
+      // the balance events are one a call (a user's wallet after it): the batch's last ones only
+      const notBal = async (c: Ctx) => (await orderEvents(c)).filter((e) => e.e !== 'bal');
+      expect(await notBal(batched.ctx)).toEqual(await notBal(alone.ctx));
+
+      // the batch's book events: each touched level once, its total as the level hash holds it
+      // after the call ('0' for a level gone), the level prices exactly the levels with lots
+      const { ctx } = batched;
+      const entries = await streamEntries(ctx);
+      const bookEvents = eventsOf(entries[entries.length - 1].fields).filter((e) => e.e === 'book');
+      const touched = (side: string) => bookEvents.filter((e) => e.side === side).map((e) => e.p).sort();
+      expect(touched('asks')).toEqual(['100100', '100200']);
+      expect(touched('bids')).toEqual(['99000']);
+      expect(bookEvents.map((e) => e.q).sort()).toEqual(['0', '0', '1000']);
+      for (const e of bookEvents) {
+        const side = e.side as 'bids' | 'asks';
+        expect(e.q).toBe((await ctx.redis.hget(ctx.keys.levelQty('spot', PAIR, side), e.p)) ?? '0');
+      }
+      for (const side of ['bids', 'asks'] as const) {
+        const prices = await ctx.redis.zrange(ctx.keys.levels('spot', PAIR, side), '0', '-1');
+        const totals = await ctx.redis.hgetall(ctx.keys.levelQty('spot', PAIR, side));
+        expect(prices.sort()).toEqual(Object.keys(totals).sort());
+        for (const q of Object.values(totals)) expect(Number(q)).toBeGreaterThan(0);
       }
     });
   });

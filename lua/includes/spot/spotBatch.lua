@@ -4,8 +4,9 @@
   futuresBatch): a call made some sixteen tables (the context, its keys, level changes, events,
   balance changes, the pair's parameters, the ids and the undo log), each made, grown, swept and
   freed, which one order a call paid in full. Every field newContext (includes/publishEvents) and the
-  call set is put back here. `inUse` is true while a call runs: one that died past its orders'
-  pcall (a runtime error in its last writes) leaves it so, and the next call starts from new tables.
+  call set is put back here; `read` (the balances its orders read) is emptied. `inUse` is true while
+  a call runs: one that died past its orders' pcall (a runtime error in its last writes) leaves it
+  so, and the next call starts from new tables.
   KEYS and ARGV as placeSpotOrders takes them; n: its orders.
 ]]
 --- @include "includes/publishEvents"
@@ -24,6 +25,11 @@ local spotBatch = (function()
       -- the call's order and trade ids, reserved a batch at a time (includes/idCounter)
       ctx.ids = { n = n, oidNext = nil, oidTop = nil, tidNext = nil, tidTop = nil, tidFirst = nil }
       ctx.pair, ctx.lastTicks, ctx.undo, ctx.undoLog, ctx.inUse = nil, nil, nil, nil, false
+      -- the balances the call's orders read, by wallet key and currency (lua/spot/placeSpotOrders)
+      ctx.read = {}
+      -- level changes written once a call, at the entry (includes/book changeLevel); a user's
+      -- trade index entries one ZADD a call (includes/tradeHistory, emptied there)
+      ctx.levelsLater, ctx.tradesByUser = true, {}
       -- the wallet fields flushDeltas writes, for the private stream's balances (userEvents.walletStates empties it)
       ctx.written = {}
       kept = ctx
@@ -43,6 +49,7 @@ local spotBatch = (function()
         deltas[order[i]] = nil
         order[i] = nil
       end
+      emptyTable(ctx.read)
       emptyTable(ctx.changed.bids)
       emptyTable(ctx.changed.asks)
       local ids = ctx.ids

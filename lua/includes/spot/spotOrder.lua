@@ -50,8 +50,8 @@ local function loadSpotOrder(P, id, key, maker)
       id = idText + 0, idText = idText, user = user, side = side, price = price + 0, amount = amount + 0,
       amountText = amount, stp = stp + 0, filled = filled + 0, filledQuote = filledQuote + 0, fee = fee + 0,
       rsv = rsv + 0, v = v ~= '' and v + 0 or 0, stateText = f[2],
-      -- set by includes/spot/spotSettlement spotAsMaker: sized here
-      remaining = nil, isMaker = nil,
+      -- set by includes/spot/spotSettlement spotAsMaker and spotFill: sized here
+      remaining = nil, isMaker = nil, fillFee = nil, fillFeeText = nil,
     }
   end
   local user, pair, side, otype, price, amount, quoteAmount, postOnly, stp, cts, clid = match(f[1], SPOT_RECORD)

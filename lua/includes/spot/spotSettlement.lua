@@ -77,21 +77,26 @@ local function spotFill(ctx, taker, maker, ticks, qty, _, ev)
   buyer.filled, buyer.filledQuote, buyer.fee = buyer.filled + qty, buyer.filledQuote + quote, buyer.fee + buyerFee
   seller.filled, seller.filledQuote, seller.fee = seller.filled + qty, seller.filledQuote + quote, seller.fee + sellerFee
 
+  local takerFee, makerFee = buyerFee, sellerFee
+  if taker.side == 'sell' then takerFee, makerFee = sellerFee, buyerFee end
+  -- the record's fields after mu (includes/matchOrder): tf|mf. Each party keeps its fee's text:
+  -- where its fee so far is this fill's (its first fill), its state and reply print it no more
+  local tf, mf = fmt(takerFee), fmt(makerFee)
+  ev.tail = tf .. '|' .. mf
+  taker.fillFee, taker.fillFeeText, maker.fillFee, maker.fillFeeText = takerFee, tf, makerFee, mf
+
   -- a maker that this fill empties is written once, by spotFinishMaker
   if maker.remaining > qty then
     maker.v = maker.v + 1
     local call, key = RCALL or rcallOf(), orderKey(ctx.P, maker.idText)
     undoRemember(ctx, 'h', key, 'state', maker.stateText)
-    local state = spotStateText(fmt(maker.filled), fmt(maker.filledQuote), fmt(maker.fee), fmt(maker.rsv),
-      'partiallyFilled', ctx.ts, ORDER_EVENTS.version(maker.v))
+    local state = spotStateText(fmt(maker.filled), fmt(maker.filledQuote),
+      maker.fee == makerFee and mf or fmt(maker.fee), fmt(maker.rsv), 'partiallyFilled', ctx.ts,
+      ORDER_EVENTS.version(maker.v))
     call('HSET', key, 'state', state)
     maker.stateText = state
     ctx.events[#ctx.events + 1] = ORDER_EVENTS.state(maker.idText, maker.user, state)
   end
-  local takerFee, makerFee = buyerFee, sellerFee
-  if taker.side == 'sell' then takerFee, makerFee = sellerFee, buyerFee end
-  -- the record's fields after mu (includes/matchOrder): tf|mf
-  ev.tail = fmt(takerFee) .. '|' .. fmt(makerFee)
 end
 
 -- A maker leaves the book: what it still reserves goes back to its owner's available balance.
@@ -107,8 +112,9 @@ local function spotFinishMaker(ctx, maker, status)
   -- filled whole: its amount as read is the filled text (no printing)
   local filledText = maker.amountText
   if not filledText or maker.filled ~= maker.amount then filledText = fmt(maker.filled) end
-  local state = spotStateText(filledText, fmt(maker.filledQuote), fmt(maker.fee), '0', status, ctx.ts,
-    ORDER_EVENTS.version(maker.v))
+  -- its fee's text from its last fill (spotFill) when that fill's fee is all it paid
+  local state = spotStateText(filledText, fmt(maker.filledQuote),
+    maker.fee == maker.fillFee and maker.fillFeeText or fmt(maker.fee), '0', status, ctx.ts, ORDER_EVENTS.version(maker.v))
   call('HSET', key, 'state', state)
   -- the reply says whether it was there
   if call('SREM', openKey, maker.idText) == 1 then undoRemember(ctx, 's', openKey, maker.idText, true) end
