@@ -6,6 +6,8 @@ import type { Keys } from '../platform/redis/keys';
 import type { Scripts } from '../platform/redis/scripts';
 import type { Logger } from '../platform/config/logger';
 import { rankPage, rankPlaces, rankScores, rankWithin } from '../platform/redis/ranking';
+import { scanKeys } from '../platform/redis/scan-keys';
+import { FuturesKeyring } from './futures-keyring';
 
 /** The sort keys the futures rankings keep (lua/includes/futures/accountRank.lua). */
 /** `all` ranks by pnl every account ever ranked, those taken out with their last score. */
@@ -53,16 +55,27 @@ function isoDay(n: string): string {
 const big = (v: string | undefined) => new BigNumber(v || 0);
 /** Accounts whose decoded daily series a process keeps (~25 KB each at a year of days). */
 const SERIES_CACHED = 2_000;
-/** The backfill's version: a new one reruns it over every account (2: only tracked accounts keep aggregates). */
-const BACKFILL_VERSION = '2';
+/**
+ * The backfill's version: a new one reruns it over every account (2: only tracked accounts keep
+ * aggregates; 3: every account hash on every shard, not shard 0's counter, which random ids skip).
+ */
+const BACKFILL_VERSION = '3';
+/** A key prefix as a SCAN pattern matching itself only (glob characters escaped). */
+const literal = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');
 
-/** Reads, rebuilds and ranks the futures accounts' trading aggregates. */
+/**
+ * Reads, rebuilds and ranks the futures accounts' trading aggregates. The engine keeps them on the
+ * market's shard, in the account's hash there (docs/futures.md, "Futures on engine shards"): reads
+ * and rankings are those of `keys`, copy trading's shard, where its markets run; tracking and
+ * rebuilds reach every shard the account has a hash on, its registry (the shard its id names) first.
+ */
 export class FuturesAccountStats {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly scripts: Scripts,
     private readonly markets: MarketStore,
+    private readonly keyring: Pick<FuturesKeyring, 'all' | 'ofAccount'> = FuturesKeyring.of(keys),
   ) {}
 
   /**
@@ -169,40 +182,59 @@ export class FuturesAccountStats {
 
   /**
    * Rebuilds one account's aggregates from its orders (and its ranking, if ranked) if it is tracked
-   * (an account of a copy subscription is made tracked); any other account's are deleted.
+   * (an account of a copy subscription is made tracked); any other account's are deleted. On every
+   * shard: the registry first, then every other shard's copy, made tracked when the registry is.
    */
   async rebuild(accountId: string | number): Promise<void> {
-    await this.rebuildScript(accountId, false);
+    await this.rebuildEverywhere(String(accountId), false);
   }
 
-  /** Makes an account tracked (idempotent), its aggregates rebuilt from its orders in the same step. */
+  /**
+   * Makes an account tracked (idempotent), its aggregates rebuilt from its orders in the same step:
+   * the flag at the registry, which the copies a market's shard makes later take with them
+   * (TransferLedger.openAccount), and on each shard that has a copy already.
+   */
   async track(accountId: string | number): Promise<void> {
-    await this.rebuildScript(accountId, true);
+    await this.rebuildEverywhere(String(accountId), true);
   }
 
-  private async rebuildScript(accountId: string | number, track: boolean): Promise<void> {
-    const id = String(accountId);
-    await this.scripts.run(
+  private async rebuildEverywhere(id: string, track: boolean): Promise<void> {
+    const registry = this.keyring.ofAccount(id);
+    const tracked = await this.rebuildOn(registry, id, track);
+    // a shard's copy made before the registry's flag (or from before the flag) follows the registry
+    for (const keys of this.keyring.all()) if (keys !== registry) await this.rebuildOn(keys, id, tracked);
+  }
+
+  /** One shard's rebuildFuturesStats; whether the account is tracked there. */
+  private async rebuildOn(keys: Keys, id: string, track: boolean): Promise<boolean> {
+    const [, , tracked] = await this.scripts.run<string[]>(
       'rebuildFuturesStats',
-      [this.keys.futuresAccountOrders(id), this.keys.futuresStats(id), this.keys.futuresDaily(id), this.keys.futuresDays(id)],
-      [this.keys.engine, id, Date.now(), track ? '1' : '0'],
+      [keys.futuresAccountOrders(id), keys.futuresStats(id), keys.futuresDaily(id), keys.futuresDays(id)],
+      [keys.engine, id, Date.now(), track ? '1' : '0'],
     );
+    return tracked === '1';
   }
 
   /**
    * Once per deployment (a version mark): rebuilds every tracked account's aggregates from its
    * orders (rebuild: copy subscriptions' accounts made tracked, a plain trader's aggregates
    * deleted), so history placed before the aggregates existed counts. The masters' accounts must be
-   * tracked before (CopyBoard.backfill lists them first). Each account's rebuild is one atomic
-   * script and commands after it go on from its sum, so it is safe while trading goes on.
+   * tracked before (CopyBoard.backfill lists them first). Every account hash of every shard, found
+   * by SCAN: ids are random with several shards (no counter lists them), and an account's orders
+   * and aggregates are on each market's shard, in its copy there. Each account's rebuild is one
+   * atomic script and commands after it go on from its sum, so it is safe while trading goes on.
    */
   async backfill(log: Logger): Promise<number> {
     if ((await this.redis.get(this.keys.futuresStatsBackfill())) === BACKFILL_VERSION) return 0;
-    const last = Number((await this.redis.get(this.keys.futuresAccountIds())) ?? 0);
-    for (let id = 1; id <= last; id++) await this.rebuild(id);
+    const ids = new Set<string>();
+    for (const keys of this.keyring.all()) {
+      const prefix = keys.futuresAccount('');
+      for await (const page of scanKeys(this.redis, `${literal(prefix)}*`)) for (const k of page.keys) ids.add(k.slice(prefix.length));
+    }
+    for (const id of ids) await this.rebuildEverywhere(id, false);
     await this.redis.set(this.keys.futuresStatsBackfill(), BACKFILL_VERSION);
-    log.info({ accounts: last }, 'futures trading aggregates backfilled');
-    return last;
+    log.info({ accounts: ids.size }, 'futures trading aggregates backfilled');
+    return ids.size;
   }
 
   private rankKeys(): string[] {

@@ -78,6 +78,6 @@ export function createFutures(
     premium,
     risk: new FuturesRiskService(engine, markets, prices, priceEngine, premium, log),
     accountReader: new FuturesAccountReader(redis, keyring, markets, prices),
-    accountStats: new FuturesAccountStats(redis, keys, scripts, markets),
+    accountStats: new FuturesAccountStats(redis, keys, scripts, markets, keyring),
   };
 }

@@ -91,6 +91,12 @@ describe('copy analytics: incremental aggregates equal the full recompute', () =
     let fundingSeen = false;
     let manyDays = false;
     expect(tracked).toEqual([first, second, late]);
+    // tracked at the registry (the account's home, which its id names) and where the market's scripts read the flag
+    const flags = async (acct: number, keys: { futuresAccount(id: number): string }) => ctx.redis.hget(keys.futuresAccount(acct), 'stats');
+    for (const acct of [...tracked, untracked]) {
+      const want = acct === untracked ? null : '1';
+      expect([await flags(acct, ctx.futures.keyring.ofAccount(acct)), await flags(acct, ctx.futures.keyring.ofPair('BTC_USDT'))]).toEqual([want, want]);
+    }
     expect(lateFilledBefore).toBeGreaterThan(0);
     for (const acct of tracked) {
       const state = await ctx.futures.accountReader.state(acct);
@@ -111,8 +117,9 @@ describe('copy analytics: incremental aggregates equal the full recompute', () =
     // the untracked account traded (filled orders, closed positions) and left no aggregates
     const untrackedOrders = (await ctx.futures.accountReader.state(untracked))?.orders ?? [];
     expect(untrackedOrders.filter((o) => o.h.status === '20').length).toBeGreaterThan(0);
-    const k = ctx.keys;
-    expect(await ctx.redis.exists(k.futuresStats(untracked), k.futuresDaily(untracked), k.futuresDays(untracked))).toBe(0);
+    for (const k of ctx.futures.keyring.all()) {
+      expect(await ctx.redis.exists(k.futuresStats(untracked), k.futuresDaily(untracked), k.futuresDays(untracked))).toBe(0);
+    }
     // the history is worth checking: positions closed, over several days
     expect(closedSeen).toBeGreaterThan(5);
     expect(clock).toBeGreaterThan(DAY);

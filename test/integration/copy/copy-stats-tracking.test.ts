@@ -26,10 +26,24 @@ describe('copy trading: aggregates of tracked accounts only', () => {
   }, 120_000);
   afterAll(async () => b.ctx.cleanup());
 
-  const flag = async (acct: number | string) => b.ctx.redis.hget(b.ctx.keys.futuresAccount(acct), 'stats');
+  /**
+   * The engine keeps an account's aggregates on the market's shard, in its hash there (docs/futures.md,
+   * "Futures on engine shards"); the account is registered at its home, the shard its id names.
+   */
+  const market = () => b.ctx.futures.keyring.ofPair('BTC_USDT');
+  const registry = (acct: number | string) => b.ctx.futures.keyring.ofAccount(acct);
+  /** The flag where the engine reads it (the market's shard) and at the registry, which copies take it from. */
+  const flag = async (acct: number | string) => {
+    const [there, home] = [market().futuresAccount(acct), registry(acct).futuresAccount(acct)];
+    const [a, r] = [await b.ctx.redis.hget(there, 'stats'), await b.ctx.redis.hget(home, 'stats')];
+    expect(r).toBe(a);
+    return a;
+  };
+  /** The account's aggregate keys on every shard. */
   const aggregateKeys = async (acct: number | string) => {
-    const k = b.ctx.keys;
-    return b.ctx.redis.exists(k.futuresStats(acct), k.futuresDaily(acct), k.futuresDays(acct));
+    let n = 0;
+    for (const k of b.ctx.futures.keyring.all()) n += await b.ctx.redis.exists(k.futuresStats(acct), k.futuresDaily(acct), k.futuresDays(acct));
+    return n;
   };
   /** The account's kept aggregates and the fold over all its orders. */
   async function keptAndFold(acct: number | string) {
@@ -67,11 +81,15 @@ describe('copy trading: aggregates of tracked accounts only', () => {
   it('an account that traded untracked, then listed as a master, has the aggregates of all its orders', async () => {
     const master = await b.master('tm2');
     const k = b.ctx.keys;
-    // a master from before the flag: its account untracked, its aggregates gone
-    await b.ctx.redis.hdel(k.futuresAccount(master), 'stats');
-    await b.ctx.redis.del(k.futuresStats(master), k.futuresDaily(master), k.futuresDays(master));
-    // and a plain trader's aggregates left by a deployment that kept them for every account
-    await b.ctx.redis.hset(k.futuresStats(mm), 'net', '5', 'trades', '1');
+    // a master from before the flag: its account untracked on every shard, its aggregates gone
+    for (const s of b.ctx.futures.keyring.all()) {
+      await b.ctx.redis.hdel(s.futuresAccount(master), 'stats');
+      await b.ctx.redis.del(s.futuresStats(master), s.futuresDaily(master), s.futuresDays(master));
+    }
+    // and a plain trader's aggregates left by a deployment that kept them for every account: on the
+    // market's shard, and at its registry (its home, the shard its random id names with several shards)
+    for (const s of new Set([market(), registry(mm)])) await b.ctx.redis.hset(s.futuresStats(mm), 'net', '5', 'trades', '1');
+    expect(await aggregateKeys(mm)).toBeGreaterThan(0);
     await trade('tm2', master, 3, 2);
     await trade('tm2', master, 2, 2);
     expect(await aggregateKeys(master)).toBe(0);
