@@ -324,7 +324,7 @@ describe('a master trading a futures market on another shard than the accounts\'
   });
 });
 
-describe('the follower\'s side at the follower\'s home (DESIGN 2)', () => {
+describe('the follower\'s side at the follower\'s home (docs/architecture.md, shard map)', () => {
   const update = (slave: number, margin: number) =>
     b.post(follower, `${S}/updateMasterCopySettings`, { copyMasterFuturesAccountId: m, copySlaveFuturesAccountId: slave, margin });
   const moneyOf = async (acct: string | number) => {
