@@ -17,10 +17,11 @@
   Output: {'OK', followers}
 ]]
 --- @include "includes/fmt"
+--- @include "includes/futures/accountRank"
 
 local m = redis.call('HMGET', KEYS[1], 'id', 'status', 'cts', 'dec')
 if not m[1] then return { 'OK', '0' } end
-local member = string.format('%012d', tonumber(m[1]))
+local member = fRankMember(m[1])
 if m[2] ~= 'Active' then
   for i = 3, 5 do redis.call('ZREM', KEYS[i], member) end
   return { 'OK', '0' }

@@ -1,4 +1,4 @@
-import { shardIdBase, shardOfId } from '../domain/shard-ids';
+import { idsByShard, shardIdBase, shardOfId } from '../domain/shard-ids';
 import type { RedisClient } from '../platform/redis/connection';
 import type { EngineShards } from '../platform/redis/engine-shards';
 import type { Keys } from '../platform/redis/keys';
@@ -275,7 +275,7 @@ export class CopyStore {
   async recordSkips(skips: { sub: string; reason: string }[], masterOrderId: string, at: number, tradeId?: string): Promise<void> {
     if (skips.length === 0) return;
     await Promise.all(
-      [...byShard(skips.map((x) => x.sub)).values()].map(async (subs) => {
+      [...idsByShard(skips.map((x) => x.sub)).values()].map(async (subs) => {
         const p = this.redis.pipeline();
         for (const { sub, reason } of skips.filter((x) => subs.includes(x.sub))) {
           const skip: CopySkip = { masterOrderId: Number(masterOrderId), tradeId: tradeId ? Number(tradeId) : null, reason, timestamp: new Date(at).toISOString() };
@@ -298,7 +298,7 @@ export class CopyStore {
     if (list.length === 0) return [];
     const found = new Map<string, Hash>();
     await Promise.all(
-      [...byShard(list).values()].map(async (ids) => {
+      [...idsByShard(list).values()].map(async (ids) => {
         const pipeline = this.redis.pipeline();
         for (const id of ids) pipeline.hgetall(key(id));
         const replies = (await pipeline.exec()) ?? [];
@@ -310,14 +310,4 @@ export class CopyStore {
     );
     return list.map((id) => asRecord<T>(found.get(id) ?? {})).filter((x): x is Awaited<T> => x !== null) as T[];
   }
-}
-
-/** Ids grouped by the shard they name (src/domain/shard-ids.ts). */
-function byShard(ids: string[]): Map<number, string[]> {
-  const groups = new Map<number, string[]>();
-  for (const id of ids) {
-    const shard = shardOfId(id);
-    groups.set(shard, [...(groups.get(shard) ?? []), id]);
-  }
-  return groups;
 }

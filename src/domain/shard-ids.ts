@@ -13,3 +13,13 @@ export const shardIdBase = (shard: number): number => shard * SHARD_ID_SPAN;
 export function shardOfId(id: string): number {
   return id.length <= 14 ? 0 : Number(id.slice(0, id.length - 14));
 }
+
+/** Ids grouped by the shard they name, each group in the ids' order (one pipeline per group: a cluster pipeline stays on one slot's node). */
+export function idsByShard(ids: readonly string[]): Map<number, string[]> {
+  const groups = new Map<number, string[]>();
+  for (const id of ids) {
+    const shard = shardOfId(id);
+    groups.set(shard, [...(groups.get(shard) ?? []), id]);
+  }
+  return groups;
+}

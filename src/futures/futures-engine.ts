@@ -227,9 +227,8 @@ export class FuturesEngine {
     // the account's leverage text is copied into its orders' records as it stands (lua/includes/futures/orderRecord)
     if (!Number.isSafeInteger(leverage) || leverage < 1) throw new Error(`createFuturesAccount takes a positive integer leverage: ${leverage}`);
     const k = this.keys.all()[shard];
-    const several = this.keys.all().length > 1;
     for (let attempt = 1; ; attempt++) {
-      const id = several ? String(shardIdBase(shard) + randomInt(1, SHARD_ID_SPAN)) : '';
+      const id = this.newAccountId(shard);
       const reply = unwrap(
         await this.scripts.runOnceFor<ScriptReply>(
           'createFuturesAccount',
@@ -241,6 +240,14 @@ export class FuturesEngine {
       if (reply[0] !== 'TAKEN') return hashOf(reply[1]);
       if (attempt >= 5) throw new Error(`createFuturesAccount found ${attempt} random ids taken on shard ${shard}`);
     }
+  }
+
+  /**
+   * The id a new account registered on `shard` asks for: with one shard none ('', the script's
+   * counter `ids:facct`), with several shard × 10^14 + a random number below 10^14 (docs/futures.md).
+   */
+  newAccountId(shard: number): string {
+    return this.keys.all().length > 1 ? String(shardIdBase(shard) + randomInt(1, SHARD_ID_SPAN)) : '';
   }
 
   /**

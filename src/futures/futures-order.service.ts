@@ -16,7 +16,7 @@ import type { FuturesPriceService } from './prices/futures-price.service';
 import { copyAccount, type FuturesFunding } from './futures-account.service';
 import { shardOfPair } from '../domain/market';
 import { futuresOrderOf } from './futures-order-record';
-import { shardOfId } from '../domain/shard-ids';
+import { idsByShard, shardOfId } from '../domain/shard-ids';
 
 /** The create-order body of the futures trade routes (docs/futures.md#endpoints); postOnly, selfTradePrevention (docs/futures.md) and timeInForce are extensions. */
 export interface CreateFuturesRequest {
@@ -229,11 +229,23 @@ export class FuturesOrderService {
     return { duplicate: true, order: { id: h.id, clid: h.clid ?? clid, status: h.status } };
   }
 
-  /** Each account's `copy` flag, read in one round trip. */
+  /**
+   * Each account's `copy` flag, in the ids' order: one round trip per registry shard the ids name
+   * (accounts of several homes in one batch: a cluster pipeline stays on one slot's node).
+   */
   private async copyFlags(accountIds: number[]): Promise<(string | null)[]> {
-    const pipeline = this.redis.pipeline();
-    for (const id of accountIds) pipeline.hget(this.keys.ofAccount(id).futuresAccount(id), 'copy');
-    return ((await pipeline.exec()) ?? []).map(([, v]) => v as string | null);
+    const flags = new Map<string, string | null>();
+    await Promise.all(
+      [...idsByShard(accountIds.map(String)).values()].map(async (ids) => {
+        const pipeline = this.redis.pipeline();
+        for (const id of ids) pipeline.hget(this.keys.ofAccount(id).futuresAccount(id), 'copy');
+        ((await pipeline.exec()) ?? []).forEach(([err, v], i) => {
+          if (err) throw err;
+          flags.set(ids[i], v as string | null);
+        });
+      }),
+    );
+    return accountIds.map((id) => flags.get(String(id)) ?? null);
   }
 
   /** The order is read first: its pair and account name the keys the close script is passed. */

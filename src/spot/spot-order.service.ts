@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import { MAX_SAFE, decimal, fitsEngine, minorString, toMinorDown } from '../domain/decimal';
 import { AppError, conflict, notFound, rejected } from '../domain/errors';
 import { scales, shardOfPair, type Pair } from '../domain/market';
-import { shardOfId } from '../domain/shard-ids';
+import { idsByShard, shardOfId } from '../domain/shard-ids';
 import { mergeFirst, pageOf, paged, type PageRequest, type PagedResult } from '../domain/paging';
 import type { MarketStore } from '../markets';
 import type { OrderType, Side, StpMode } from '../domain/order';
@@ -278,10 +278,8 @@ export class SpotOrderService {
   private async orderRecords(ids: string[]): Promise<SpotOrderRecord[]> {
     const known = ids.filter((id) => /^\d{1,16}$/.test(id) && shardOfId(id) < this.shards.count);
     if (known.length === 0) return [];
-    const byShard = new Map<number, string[]>();
-    for (const id of known) byShard.set(shardOfId(id), [...(byShard.get(shardOfId(id)) ?? []), id]);
     const hashes = new Map<string, Record<string, string>>();
-    await Promise.all([...byShard].map(async ([shard, shardIds]) => {
+    await Promise.all([...idsByShard(known)].map(async ([shard, shardIds]) => {
       // one pipeline per shard: a cluster pipeline stays in one slot
       const pipeline = this.redis.pipeline();
       for (const id of shardIds) pipeline.hgetall(this.shards.keys(shard).order(id));

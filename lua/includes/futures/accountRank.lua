@@ -2,8 +2,8 @@
   Rankings of futures accounts (the copy-trading leaderboard ranks its open masters by these): an
   account listed in the `frank` hash with its base equity is scored, whenever its aggregates change
   (includes/futures/accountStats), in four sorted sets, each read lowest first (the best first: the
-  scores of roi, pnl and days are negated) with members the account ids padded to 12 digits, so
-  equal scores read in id order (fRankMember):
+  scores of roi, pnl and days are negated) with members the account ids padded (fRankMember), so
+  equal scores read in numeric id order:
     roi   −net / base × 100      pnl   −net in currency units      days   −trading days
     dd    the deepest fall of its daily equity from a running peak, % of the peak: base, then + the
           net of each day's closed positions in day order (open positions are left to the read)
@@ -20,8 +20,13 @@ local function fRankNum(v)
   return string.format('%.17g', v)
 end
 
+-- An id as a ranking member (src/platform/redis/ranking.ts rankMember): up to 12 digits padded to
+-- 12, as always; a longer id (a random one of several shards, src/domain/shard-ids.ts) ':' and 16
+-- digits. ':' sorts after every digit, so members of equal score read in numeric id order.
 local function fRankMember(acct)
-  return string.format('%012d', tonumber(acct))
+  local id = tostring(acct)
+  if #id <= 12 then return string.format('%012d', tonumber(id)) end
+  return ':' .. string.rep('0', 16 - #id) .. id
 end
 
 local function fRankFall(peak, eq)

@@ -2,11 +2,17 @@ import type { RedisClient } from './connection';
 
 /**
  * Rankings kept as sorted sets read lowest score first (a "higher is better" value is stored
- * negated) with ids padded to 12 digits as members, so equal scores read in id order
- * (lua/includes/futures/accountRank.lua and lua/copy/refreshCopyBoard write them so).
+ * negated) with padded ids as members, so equal scores read in numeric id order
+ * (lua/includes/futures/accountRank.lua fRankMember writes them so, for lua/copy/refreshCopyBoard
+ * too): an id of up to 12 digits padded to 12 (the members of every store before random ids), a
+ * longer one (several shards' random account ids, src/domain/shard-ids.ts) as ':' and 16 digits;
+ * ':' sorts after every digit, and every longer id is the larger number.
  */
-export const rankMember = (id: string | number) => String(id).padStart(12, '0');
-const idOf = (member: string) => String(Number(member));
+export const rankMember = (id: string | number): string => {
+  const s = String(id);
+  return s.length <= 12 ? s.padStart(12, '0') : `:${s.padStart(16, '0')}`;
+};
+const idOf = (member: string) => String(Number(member.replace(':', '')));
 
 const bound = (v: number) => (v === Infinity ? '+inf' : v === -Infinity ? '-inf' : String(v));
 

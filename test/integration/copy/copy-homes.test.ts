@@ -7,6 +7,7 @@ import type { Transfer } from '../../../src/wallet';
 import { admin } from '../futures/helpers';
 import { httpHelpers, userWithHome } from '../shards/shard-fixture';
 import { copyBed, type CopyBed } from './helpers';
+import { rankMember } from '../../../src/platform/redis/ranking';
 
 /**
  * Copy trading across homes (docs/copy-trading.md, "Payments"): three engine shards, the master's
@@ -356,7 +357,7 @@ describe('the follower\'s side at the follower\'s home (docs/architecture.md, sh
     expect((await b.account(follower, slave)).available).toBe(1_500);
     // merged reads: the follower's lists, the master's followers and the board
     expect((await b.get(follower, `${S}/following`)).body.items.map((x: { id: number }) => String(x.id))).toEqual([sub.id]);
-    const member = String(m).padStart(12, '0');
+    const member = rankMember(m);
     expect(await b.ctx.redis.zscore(b.ctx.keys.copyBoard('followers'), member)).toBe('-1');
     expect(await b.ctx.redis.zscore(b.ctx.keys.copyBoard('aum'), member)).toBe('-500');
     await atRest();

@@ -8,6 +8,7 @@ import { rng } from '../../support/random-trading';
 import { testContext } from '../../support/harness';
 import { parseEvents } from '../../../src/platform/market-event';
 import { allKeys } from '../../../src/platform/redis/scan-keys';
+import { userWithHome } from '../shards/shard-fixture';
 
 /**
  * createFuturesOrders with several orders in one call (group commit, docs/futures.md) against the
@@ -19,29 +20,50 @@ type Ctx = Awaited<ReturnType<typeof testContext>>;
 
 const PAIR = 'BTC_USDT';
 const USERS = ['u0', 'u1', 'u2'];
+/**
+ * The users behind the names u0..u2: with several engine shards an account is registered at its
+ * user's home (docs/futures.md), so each name is a user at home on the market's shard (with one
+ * shard, the first name tried), the same in every context (a home depends on the name alone).
+ */
+const NAMES: Record<string, string> = {};
 const MID = 500_000; // 50,000.0 in ticks
 const TS = 1_700_000_000_000;
 
-/** A fresh context with one funded futures account per user (USDT amounts); returns the account ids. */
-async function market(margins: Record<string, number>): Promise<{ ctx: Ctx; accounts: Record<string, string> }> {
+/**
+ * A fresh context with one funded futures account per user (USDT amounts); returns the account ids.
+ * `like`: another context's accounts, whose ids the new ones ask for. With several engine shards
+ * an account's id is drawn at random (docs/futures.md), so the second context is given the first's
+ * draws (each names the same home: a user's home depends on the name alone); the accounts are
+ * still made by the product's own path and script (which refuses an id it finds taken).
+ */
+async function market(margins: Record<string, number>, like?: Record<string, string>): Promise<{ ctx: Ctx; accounts: Record<string, string> }> {
   const ctx = await testContext();
+  const shard = ctx.futures.keyring.all().indexOf(ctx.futures.keyring.ofPair(PAIR));
   const accounts: Record<string, string> = {};
-  for (const [user, usdt] of Object.entries(margins)) {
+  for (const [name, usdt] of Object.entries(margins)) {
+    // the user whose home is the market's shard: the account's margin is where the engine script
+    // runs (looked up in every context, which records the same homes in each)
+    const user = await userWithHome(ctx, shard, `${name}-`);
+    NAMES[name] = user;
     await ctx.wallets.deposit(user, 'USDT', usdt);
+    const draw = jest.spyOn(ctx.futures.engine, 'newAccountId');
+    // one shard: no draw, the counter's id as before (both contexts count alike)
+    if (like && ctx.futures.keyring.all().length > 1) draw.mockReturnValueOnce(like[name]);
     const a = await ctx.futures.accounts.create(user, { name: 'main', currencyCode: 'USDT', leverage: 10 });
+    draw.mockRestore();
     await ctx.futures.accounts.transfer(user, {
       fromFuturesAccountId: null, toFuturesAccountId: a.id, currencyCode: 'USDT', amount: usdt,
     });
-    accounts[user] = String(a.id);
+    accounts[name] = String(a.id);
   }
   return { ctx, accounts };
 }
 
 async function withMarkets<T>(margins: Record<string, number>, body: (a: Ctx, b: Ctx, accts: Record<string, string>) => Promise<T>) {
   const one = await market(margins);
-  const two = await market(margins);
+  const two = await market(margins, one.accounts);
   try {
-    // both contexts were built the same way, so their account ids agree
+    // both contexts were built the same way (the second asked for the first's ids), so their account ids agree
     expect(two.accounts).toEqual(one.accounts);
     return await body(one.ctx, two.ctx, one.accounts);
   } finally {
@@ -52,7 +74,7 @@ async function withMarkets<T>(margins: Record<string, number>, body: (a: Ctx, b:
 
 function order(accounts: Record<string, string>, user: string, o: Partial<CreateFuturesInput>): CreateFuturesInput {
   return {
-    userId: user, pairCode: PAIR, accountId: accounts[user], side: 'buy', isMarket: false, amountLots: '10',
+    userId: NAMES[user], pairCode: PAIR, accountId: accounts[user], side: 'buy', isMarket: false, amountLots: '10',
     postOnly: false, stp: 'NONE', clientOrderId: null, timestamp: TS, ...o,
   };
 }
@@ -201,7 +223,7 @@ describe('createFuturesOrders: checks within a batch', () => {
       const [placed] = await oneByOne(a, setup);
       await oneByOne(b, setup);
       const position = { id: String(placed[1]), pair: PAIR, acct: accounts.u0 };
-      for (const ctx of [a, b]) await ctx.futures.engine.close('u0', position, String(MID + 10), TS, null);
+      for (const ctx of [a, b]) await ctx.futures.engine.close(NAMES.u0, position, String(MID + 10), TS, null);
       const inIndex = (ctx: Ctx) => ctx.redis.zrange(ctx.keys.futuresTrigger(PAIR, 'liqL'), '0', '-1');
       expect(await inIndex(a)).toContain(position.id);
       // the batch: u2 buys 10 of the close order (the position shrinks), then 10 more (it closes),

@@ -81,7 +81,8 @@ describe('futures account order index', () => {
     expect((await scanned('alice', main)).all).toEqual(mine.map(String));
     // the user's orders are both accounts' together, by id, and nobody else's
     await b.order('bob', await b.fundedAccount('bob', 10_000), true, 85, 1);
-    const index = new FuturesOrderIndex(b.ctx.redis, FuturesKeyring.of(b.ctx.keys));
+    // the product's keyring: alice's account list is at her home, which may be another shard than the market's
+    const index = new FuturesOrderIndex(b.ctx.redis, b.ctx.futures.keyring);
     expect(await index.userOrderIds('alice')).toEqual([...mine, ...theirs].sort((x, y) => x - y).map(String));
     expect((await index.userOrders('alice')).every((h) => h.user === 'alice')).toBe(true);
   });
@@ -148,7 +149,8 @@ describe('futures account order index', () => {
     b = await futuresBed();
     const alice = await b.fundedAccount('alice', 1000);
     const k = b.ctx.keys;
-    const index = new FuturesOrderIndex(b.ctx.redis, FuturesKeyring.of(b.ctx.keys));
+    // every shard, and alice's account list at her home (the product's keyring)
+    const index = new FuturesOrderIndex(b.ctx.redis, b.ctx.futures.keyring);
     const both = async () => [await b.ctx.redis.zrange(k.futuresAccountOrders(alice), '0', '-1'), await b.ctx.redis.zrange(k.futuresAccountOpenOrders(alice), '0', '-1')];
 
     const resting = await b.order('alice', alice, true, 90, 1);
