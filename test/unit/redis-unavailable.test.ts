@@ -64,6 +64,10 @@ describe('isRedisUnavailable', () => {
     expect(isRedisUnavailable(new Error('Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN The cluster is down'))).toBe(true);
     expect(isRedisUnavailable(new Error('Node is disconnected'))).toBe(true);
     expect(isRedisUnavailable(new Error('LOADING Redis is loading the dataset in memory'))).toBe(true);
+    // a MOVED or ASK reply that reached the caller (ioredis follows them, except in a mixed pipeline)
+    expect(isRedisUnavailable(new Error('MOVED 9466 127.0.0.1:46103'))).toBe(true);
+    expect(isRedisUnavailable(new Error('ASK 652 127.0.0.1:7001'))).toBe(true);
+    expect(isRedisUnavailable(new Error('ERR Error running script: MOVED is not a reply here'))).toBe(false);
     expect(isRedisUnavailable(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'))).toBe(false);
     expect(isRedisUnavailable(new Error('ERR Error running script: user_function:12: attempt to index a nil value'))).toBe(false);
     expect(isRedisUnavailable(new TypeError("Cannot read properties of undefined (reading 'busy')"))).toBe(false);

@@ -33,6 +33,9 @@ const MESSAGES = new RegExp(
     'econnrefused',
     'econnreset',
     '^(loading|busy|masterdown|clusterdown|tryagain)\\b', // Redis refusing while it cannot serve
+    // a redirection ioredis did not follow (a mixed auto-pipeline while a master restarts): the
+    // node refused the command, so it did not run there
+    '^(moved|ask) \\d+ \\S+:\\d+',
   ].join('|'),
   'i',
 );
