@@ -48,23 +48,27 @@ export class Scripts {
   }
 
   /**
-   * Loads the library on every master (REPLACE: loading the same version twice is harmless) and
-   * reads each one's clock, so that pipelines (`queueOnce`) have it from the start.
+   * Loads the library on every master that lacks this version (its name carries the version; a
+   * compile of the whole library is slow enough to pass a short command timeout on a busy host)
+   * and reads each one's clock, so that pipelines (`queueOnce`) have it from the start.
    */
   async preload(): Promise<void> {
     await Promise.all(
       this.masters().map(async (n) => {
-        await n.call('FUNCTION', 'LOAD', 'REPLACE', this.library.code);
+        if (!(await this.loadedOn(n))) await n.call('FUNCTION', 'LOAD', 'REPLACE', this.library.code);
         await this.clock.learnFrom(this.redis instanceof Cluster ? `${n.options.host}:${n.options.port}` : '', () => n.time());
       }),
     );
   }
 
   async loaded(): Promise<boolean> {
-    const lists = await Promise.all(
-      this.masters().map((n) => n.call('FUNCTION', 'LIST', 'LIBRARYNAME', this.library.name) as Promise<unknown[]>),
-    );
-    return lists.every((l) => l.length > 0);
+    const each = await Promise.all(this.masters().map((n) => this.loadedOn(n)));
+    return each.every(Boolean);
+  }
+
+  private async loadedOn(n: ReturnType<Scripts['masters']>[number]): Promise<boolean> {
+    const list = (await n.call('FUNCTION', 'LIST', 'LIBRARYNAME', this.library.name)) as unknown[];
+    return list.length > 0;
   }
 
   async run<T>(name: string, keys: string[], args: (string | number)[], once = false): Promise<T> {
